@@ -1,0 +1,12 @@
+"""UserPromptSubmit hook: the work-state section, once per snapshot, when the mod does not deliver it."""
+
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src"))
+try:
+    from session_workflow.prompt_submit import main
+
+    main()
+finally:
+    os._exit(0)

@@ -1,0 +1,480 @@
+"""The control anchor as text: split HEAD from TAIL, read the frontmatter, split and fit sections, classify.
+
+Pure functions only (no I/O), shared by the SessionStart part, the read-only reports and the writer. Every
+function accepts the file as written — CRLF line ends and a leading BOM included — and the splitting ones are
+lossless, so a writer can rewrite one piece and put the rest back byte for byte. Lines are split on ``\\n``
+only (``\\r\\n`` lines keep their ``\\r``); nothing here treats U+2028 or a form feed as a line end.
+
+Sizes are UTF-16 code units, the unit Claude Code's additionalContext cap counts.
+"""
+
+from __future__ import annotations
+
+import re
+
+from session_workflow.textutil import cut_utf16, utf16_len
+
+TAIL_MARKER = "<!-- anchor:tail -->"
+BOM = "\ufeff"
+
+# Patterns are plain strings that ``re`` compiles and caches on first use, so an anchor-less session that
+# merely imports this module pays no compile time.
+# ATX headings (CommonMark): up to three spaces, 1-6 '#', then a space/tab or the end of the line.
+_HEADING = r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*$"
+_CLOSING_HASHES = r"(?:^|[ \t]+)#+[ \t]*$"
+# Fence openers: up to three spaces, then three or more backticks or tildes (a backtick fence has no backtick
+# in its info string).
+_FENCE = r"^ {0,3}(`{3,}(?=[^`]*$)|~{3,})"
+_FRONTMATTER_PAIR = r"^([A-Za-z0-9_][A-Za-z0-9_.-]*)[ \t]*:(.*)$"
+# A whole HEAD line (after removing '*' and '#', stripping and lower-casing) that declares the work finished.
+_DONE_LINE = (
+    r"^status[ .]*:?[ .]*(?:closed|done|complete|completed|landed|shipped|merged)"
+    r"(?:[ .]+(?:on|to)[ .]+[^ ]+?)?[ .]*$"
+)
+_NOT_PARKED = frozenset(("", "false", "no", "none", "0", "null", "~"))
+# The writer's cursor bullets: "- Step 12: ..." (any list marker); compiled, as the writer matches it per line.
+_STEP_BULLET = re.compile(r"^[ \t]*[-*+][ \t]+Step[ \t]+(\d{1,9})\b")
+# Characters that must not reach the model from an anchor: C0/C1 controls other than tab and newline, and the
+# bidi embeddings, overrides and isolates that reorder how text reads.
+_UNSAFE = "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]"
+
+
+def lines_of(text: str) -> list[str]:
+    """Split on ``\\n`` keeping the line ends, so ``"".join(lines_of(t)) == t``."""
+    lines = text.split("\n")
+    last = lines.pop()
+    result = [line + "\n" for line in lines]
+    if last:
+        result.append(last)
+    return result
+
+
+def _bare(line: str) -> str:
+    """A line without its end and without a BOM, for comparisons."""
+    return line.rstrip("\r\n").replace(BOM, "")
+
+
+def split_head(text: str) -> tuple[str, str | None]:
+    """Return (HEAD, TAIL): TAIL starts at the first line that is exactly the marker (stripped) and includes it.
+
+    ``head + tail == text``. No marker, or a marker with only whitespace above it, makes the whole text the
+    HEAD and the TAIL None — an anchor never injects zero bytes.
+    """
+    offset = 0
+    for line in lines_of(text):
+        if _bare(line).strip() == TAIL_MARKER:
+            head = text[:offset]
+            if not head.replace(BOM, "").strip():
+                return text, None
+            return head, text[offset:]
+        offset += len(line)
+    return text, None
+
+
+def tail_has_content(tail: str | None) -> bool:
+    """True when there is something besides the marker line and whitespace below the marker."""
+    if tail is None:
+        return False
+    return bool("".join(lines_of(tail)[1:]).strip())
+
+
+def frontmatter_span(head: str) -> tuple[int, int] | None:
+    """Line indices (in ``lines_of(head)``) of the opening and closing ``---`` of the frontmatter, or None.
+
+    The opening ``---`` must be line 1 (a BOM before it is allowed).
+    """
+    lines = lines_of(head)
+    if not lines or _bare(lines[0]).strip() != "---":
+        return None
+    for index in range(1, len(lines)):
+        if _bare(lines[index]).strip() == "---":
+            return 0, index
+    return None
+
+
+def frontmatter_value(raw: str) -> str:
+    """A frontmatter value without surrounding space and one pair of matching quotes."""
+    value = raw.strip()
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+        value = value[1:-1].strip()
+    return value
+
+
+def parse_frontmatter(head: str) -> dict[str, str] | None:
+    """The ``key: value`` pairs of the frontmatter (later keys win); None when there is no frontmatter."""
+    span = frontmatter_span(head)
+    if span is None:
+        return None
+    pairs: dict[str, str] = {}
+    for line in lines_of(head)[span[0] + 1 : span[1]]:
+        match = re.match(_FRONTMATTER_PAIR, _bare(line))
+        if match:
+            pairs[match.group(1).lower()] = frontmatter_value(match.group(2))
+    return pairs
+
+
+class Section:
+    """A run of HEAD text from one heading to the next (the preamble has no heading, level 0)."""
+
+    __slots__ = ("_size", "heading", "level", "text")
+
+    def __init__(self, heading: str | None, level: int, text: str) -> None:
+        self.heading = heading
+        self.level = level
+        self.text = text
+        self._size: int | None = None
+
+    @property
+    def size(self) -> int:
+        """Length in UTF-16 units, measured only when a fit needs it (ranking many anchors never does)."""
+        if self._size is None:
+            self._size = utf16_len(self.text)
+        return self._size
+
+    @property
+    def label(self) -> str:
+        """How a report names this section."""
+        if self.heading is not None:
+            return self.heading
+        span = frontmatter_span(self.text)
+        only_frontmatter = span is not None and not "".join(lines_of(self.text)[span[1] + 1 :]).strip()
+        return "(frontmatter)" if only_frontmatter else "(text above the first heading)"
+
+    def __repr__(self) -> str:
+        return f"Section({self.heading!r}, {self.level}, {self.text!r})"
+
+
+def heading_of(line: str) -> tuple[int, str] | None:
+    """(level, heading text) when ``line`` is an ATX heading, else None (fences are the caller's concern)."""
+    match = re.match(_HEADING, line.rstrip("\r\n"))
+    if match is None:
+        return None
+    text = re.sub(_CLOSING_HASHES, "", match.group(2) or "")
+    return len(match.group(1)), text.strip()
+
+
+def _fence_opener(line: str) -> str | None:
+    match = re.match(_FENCE, line.rstrip("\r\n"))
+    return match.group(1) if match else None
+
+
+def _closes_fence(line: str, opener: str) -> bool:
+    stripped = line.rstrip("\r\n")
+    indent = len(stripped) - len(stripped.lstrip(" "))
+    body = stripped.strip()
+    return indent <= 3 and len(body) >= len(opener) and body == opener[0] * len(body)
+
+
+def split_sections(head: str) -> list[Section]:
+    """Split the HEAD at headings outside code fences and outside the frontmatter, losslessly.
+
+    ``"".join(s.text for s in split_sections(h)) == h``. An empty preamble is left out; an unclosed fence runs
+    to the end (as CommonMark reads it), so no heading after it counts.
+    """
+    lines = lines_of(head)
+    span = frontmatter_span(head)
+    first_body_line = span[1] + 1 if span else 0
+    sections: list[Section] = []
+    current: list[str] = []
+    current_heading: tuple[int, str] | None = None
+    fence: str | None = None
+    for index, line in enumerate(lines):
+        if index >= first_body_line:
+            if fence is not None:
+                if _closes_fence(line, fence):
+                    fence = None
+            else:
+                fence = _fence_opener(line)
+                found = heading_of(line) if fence is None else None
+                if found is not None:
+                    if current or current_heading is not None:
+                        _append_section(sections, current_heading, current)
+                    current, current_heading = [], found
+        current.append(line)
+    if current or current_heading is not None:
+        _append_section(sections, current_heading, current)
+    return sections
+
+
+def _append_section(sections: list[Section], heading: tuple[int, str] | None, lines: list[str]) -> None:
+    text = "".join(lines)
+    if heading is None:
+        if text:
+            sections.append(Section(None, 0, text))
+    else:
+        sections.append(Section(heading[1], heading[0], text))
+
+
+def cursor_index(sections: list[Section]) -> int | None:
+    """Index of the first section whose heading contains "cursor" (any case), or None."""
+    for index, section in enumerate(sections):
+        if section.heading is not None and "cursor" in section.heading.lower():
+            return index
+    return None
+
+
+def is_anchor_shaped(head: str) -> bool:
+    """Frontmatter ``format: anchor/…``, or a heading whose name contains "cursor"."""
+    sections = split_sections(head)
+    return _shaped(parse_frontmatter(head) or {}, cursor_index(sections))
+
+
+def _shaped(frontmatter: dict[str, str], cursor: int | None) -> bool:
+    return cursor is not None or frontmatter.get("format", "").lower().startswith("anchor/")
+
+
+def is_done_line(line: str) -> bool:
+    """A line that wholly says ``status: done`` (or closed, landed, merged to main…), markup aside."""
+    cleaned = _bare(line).replace("*", "").replace("#", "").strip().lower()
+    return bool(re.match(_DONE_LINE, " ".join(cleaned.split())))
+
+
+def is_done_in_content(head: str) -> bool:
+    """True when a HEAD line declares the work finished (a status line in the TAIL never counts)."""
+    return any("tatus" in line.lower() and is_done_line(line) for line in lines_of(head))
+
+
+def parked_reason(head: str) -> str | None:
+    """The frontmatter ``parked:`` reason; None when absent, blank or false/no/none/0."""
+    return _parked(parse_frontmatter(head) or {})
+
+
+def _parked(frontmatter: dict[str, str]) -> str | None:
+    reason = frontmatter.get("parked")
+    if reason is None or reason.strip().lower() in _NOT_PARKED:
+        return None
+    return reason
+
+
+def section_body_lines(section: Section) -> list[str]:
+    """The non-blank lines of a section below its heading, stripped."""
+    lines = lines_of(section.text)
+    body = lines[1:] if section.heading is not None else lines
+    return [stripped for stripped in (_bare(line).strip() for line in body) if stripped]
+
+
+def cursor_first_line(section: Section) -> str | None:
+    """The first non-blank line under the cursor heading: the claim a reader can check against reality."""
+    body = section_body_lines(section)
+    return body[0] if body else None
+
+
+def cursor_next_action(section: Section) -> str | None:
+    """The cursor's next-action line (the first line naming "next"), else its first line."""
+    body = section_body_lines(section)
+    for line in body:
+        if "next" in line.lower():
+            return line
+    return body[0] if body else None
+
+
+def newest_cursor_step(head: str) -> int | None:
+    """The highest ``- Step N`` bullet in the HEAD's cursor section, or None."""
+    sections = split_sections(head)
+    index = cursor_index(sections)
+    if index is None:
+        return None
+    steps = [int(m.group(1)) for m in map(_STEP_BULLET.match, lines_of(sections[index].text)) if m]
+    return max(steps) if steps else None
+
+
+def title_of(head: str, sections: list[Section] | None = None) -> str | None:
+    """The first level-1 heading, else the frontmatter ``title`` or ``task``; None when neither exists."""
+    for section in split_sections(head) if sections is None else sections:
+        if section.level == 1 and section.heading:
+            return section.heading
+    frontmatter = parse_frontmatter(head) or {}
+    return frontmatter.get("title") or frontmatter.get("task") or None
+
+
+def clean_for_model(text: str) -> str:
+    """Normalise anchor text for injection: a BOM dropped, CRLF and CR become LF, unsafe controls removed."""
+    if text.startswith(BOM):
+        text = text[1:]
+    text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\u2028", "\n").replace("\u2029", "\n")
+    return re.sub(_UNSAFE, "", text)
+
+
+class Fit:
+    """What a budget keeps of a HEAD: the kept text and section indices (document order) and the dropped labels.
+
+    ``size`` is the kept text's length in UTF-16 units. ``cursor_reserved`` means a cursor section exists and
+    was placed first; ``cursor_cut`` that it alone did not fit and was cut at a line boundary (or inside its
+    first line, when not even that fits).
+    """
+
+    __slots__ = ("cursor_cut", "cursor_heading", "cursor_reserved", "dropped", "kept", "size", "text")
+
+    def __init__(
+        self,
+        text: str,
+        size: int,
+        kept: list[int],
+        dropped: list[str],
+        cursor_heading: str | None,
+        cursor_cut: bool,
+    ) -> None:
+        self.text = text
+        self.size = size
+        self.kept = kept
+        self.dropped = dropped
+        self.cursor_heading = cursor_heading
+        self.cursor_reserved = cursor_heading is not None
+        self.cursor_cut = cursor_cut
+
+
+def cut_at_line(text: str, budget: int) -> str:
+    """The longest run of whole lines within ``budget`` UTF-16 units; inside the first line if none fits."""
+    kept: list[str] = []
+    used = 0
+    for line in lines_of(text):
+        size = utf16_len(line)
+        if used + size > budget:
+            break
+        kept.append(line)
+        used += size
+    if kept:
+        return "".join(kept)
+    return cut_utf16(text.split("\n", 1)[0], budget)
+
+
+def fit_sections(sections: list[Section], budget: int) -> Fit:
+    """Reserve the cursor, then spend the rest top-down on whole sections; the first misfit ends the spend."""
+    cursor = cursor_index(sections)
+    cursor_heading = sections[cursor].heading if cursor is not None else None
+    budget = max(0, budget)
+    total = sum(section.size for section in sections)
+    if total <= budget:
+        everything = "".join(section.text for section in sections)
+        return Fit(everything, total, list(range(len(sections))), [], cursor_heading, False)
+    kept: dict[int, str] = {}
+    used = 0
+    cursor_cut = False
+    if cursor is not None:
+        section = sections[cursor]
+        if section.size <= budget:
+            kept[cursor] = section.text
+            used = section.size
+        else:
+            cut = cut_at_line(section.text, budget)
+            cursor_cut = True
+            if cut:
+                kept[cursor] = cut
+            used = budget  # nothing else may follow a cut cursor
+    for index, section in enumerate(sections):
+        if index == cursor:
+            continue
+        if used + section.size > budget:
+            break
+        kept[index] = section.text
+        used += section.size
+    dropped = [section.label for index, section in enumerate(sections) if index not in kept]
+    order = sorted(kept)
+    text = "".join(kept[index] for index in order)
+    size = utf16_len(text) if cursor_cut else used
+    return Fit(text, size, order, dropped, cursor_heading, cursor_cut)
+
+
+def fit_head(head: str, budget: int) -> Fit:
+    """Fit a HEAD into ``budget`` UTF-16 units (see ``fit_sections``); a cut cursor is still named as kept."""
+    return fit_sections(split_sections(head), budget)
+
+
+# The kinds an open anchor file can be, in rank order: a newer file never outranks a better kind.
+LIVE, PARKED, DONE, NOT_ANCHOR = 0, 1, 2, 3
+KIND_LABELS = ("live", "parked", "done", "not an anchor")
+
+STARTUP_MAX_AGE = 6 * 3600
+POINTER_AGE = 24 * 3600
+DORMANT_AGE = 72 * 3600
+FULL, POINTER, PARKED_TIER = "full", "pointer", "parked"
+
+# The frame around an injected HEAD; the same text inside the HEAD is defused so it cannot close the frame.
+HEAD_CLOSE = "</anchor-head>"
+
+
+class AnchorText:
+    """One anchor file's HEAD as the reader sees it: cleaned for the model, split and classified once."""
+
+    __slots__ = ("cursor", "frontmatter", "head", "kind", "parked", "sections", "tail", "title", "truncated")
+
+    def __init__(self, text: str, truncated: bool = False) -> None:
+        cleaned = clean_for_model(text).replace(HEAD_CLOSE, "<\\/anchor-head>")
+        head, tail = split_head(cleaned)
+        self.head = head
+        self.tail = tail_has_content(tail)
+        self.truncated = truncated and tail is None
+        self.sections = split_sections(head)
+        self.cursor = cursor_index(self.sections)
+        self.frontmatter = parse_frontmatter(head) or {}
+        self.parked = _parked(self.frontmatter)
+        self.title = title_of(head, self.sections)
+        if not _shaped(self.frontmatter, self.cursor):
+            self.kind = NOT_ANCHOR
+        elif is_done_in_content(head):
+            self.kind = DONE
+        elif self.parked is not None:
+            self.kind = PARKED
+        else:
+            self.kind = LIVE
+
+    @property
+    def size(self) -> int:
+        return sum(section.size for section in self.sections)
+
+    @property
+    def cursor_section(self) -> Section | None:
+        return self.sections[self.cursor] if self.cursor is not None else None
+
+    def cursor_line(self) -> str | None:
+        """The cursor's first line: what it still asserts."""
+        section = self.cursor_section
+        return cursor_first_line(section) if section is not None else None
+
+
+def tier_for(source: str | None, age: float, parked: bool) -> str | None:
+    """Which block an anchor gets: None at startup when older than 6 h; parked; pointer past 24 h; else full."""
+    if source == "startup" and age > STARTUP_MAX_AGE:
+        return None
+    if parked:
+        return PARKED_TIER
+    return POINTER if age > POINTER_AGE else FULL
+
+
+def age_text(age: float) -> str:
+    """An age for people: minutes under an hour, whole hours above."""
+    seconds = max(0, int(age))
+    if seconds < 60:
+        return "<1 min"
+    return f"{seconds // 60} min" if seconds < 3600 else f"{seconds // 3600}h"
+
+
+_SHELL_SAFE = r"[A-Za-z0-9_./:@%+=,~-]+"
+_SHELL_ODD = "[\x00-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\u2028\u2029]"
+
+
+def shell_quote(text: str) -> str:
+    """Quote a path for a POSIX shell on one visible line; control and invisible characters become escapes."""
+    if re.fullmatch(_SHELL_SAFE, text):
+        return text
+    if re.search(_SHELL_ODD, text) is None:
+        return "'" + text.replace("'", "'\\''") + "'"
+    escaped = []
+    for char in text:
+        if char in "\\'":
+            escaped.append("\\" + char)
+        elif re.match(_SHELL_ODD, char):
+            escaped.append(f"\\x{ord(char):02x}" if ord(char) < 0x80 else f"\\u{ord(char):04x}")
+        else:
+            escaped.append(char)
+    return "$'" + "".join(escaped) + "'"
+
+
+def closed_name(path: str) -> str:
+    """``x.md`` → ``x.closed.md``: the rename that closes an anchor."""
+    return path[: -len(".md")] + ".closed.md"
+
+
+def mv_command(path: str) -> str:
+    """The exact command that closes the anchor at ``path``."""
+    return f"mv {shell_quote(path)} {shell_quote(closed_name(path))}"

@@ -1,0 +1,98 @@
+"""``session-workflow anchor …``: the read-only reports here, the writer's subcommands from ``anchor_writer``.
+
+This module owns the ``anchor`` argparse tree. The writer (``new``, ``step``, ``close``) registers its
+subcommands into the same tree through ``anchor_writer.register(subcommands)``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import time
+
+from session_workflow.anchor_report import anchor_path, head_fit_report, list_anchors, list_dormant, list_stale
+from session_workflow.cli import CliError, OneLineParser
+
+DIR_HELP = "a project directory (its .claude/anchors is used) or an anchors folder; default: the current directory"
+
+
+def _print(lines: list[str]) -> None:
+    for line in lines:
+        print(line)
+
+
+def _run_list(args: argparse.Namespace) -> int:
+    _print(list_anchors(args.dir, time.time()))
+    return 0
+
+
+def _run_path(args: argparse.Namespace) -> int:
+    lines, code = anchor_path(args.dir)
+    if code:
+        raise CliError(lines[0], code)
+    _print(lines)
+    return 0
+
+
+def _run_dormant(args: argparse.Namespace) -> int:
+    _print(list_dormant(args.dir, time.time()))
+    return 0
+
+
+def _run_stale(args: argparse.Namespace) -> int:
+    _print(list_stale(args.dir))
+    return 0
+
+
+def _run_head_fit(args: argparse.Namespace) -> int:
+    lines, code = head_fit_report(args.file)
+    if code:
+        raise CliError(lines[0], code)
+    _print(lines)
+    return 0
+
+
+def _register_writer(subcommands: argparse._SubParsersAction[OneLineParser]) -> None:
+    """Add ``new``/``step``/``close`` when the writer module is present."""
+    try:
+        anchor_writer = importlib.import_module("session_workflow.anchor_writer")
+    except ModuleNotFoundError as error:
+        if error.name != "session_workflow.anchor_writer":
+            raise
+        return
+    anchor_writer.register(subcommands)
+
+
+def register(commands: argparse._SubParsersAction[OneLineParser]) -> None:
+    """Add the ``anchor`` command group."""
+    anchor = commands.add_parser(
+        "anchor",
+        help="find, inspect and maintain control anchors",
+        description="Control anchors: the run's state file under <project>/.claude/anchors/*.md.",
+    )
+    subcommands = anchor.add_subparsers(dest="anchor_command", metavar="SUBCOMMAND", parser_class=OneLineParser)
+    subcommands.required = True
+
+    listing = subcommands.add_parser(
+        "list", help="open anchors: tier, age, title, cursor line (* = the one the hook injects)"
+    )
+    listing.add_argument("dir", nargs="?", metavar="DIR", help=DIR_HELP)
+    listing.set_defaults(run=_run_list)
+
+    path = subcommands.add_parser("path", help="print the anchor the hook would inject here (looks up parents too)")
+    path.add_argument("dir", nargs="?", metavar="DIR", help="where to start; default: the current directory")
+    path.set_defaults(run=_run_path)
+
+    dormant = subcommands.add_parser("list-dormant", help="open, not done, untouched > 72 h (parked ones last)")
+    dormant.add_argument("dir", nargs="?", metavar="DIR", help=DIR_HELP)
+    dormant.set_defaults(run=_run_dormant)
+
+    stale = subcommands.add_parser("list-stale", help="print (never run) the mv that closes each done anchor")
+    stale.add_argument("dir", nargs="?", metavar="DIR", help=DIR_HELP)
+    stale.set_defaults(run=_run_stale)
+
+    fit = subcommands.add_parser("head-fit", help="how FILE's HEAD fits the injection budget")
+    fit.add_argument("file", metavar="FILE")
+    fit.set_defaults(run=_run_head_fit)
+
+    _register_writer(subcommands)

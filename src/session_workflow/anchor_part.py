@@ -1,0 +1,600 @@
+"""The anchor part of the SessionStart block: find the open anchors, choose one, render it within a budget.
+
+All file-system work happens in ``prepare`` (and, after a successful injection, in ``after_emit``); rendering
+is pure. Reads are bounded: a HEAD is read up to what an 8,000-unit budget can use plus a margin for naming what
+was dropped, and only the newest ``MAX_CLASSIFIED`` open files are read at all.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import time
+
+from session_workflow.anchor import (
+    DONE,
+    FULL,
+    HEAD_CLOSE,
+    KIND_LABELS,
+    LIVE,
+    NOT_ANCHOR,
+    POINTER,
+    TAIL_MARKER,
+    AnchorText,
+    age_text,
+    cursor_next_action,
+    fit_sections,
+    mv_command,
+    tier_for,
+)
+from session_workflow.boundedio import read_prefix
+from session_workflow.gitignore import ensure_gitignore
+from session_workflow.parts import PreparedPart
+from session_workflow.textutil import ELLIPSIS, cut_utf16, one_line, utf16_len
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from session_workflow.anchor import Fit
+    from session_workflow.context import HookContext
+
+ANCHORS_SUBDIR = os.path.join(".claude", "anchors")
+CAP = 8000
+# A HEAD is read in two steps: most anchors end (or reach their tail marker) within the first read; a larger
+# HEAD is read up to what the 8,000-unit budget can use (at most 3 bytes a unit) plus room to name what it drops.
+FIRST_READ_BYTES = 16 * 1024
+HEAD_READ_BYTES = 64 * 1024
+# Directory entries looked at, and open files read to classify them (newest first); the rest are only counted.
+MAX_LISTED = 10_000
+MAX_CLASSIFIED = 200
+OTHERS_NAMED = 5
+POINTER_LIMIT = 1200
+PATH_CAP = 300
+NAME_CAP = 80
+TITLE_CAP = 120
+LINE_CAP = 240
+DROP_NAMES_CAP = 400
+LOG_NAME = "log.ndjson"
+LOG_MAX_BYTES = 256 * 1024
+LOG_ROTATED_NAME = "log.1.ndjson"
+_LOG_FLAGS = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+
+
+def anchors_dir(directory: str) -> str:
+    """Where a project's anchors live."""
+    return os.path.join(directory, ANCHORS_SUBDIR)
+
+
+class Candidate:
+    """One open anchor file: found by the listing, read and classified on demand."""
+
+    __slots__ = ("anchor", "mtime", "name", "path")
+
+    def __init__(self, path: str, mtime: float, name: str | None = None) -> None:
+        self.path = path
+        self.name = os.path.basename(path) if name is None else name
+        self.mtime = mtime
+        self.anchor: AnchorText | None = None
+
+    @property
+    def kind(self) -> int:
+        return self.anchor.kind if self.anchor is not None else NOT_ANCHOR
+
+    def title(self) -> str:
+        """The anchor's title on one line, or its file name when it has none."""
+        title = self.anchor.title if self.anchor is not None else None
+        return cut_utf16(one_line(title or "") or self.name, TITLE_CAP)
+
+
+def is_open_name(name: str) -> bool:
+    """An open anchor's file name: ``*.md`` but not ``*.closed.md`` nor hidden (editor locks, temp files)."""
+    return name.endswith(".md") and not name.endswith(".closed.md") and not name.startswith(".")
+
+
+def list_open(folder: str) -> list[Candidate]:
+    """The regular ``*.md`` files of an anchors folder that are not closed, newest first (ties by name).
+
+    Symlinks are followed; loops, dangling links, directories, FIFOs and devices are skipped.
+    """
+    found: list[Candidate] = []
+    try:
+        with os.scandir(folder) as entries:
+            for count, entry in enumerate(entries):
+                if count >= MAX_LISTED:
+                    break
+                if not is_open_name(entry.name):
+                    continue
+                try:
+                    info = entry.stat()
+                except (OSError, ValueError):
+                    continue
+                if stat.S_ISREG(info.st_mode):
+                    found.append(Candidate(entry.path, info.st_mtime, entry.name))
+    except (OSError, ValueError):
+        return []
+    found.sort(key=lambda candidate: (-candidate.mtime, candidate.name))
+    return found
+
+
+def read_anchor(path: str, max_bytes: int = HEAD_READ_BYTES) -> AnchorText | None:
+    """Read a HEAD boundedly: a first small read, a second one only when the marker was not reached."""
+    text, truncated = _read_text(path, min(FIRST_READ_BYTES, max_bytes))
+    if text is None:
+        return None
+    if truncated and max_bytes > FIRST_READ_BYTES and TAIL_MARKER not in text:
+        text, truncated = _read_text(path, max_bytes)
+        if text is None:
+            return None
+    if truncated and "\n" in text:
+        text = text[: text.rindex("\n") + 1]  # the last line was cut by the read
+    return AnchorText(text, truncated)
+
+
+def _read_text(path: str, max_bytes: int) -> tuple[str | None, bool]:
+    read = read_prefix(path, max_bytes)
+    if read is None:
+        return None, False
+    data, size = read
+    return data.decode("utf-8", "replace"), size > len(data)
+
+
+def rank(candidates: list[Candidate]) -> list[Candidate]:
+    """Newest first, then stably live < parked < done in-content < not anchor-shaped."""
+    ordered = sorted(candidates, key=lambda candidate: (-candidate.mtime, candidate.name))
+    return sorted(ordered, key=lambda candidate: candidate.kind)
+
+
+class DirScan:
+    """The open anchors of one anchors folder, ranked; files past the classification cap only counted."""
+
+    __slots__ = ("directory", "folder", "ranked", "total")
+
+    def __init__(self, directory: str, folder: str, ranked: list[Candidate], total: int) -> None:
+        self.directory = directory
+        self.folder = folder
+        self.ranked = ranked
+        self.total = total
+
+
+def scan_folder(folder: str, directory: str, classify: bool = True, limit: int | None = None) -> DirScan | None:
+    """The open anchors of ``folder``, read and ranked (or, unclassified, only listed); None when none.
+
+    Without ``limit`` (the hook) at most ``MAX_CLASSIFIED`` files are read, newest first, and reading stops once
+    the ranking's head is settled: when ``OTHERS_NAMED`` + 1 live anchors are found, the chosen one and every
+    name the block shows are live. With ``limit`` (the reports) up to that many files are all read. Files that
+    vanish or turn unreadable between the listing and the read are left out.
+    """
+    listed = list_open(folder)
+    if not classify:
+        return DirScan(directory, folder, listed, len(listed)) if listed else None
+    readable: list[Candidate] = []
+    unreadable = live = 0
+    for candidate in listed[: limit or MAX_CLASSIFIED]:
+        candidate.anchor = read_anchor(candidate.path)
+        if candidate.anchor is None:
+            unreadable += 1
+            continue
+        readable.append(candidate)
+        live += candidate.kind == LIVE
+        if live > OTHERS_NAMED and limit is None:
+            break
+    return DirScan(directory, folder, rank(readable), len(listed) - unreadable) if readable else None
+
+
+def scan_dir(directory: str, classify: bool = True) -> DirScan | None:
+    """The open anchors of a project directory (see ``scan_folder``)."""
+    return scan_folder(anchors_dir(directory), directory, classify)
+
+
+def chosen_scan(directories: list[str]) -> tuple[DirScan | None, list[DirScan | None]]:
+    """The first directory (best first) with a readable open anchor, classified; the others only listed."""
+    scans: list[DirScan | None] = []
+    chosen: DirScan | None = None
+    for directory in directories:
+        scan = scan_dir(directory, classify=chosen is None)
+        if chosen is None and scan is not None:
+            chosen = scan
+        scans.append(scan)
+    return chosen, scans
+
+
+def injected_anchor(directory: str) -> Candidate | None:
+    """The anchor the hook would choose in ``directory`` (tier aside): what ``anchor path`` prints."""
+    scan = scan_dir(directory)
+    return scan.ranked[0] if scan is not None else None
+
+
+def _display_path(path: str) -> str:
+    """A path on one line; an absurdly long one keeps its end (the file name) behind an ellipsis."""
+    flat = one_line(path)
+    if utf16_len(flat) <= PATH_CAP:
+        return flat
+    return ELLIPSIS + flat[-(PATH_CAP - 1) :]
+
+
+def _name(name: str) -> str:
+    return cut_utf16(one_line(name), NAME_CAP)
+
+
+def _close_advice(path: str) -> str:
+    command = mv_command(path)
+    return command if utf16_len(command) <= 2 * PATH_CAP else "rename it to *.closed.md"
+
+
+def named_list(names: list[str], total: int) -> str:
+    """At most ``OTHERS_NAMED`` names, then "and N more" for the rest of ``total``."""
+    shown = names[:OTHERS_NAMED]
+    rest = total - len(shown)
+    text = ", ".join(shown)
+    return f"{text} and {rest} more" if rest > 0 else text
+
+
+class Move:
+    """The session started in one directory and now runs in another; the anchor came from ``chosen``."""
+
+    __slots__ = ("chosen", "cwd", "other", "start")
+
+    def __init__(self, start: str, cwd: str, chosen: str, other: DirScan | None) -> None:
+        self.start = start
+        self.cwd = cwd
+        self.chosen = chosen
+        self.other = other
+
+    def note(self, compact: bool) -> str:
+        other_dir = self.cwd if self.chosen == self.start else self.start
+        where = f"This session started in {_display_path(self.start)}; its cwd is now {_display_path(self.cwd)}."
+        source = f"The anchor above is from {_display_path(self.chosen)}"
+        if self.other is None:
+            return f"{where} {source}; {_display_path(other_dir)} has no open anchor."
+        if compact:
+            return f"{where} {source}; the other has {self.other.total} open anchor(s): `session-workflow anchor list`."
+        names = named_list([_name(c.name) for c in self.other.ranked], self.other.total)
+        return f"{where} {source}; open anchors in {_display_path(anchors_dir(other_dir))}: {names}."
+
+
+class AnchorBlock:
+    """Pure rendering of the chosen anchor (full HEAD, pointer or parked) with the notes around it."""
+
+    __slots__ = ("age", "anchor", "candidate", "move", "others", "others_total", "source", "tier")
+
+    def __init__(
+        self,
+        candidate: Candidate,
+        anchor: AnchorText,
+        tier: str,
+        source: str | None,
+        age: float,
+        others: list[Candidate],
+        others_total: int,
+        move: Move | None,
+    ) -> None:
+        self.candidate = candidate
+        self.anchor = anchor
+        self.tier = tier
+        self.source = source
+        self.age = age
+        self.others = others
+        self.others_total = others_total
+        self.move = move
+
+    # --- shared pieces -------------------------------------------------------------------------------------
+
+    def _others_note(self, compact: bool) -> list[str]:
+        if self.others_total <= 0:
+            return []
+        if compact:
+            return [f"{self.others_total} other open anchor(s) here: `session-workflow anchor list` names them."]
+        labels = []
+        for other in self.others[:OTHERS_NAMED]:
+            kind = "" if other.kind == LIVE else f" ({KIND_LABELS[other.kind]})"
+            labels.append(f"{_name(other.name)}{kind}")
+        lines = [f"Other open anchors here: {named_list(labels, self.others_total)}."]
+        done = [other for other in self.others[:OTHERS_NAMED] if other.kind == DONE]
+        if done:
+            lines.append("Marked done in-content but never closed; if finished, close with:")
+            lines.extend(_close_advice(other.path) for other in done)
+        return lines
+
+    def _trailer(self, compact: bool) -> list[str]:
+        notes = self._others_note(compact)
+        if self.move is not None:
+            notes.append(self.move.note(compact))
+        return notes
+
+    def _cursor_line(self) -> str | None:
+        line = self.anchor.cursor_line()
+        return cut_utf16(one_line(line), LINE_CAP) if line else None
+
+    def _title(self) -> str:
+        return self.candidate.title()
+
+    # --- full ----------------------------------------------------------------------------------------------
+
+    def _full_top(self, compact: bool) -> list[str]:
+        lines = [f"## Control anchor: {_display_path(self.candidate.path)}"]
+        if compact:
+            guidance = "Source of truth over any summary: verify against git log and files, continue from its cursor."
+            if self.source == "startup":
+                guidance += " Ignore it if this session is for another task."
+            return [*lines, guidance]
+        lines.append(
+            "This file is the run's source of truth; it outranks any summary of earlier context. Verify it against "
+            "durable state (git log, the files on disk), then continue from its cursor."
+        )
+        if self.source == "startup":
+            lines.append("This session is a fresh start: if it was started for a different task, ignore this anchor.")
+        step = one_line(self.anchor.frontmatter.get("step", ""))[:20]
+        status = f"Updated {age_text(self.age)} ago" + (f", step {step}" if step else "") + "."
+        if self.anchor.tail:
+            status += f" Its TAIL (below `{TAIL_MARKER}`) stays on disk: read it for decisions and history."
+        lines.append(status)
+        if self.anchor.kind == DONE:
+            lines.append(f"It says its work is done; if so, close it: {_close_advice(self.candidate.path)}")
+        elif self.anchor.kind == NOT_ANCHOR:
+            lines.append("It has no `format: anchor/…` frontmatter and no Cursor heading; it is the newest open file.")
+        return lines
+
+    def _drop_note(self, fit: Fit) -> str | None:
+        parts = []
+        if fit.dropped:
+            names = []
+            used = 0
+            for label in fit.dropped:
+                name = cut_utf16(one_line(label), 60)
+                if used + utf16_len(name) + 2 > DROP_NAMES_CAP:
+                    break
+                names.append(name)
+                used += utf16_len(name) + 2
+            rest = len(fit.dropped) - len(names)
+            listed = ", ".join(names) + (f" and {rest} more section(s)" if rest else "")
+            parts.append(f"Not shown for space (read them in the file): {listed}.")
+        if fit.cursor_cut:
+            parts.append(f'The cursor section "{_name(fit.cursor_heading or "")}" was cut at a line boundary.')
+        elif fit.cursor_reserved and fit.dropped:
+            parts.append(f'The cursor section "{_name(fit.cursor_heading or "")}" was reserved and is shown whole.')
+        if self.anchor.truncated:
+            parts.append(f"The HEAD goes on past the first {HEAD_READ_BYTES // 1024} KB, which is all that was read.")
+        return " ".join(parts) if parts else None
+
+    def _assemble(self, top: list[str], fit: Fit, trailer: list[str]) -> tuple[str, int]:
+        """The full block and its size, measured piece by piece (the HEAD's size is already known)."""
+        frame = f'<anchor-head file="{_name(self.candidate.name).replace(chr(34), "")}">'
+        stripped = fit.text.rstrip()
+        note = self._drop_note(fit)
+        before = "\n".join([*top, frame]) + "\n"
+        after = "\n" + "\n".join([HEAD_CLOSE, *([note] if note else []), *trailer])
+        size = utf16_len(before) + fit.size - (len(fit.text) - len(stripped)) + utf16_len(after)
+        return before + stripped + after, size
+
+    def _render_full(self, budget: int, compact: bool) -> tuple[str, Fit] | None:
+        """The full block within ``budget``, shrinking the HEAD budget by however much the assembly overflowed."""
+        top = self._full_top(compact)
+        trailer = self._trailer(compact)
+        head_budget = budget - self._assemble(top, fit_sections([], 0), trailer)[1]
+        for _attempt in range(8):
+            if head_budget <= 0:
+                return None
+            fit = fit_sections(self.anchor.sections, head_budget)
+            if not fit.text:
+                return None
+            text, size = self._assemble(top, fit, trailer)
+            if size <= budget:
+                return text, fit
+            head_budget -= size - budget
+        return None
+
+    def render_full(self, budget: int) -> tuple[str, Fit | None]:
+        """The full block within ``budget`` and the HEAD fit it used (None when only the floor fitted)."""
+        best: tuple[str, Fit] | None = None
+        for compact in (False, True):
+            rendered = self._render_full(budget, compact)
+            if rendered is None:
+                continue
+            if best is None or _keeps_more(rendered[1], best[1]):
+                best = rendered
+        if best is not None and not self._cut_below_floor(best[1]):
+            return best
+        floor = self._full_floor()
+        if best is not None and utf16_len(floor) > budget:
+            return best
+        return (floor if utf16_len(floor) <= budget else ""), None
+
+    def _cut_below_floor(self, fit: Fit) -> bool:
+        """A cursor cut so short that it loses the line the floor shows is worse than the floor."""
+        line = self.anchor.cursor_line()
+        return fit.cursor_cut and line is not None and line not in fit.text
+
+    def head_room(self, budget: int) -> int:
+        """What the HEAD may spend in the full block at ``budget`` with no notes around it."""
+        return budget - self._assemble(self._full_top(False), fit_sections([], 0), [])[1]
+
+    def _full_floor(self) -> str:
+        lines = [f"## Control anchor: {_display_path(self.candidate.path)}"]
+        cursor = self._cursor_line()
+        if cursor:
+            lines.append(f"Cursor: {cursor}")
+        lines.append(
+            f"Its HEAD ({self.anchor.size} chars) is not shown for space: read the file, verify it against git log "
+            "and files, then continue from its cursor."
+        )
+        return "\n".join(lines)
+
+    # --- pointer and parked ----------------------------------------------------------------------------------
+
+    def _pointer_variants(self) -> list[str]:
+        path = _display_path(self.candidate.path)
+        hours = int(max(0.0, self.age) // 3600)
+        cursor = self._cursor_line()
+        asserts = f"Its cursor still asserts: {cursor}" if cursor else "It has no cursor line."
+        core = [
+            f"## Stale control anchor (untouched for {hours}h): {path}",
+            f"Title: {self._title()}",
+            asserts,
+            "Check that against durable state (git log, the files on disk) before acting on it. If the work goes on, "
+            "read the file and continue from its cursor; if it is finished, close it:",
+            _close_advice(self.candidate.path),
+        ]
+        minimal = [core[0], asserts, f"If finished, close it: {_close_advice(self.candidate.path)}"]
+        return [
+            "\n".join(core + self._trailer(False)),
+            "\n".join(core + self._trailer(True)),
+            "\n".join(core),
+            "\n".join(minimal),
+            "\n".join([core[0], asserts, "If finished, rename it to *.closed.md."]),
+        ]
+
+    def _parked_variants(self) -> list[str]:
+        path = _display_path(self.candidate.path)
+        reason = cut_utf16(one_line(self.anchor.parked or ""), LINE_CAP)
+        core = [
+            f"## Parked control anchor: {path}",
+            f'"{self._title()}" is parked: {reason} (updated {age_text(self.age)} ago).',
+            "Leave it unless the user asks for it. To resume it, remove `parked:` from its frontmatter, then read it "
+            "and continue from its cursor. To close it:",
+            _close_advice(self.candidate.path),
+        ]
+        return [
+            "\n".join(core + self._trailer(False)),
+            "\n".join(core + self._trailer(True)),
+            "\n".join(core),
+            "\n".join([core[0], f"Parked: {reason}", "To close it, rename it to *.closed.md."]),
+        ]
+
+    def _short_variants(self) -> list[str]:
+        variants = self._pointer_variants() if self.tier == POINTER else self._parked_variants()
+        return [text for text in variants if utf16_len(text) < POINTER_LIMIT]
+
+    # --- the contract ----------------------------------------------------------------------------------------
+
+    def floor_text(self) -> str:
+        """The least this block says that is still true: path, cursor line, and that the rest was dropped."""
+        if self.tier == FULL:
+            return self._full_floor()
+        variants = self._short_variants()
+        return variants[-1] if variants else ""
+
+    def render(self, budget: int) -> str:
+        """The block within ``budget`` UTF-16 units ("" when not even the floor fits)."""
+        if self.tier == FULL:
+            return self.render_full(budget)[0]
+        for text in self._short_variants():
+            if utf16_len(text) <= budget:
+                return text
+        return ""
+
+
+def _keeps_more(candidate: Fit, best: Fit) -> bool:
+    """Prefer the wordier variant unless the compact one keeps the cursor whole or more sections."""
+    if best.cursor_cut != candidate.cursor_cut:
+        return best.cursor_cut
+    return len(candidate.dropped) < len(best.dropped)
+
+
+class AnchorPart(PreparedPart):
+    """The chosen anchor, ready for the composer; telemetry and .gitignore follow a successful injection."""
+
+    name = "anchor"
+    cap = CAP
+
+    def __init__(self, block: AnchorBlock, scan: DirScan, ctx: HookContext, folders: list[str]) -> None:
+        self.block = block
+        self.scan = scan
+        self.source = ctx.source
+        self.session_id = ctx.session_id
+        self.now = ctx.now
+        self.folders = folders
+        self.floor = utf16_len(block.floor_text())
+        self._rendered_text = ""
+
+    def render(self, budget: int) -> str:
+        text = self.block.render(budget)
+        self._rendered_text = text
+        return text
+
+    def after_emit(self, emitted: bool) -> None:
+        for folder in self.folders:
+            ensure_gitignore(folder)
+        event = "inject" if emitted else "inject_failed"
+        append_log(self.scan.folder, self.log_record(event if self._rendered_text else "omitted"))
+
+    def log_record(self, event: str) -> dict[str, object]:
+        return {
+            "ts": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(self.now)),
+            "event": event,
+            "source": self.source,
+            "session": (self.session_id or "")[:200] or None,
+            "file": self.block.candidate.name,
+            "tier": self.block.tier,
+            "open_anchors": self.scan.total,
+            "dir": self.scan.directory,
+            "chars": len(self._rendered_text),
+        }
+
+
+def append_log(folder: str, record: dict[str, object]) -> bool:
+    """Append one JSON line to ``<anchors>/log.ndjson``; past 256 KB the log is rotated to one old copy.
+
+    One ``write`` of one short line under O_APPEND, so concurrent hooks never interleave. Never raises.
+    """
+    path = os.path.join(folder, LOG_NAME)
+    try:
+        line = (json.dumps(record, ensure_ascii=True, sort_keys=True) + "\n").encode("ascii")
+        info = os.lstat(path) if os.path.lexists(path) else None
+        if info is not None and stat.S_ISREG(info.st_mode) and info.st_size > LOG_MAX_BYTES:
+            os.replace(path, os.path.join(folder, LOG_ROTATED_NAME))
+        fd = os.open(path, _LOG_FLAGS, 0o644)
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                return False
+            return os.write(fd, line) == len(line)
+        finally:
+            os.close(fd)
+    except (OSError, ValueError, TypeError):
+        return False
+
+
+def precompact_dirs(ctx: HookContext) -> list[str]:
+    """Before a compaction the session may have wandered too: the start dir first, then the cwd."""
+    directories = ctx.project_dirs()
+    start = ctx.start_dir()
+    if start and os.path.isabs(start) and start not in directories:
+        directories.insert(0, start)
+    return directories
+
+
+def prepare(ctx: HookContext) -> AnchorPart | None:
+    """Load the anchor block for this session start, or None (no open anchor; at startup, none updated ≤ 6 h).
+
+    At startup only anchors updated within 6 h compete (a crash restart resumes the run that was just active);
+    the stale ones are still named among the others.
+    """
+    directories = ctx.project_dirs()
+    scan, scans = chosen_scan(directories)
+    if scan is None:
+        return None
+    chosen = next((c for c in scan.ranked if tier_for(ctx.source, ctx.now - c.mtime, False) is not None), None)
+    if chosen is None or chosen.anchor is None:
+        return None
+    age = max(0.0, ctx.now - chosen.mtime)
+    tier = tier_for(ctx.source, age, chosen.anchor.parked is not None)
+    if tier is None:
+        return None
+    move = None
+    if len(directories) == 2:
+        other = scans[1] if directories[0] == scan.directory else scans[0]
+        move = Move(directories[0], directories[1], scan.directory, other)
+    others = [candidate for candidate in scan.ranked if candidate is not chosen]
+    block = AnchorBlock(chosen, chosen.anchor, tier, ctx.source, age, others, scan.total - 1, move)
+    folders = [found.folder for found in scans if found is not None]
+    return AnchorPart(block, scan, ctx, folders)
+
+
+def precompact_facts(ctx: HookContext) -> tuple[str, str | None] | None:
+    """(absolute anchor path, the cursor's next-action line or None) for the PreCompact hook; None without one."""
+    scan, _scans = chosen_scan(precompact_dirs(ctx))
+    if scan is None:
+        return None
+    chosen = scan.ranked[0]
+    section = chosen.anchor.cursor_section if chosen.anchor is not None else None
+    line = cursor_next_action(section) if section is not None else None
+    return os.path.abspath(chosen.path), (cut_utf16(one_line(line), LINE_CAP) if line else None)

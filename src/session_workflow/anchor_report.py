@@ -1,0 +1,214 @@
+"""Read-only anchor reports: list, path, list-dormant, list-stale, head-fit.
+
+Shared by ``session-workflow anchor …`` and ``hooks/anchor_inject.py``, so stdlib-light (no argparse here).
+Each report returns its output lines and an exit code; nothing is ever written or renamed.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+from session_workflow.anchor import (
+    DONE,
+    DORMANT_AGE,
+    FULL,
+    KIND_LABELS,
+    LIVE,
+    NOT_ANCHOR,
+    PARKED,
+    age_text,
+    mv_command,
+    newest_cursor_step,
+    tier_for,
+)
+from session_workflow.anchor_part import (
+    CAP,
+    MAX_LISTED,
+    AnchorBlock,
+    Candidate,
+    DirScan,
+    anchors_dir,
+    read_anchor,
+    scan_dir,
+    scan_folder,
+)
+from session_workflow.textutil import cut_utf16, one_line
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+# head-fit reads far more than the hook does, so it can report the true size of an oversized HEAD.
+REPORT_READ_BYTES = 4 << 20
+CURSOR_CAP = 160
+
+
+def resolve_folder(target: str | None) -> str:
+    """A project directory means its ``.claude/anchors``; anything else is taken as the anchors folder itself."""
+    directory = os.path.abspath(target or os.getcwd())
+    candidate = anchors_dir(directory)
+    return candidate if os.path.isdir(candidate) else directory
+
+
+def _scan_all(target: str | None) -> DirScan | None:
+    folder = resolve_folder(target)
+    return scan_folder(folder, os.path.dirname(os.path.dirname(folder)), limit=MAX_LISTED)
+
+
+def _cursor(candidate: Candidate) -> str:
+    line = candidate.anchor.cursor_line() if candidate.anchor is not None else None
+    return cut_utf16(one_line(line), CURSOR_CAP) if line else "(none)"
+
+
+def _row(candidate: Candidate, now: float, tail: str) -> str:
+    return f"{one_line(candidate.name)}  {age_text(now - candidate.mtime)}  {candidate.title()}  | {tail}"
+
+
+def list_dormant(target: str | None, now: float) -> list[str]:
+    """Open anchors that are not done and untouched for more than 72 h; the parked ones after ``parked:``."""
+    scan = _scan_all(target)
+    dormant = [c for c in scan.ranked if c.kind != DONE and now - c.mtime > DORMANT_AGE] if scan else []
+    lines = [_row(c, now, f"cursor: {_cursor(c)}") for c in dormant if c.kind != PARKED]
+    parked = [c for c in dormant if c.kind == PARKED]
+    if parked:
+        lines.append("parked:")
+        for candidate in parked:
+            reason = candidate.anchor.parked if candidate.anchor is not None else None
+            lines.append(_row(candidate, now, f"parked: {cut_utf16(one_line(reason or ''), CURSOR_CAP)}"))
+    return lines
+
+
+def list_stale(target: str | None) -> list[str]:
+    """The exact rename for each anchor marked done in-content (printed, never run)."""
+    scan = _scan_all(target)
+    return [mv_command(c.path) for c in scan.ranked if c.kind == DONE] if scan else []
+
+
+def list_anchors(target: str | None, now: float) -> list[str]:
+    """Every open anchor in rank order: the one the hook would inject first, marked ``*``."""
+    scan = _scan_all(target)
+    if scan is None:
+        return []
+    lines = []
+    for index, candidate in enumerate(scan.ranked):
+        parked = candidate.anchor is not None and candidate.anchor.parked is not None
+        tier = tier_for("compact", now - candidate.mtime, parked)
+        kind = "" if candidate.kind in (LIVE, PARKED) else f" ({KIND_LABELS[candidate.kind]})"
+        mark = "*" if index == 0 else " "
+        lines.append(f"{mark} {one_line(candidate.name)}  {tier}{kind}  {_row_tail(candidate, now)}")
+    unread = scan.total - len(scan.ranked)
+    if unread > 0:
+        lines.append(f"  … and {unread} more not read")
+    return lines
+
+
+def _row_tail(candidate: Candidate, now: float) -> str:
+    return f"{age_text(now - candidate.mtime)}  {candidate.title()}  | cursor: {_cursor(candidate)}"
+
+
+def anchor_path(start: str | None) -> tuple[list[str], int]:
+    """The anchor the hook would inject for ``start`` (default: the cwd), looking up through its parents.
+
+    Prints the absolute path; exit 1 when no directory on the way up has an open anchor.
+    """
+    directory = os.path.abspath(start or os.getcwd())
+    while True:
+        scan = scan_dir(directory)
+        if scan is not None:
+            return [os.path.abspath(scan.ranked[0].path)], 0
+        parent = os.path.dirname(directory)
+        if parent == directory:
+            where = os.path.abspath(start or os.getcwd())
+            return [f"no open anchor in {anchors_dir(where)} or above"], 1
+        directory = parent
+
+
+def head_fit_report(path: str, now: float | None = None) -> tuple[list[str], int]:
+    """How the HEAD of ``path`` fits the anchor block: size vs room, TAIL, cursor, drops, step lag.
+
+    Exit 0 with the report, 2 when the file is missing or not a regular file.
+    """
+    anchor = read_anchor(path, REPORT_READ_BYTES)
+    if anchor is None:
+        return [f"{path}: no such anchor file (or not a readable regular file)"], 2
+    try:
+        mtime = os.stat(path).st_mtime
+    except OSError:
+        mtime = time.time()
+    candidate = Candidate(os.path.abspath(path), mtime)
+    candidate.anchor = anchor
+    age = (time.time() if now is None else now) - mtime
+    block = AnchorBlock(candidate, anchor, FULL, "compact", age, [], 0, None)
+    room = block.head_room(CAP)
+    size = anchor.size
+    verdict = f"headroom {room - size:,}" if size <= room else f"OVER by {size - room:,}"
+    lines = [
+        f"{one_line(candidate.path)}",
+        f"HEAD: {size:,} of {room:,} chars (the {CAP:,}-char block minus its own {CAP - room:,}): {verdict}",
+    ]
+    if anchor.truncated:
+        lines.append(f"HEAD: only the first {REPORT_READ_BYTES >> 20} MB were read; the HEAD is longer")
+    lines.append(
+        "TAIL: present below the marker"
+        if anchor.tail
+        else "TAIL: none (no `<!-- anchor:tail -->` line with text below it; everything is HEAD)"
+    )
+    lines.extend(_cursor_and_drops(block, size))
+    lines.extend(_warnings(anchor.head, anchor.frontmatter, candidate.kind))
+    return lines, 0
+
+
+def _cursor_and_drops(block: AnchorBlock, size: int) -> list[str]:
+    section = block.anchor.cursor_section
+    _text, fit = block.render_full(CAP)
+    if section is None:
+        cursor = 'cursor: none (no heading contains "cursor"; nothing is reserved)'
+    elif fit is not None and fit.cursor_cut:
+        cursor = f'cursor: "{one_line(section.label)}" reserved, but its {section.size:,} chars are cut to fit'
+    else:
+        cursor = f'cursor: "{one_line(section.label)}" reserved ({section.size:,} chars)'
+    if fit is None:
+        drops = f"would drop: the whole HEAD ({size:,} chars); only the path and cursor line are injected"
+    else:
+        drops = "would drop: " + (", ".join(one_line(label) for label in fit.dropped) or "nothing")
+    return [cursor, drops]
+
+
+def _warnings(head: str, frontmatter: dict[str, str], kind: int) -> list[str]:
+    warnings = []
+    if kind == NOT_ANCHOR:
+        warnings.append("warning: not anchor-shaped (no `format: anchor/…` frontmatter and no Cursor heading)")
+    elif kind == DONE:
+        warnings.append("warning: marked done in-content but still open; close it by renaming to *.closed.md")
+    newest = newest_cursor_step(head)
+    step = frontmatter.get("step", "").strip()
+    if newest is not None and step.isdigit() and int(step) < newest:
+        warnings.append(f"warning: frontmatter step: {int(step)} lags the cursor's newest Step {newest}")
+    return warnings
+
+
+SHIM_USAGE = "usage: anchor_inject.py --list-dormant [DIR] | --list-stale [DIR] | --head-fit FILE"
+
+
+def shim_main(argv: Sequence[str]) -> int:
+    """``hooks/anchor_inject.py``: the same reports without argparse, for a session without the CLI."""
+    args = list(argv)
+    mode = args.pop(0).lstrip("-") if args else ""
+    if mode in ("h", "help"):
+        print(SHIM_USAGE)
+        return 0
+    if len(args) > 1 or mode not in ("list-dormant", "list-stale", "head-fit") or (mode == "head-fit" and not args):
+        print(SHIM_USAGE, file=sys.stderr)
+        return 2
+    target = args[0] if args else None
+    if mode == "head-fit" and target is not None:
+        lines, code = head_fit_report(target)
+    else:
+        lines = list_dormant(target, time.time()) if mode == "list-dormant" else list_stale(target)
+        code = 0
+    stream = sys.stdout if code == 0 else sys.stderr
+    for line in lines:
+        print(line, file=stream)
+    return code

@@ -1,0 +1,643 @@
+"""The anchor writers behind ``session-workflow anchor new | step | write | close``.
+
+Every write goes through ``atomic`` (a lock beside the file, a temp file, a rename), so the SessionStart hook —
+which never locks — always reads a whole old or a whole new anchor. The text transforms are pure and work on the
+file as written: a BOM, CRLF line ends and bytes that are not UTF-8 survive a rewrite untouched.
+
+Why ``write`` exists: Claude Code treats files under ``.claude/`` as sensitive, so its Write and Edit tools (and
+shell redirections into them) ask for permission — and fail outright in an unattended ``-p`` run. A heredoc
+piped into ``session-workflow anchor write`` is a plain Bash call that ``allowed-tools`` can grant.
+
+How ``close`` stays atomic: under the anchor's lock the stub is created under the closed name with create-only
+semantics (a finished temp file hard-linked into place, never overwriting), and only then is the open name
+removed. A reader sees the open anchor or the closed stub, never a half-written file and never neither; a crash
+between the two steps leaves the untouched original beside the stub, and closing again picks a free name.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import stat
+import sys
+import time
+
+from session_workflow import atomic, context
+from session_workflow.anchor import _STEP_BULLET as STEP_BULLET
+from session_workflow.anchor import (
+    BOM,
+    DONE,
+    TAIL_MARKER,
+    closed_name,
+    cursor_index,
+    frontmatter_span,
+    lines_of,
+    mv_command,
+    newest_cursor_step,
+    parse_frontmatter,
+    split_head,
+    split_sections,
+    title_of,
+)
+from session_workflow.anchor_part import (
+    ANCHORS_SUBDIR,
+    MAX_LISTED,
+    anchors_dir,
+    is_open_name,
+    list_open,
+    scan_folder,
+)
+from session_workflow.anchor_report import head_fit_report, resolve_folder
+from session_workflow.bootstrap import config_dir
+from session_workflow.cli import CliError, OneLineParser
+from session_workflow.gitignore import ensure_gitignore
+from session_workflow.textutil import cut_code_points, one_line
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Callable, Mapping
+
+FORMAT = "anchor/v1"
+SLUG_MAX = 48
+MAX_NAME_TRIES = 100
+MAX_STDIN_BYTES = atomic.MAX_WRITER_READ_BYTES
+BAD_ARGUMENTS = 2
+
+# The HEAD in survival order (the hook spends its budget top-down on whole sections), each with what goes there.
+HEAD_SECTIONS: tuple[tuple[str, str], ...] = (
+    (
+        "Mission",
+        "The goal in a sentence or two and the hard constraints. Quote every user instruction that constrains"
+        " the mechanism word for word with an id (U1, U2, ...); a reversal is quoted too and names what it replaces.",
+    ),
+    (
+        "Cursor",
+        "Done / in progress / the NEXT ACTION on resume: one imperative step and the precondition to check"
+        ' before it; a pending question to re-ask verbatim. `anchor step` adds "- Step N: ..." lines here,'
+        " newest first.",
+    ),
+    ("Resume steps", ""),  # filled in with absolute paths by ``resume_steps``
+    (
+        "Invariants",
+        "Decisions and constraints that hold for the whole run, so a fresh context does not reopen them.",
+    ),
+    (
+        "Parallel tracks",
+        "Only when a peer run shares these trees: its anchor's path and the surface this track never touches.",
+    ),
+    (
+        "In-flight work",
+        "Background jobs the cursor waits on: ids, log paths, and 'do not relaunch over the same output'.",
+    ),
+    (
+        "Last-known-good",
+        "The recoverable state: commit hashes, branches and PRs, tags, files written, the checkpoint reached.",
+    ),
+    (
+        "Plan pointer",
+        "Where the full plan lives (a path), so this file stays a cursor and not a second copy of the plan.",
+    ),
+)
+TAIL_SECTIONS: tuple[tuple[str, str], ...] = (
+    ("Decisions log", "Append-only: why the non-obvious calls were made (date, decision, reason)."),
+    ("Folded history", "Closed phases and finished cursor entries, one line each, moved here to keep the HEAD small."),
+)
+
+_FRONTMATTER_STEP = re.compile(r"^([ \t]*step[ \t]*:)(.*?)([ \t]*)$", re.IGNORECASE)
+_LEADING_NUMBER = re.compile(r"\d{1,9}")
+_LIST_ITEM = re.compile(r"^[ \t]*(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)")
+
+
+class Refusal(CliError):
+    """The file is not something this writer may change; it is left untouched (exit 2)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, BAD_ARGUMENTS)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Pure text transforms
+
+
+class Encoded:
+    """Anchor bytes as text that round-trips exactly: the BOM set aside, undecodable bytes kept as escapes."""
+
+    __slots__ = ("bom", "newline", "text")
+
+    def __init__(self, data: bytes) -> None:
+        text = data.decode("utf-8", "surrogateescape")
+        self.bom = text.startswith(BOM)
+        self.text = text[1:] if self.bom else text
+        self.newline = "\r\n" if "\r\n" in self.text else "\n"
+
+    def encode(self, text: str) -> bytes:
+        return ((BOM if self.bom else "") + text).encode("utf-8", "surrogateescape")
+
+
+def slugify(task: str) -> str:
+    """A file-name-safe slug: ASCII letters and digits joined by hyphens, cut at a word, ``anchor`` when empty."""
+    import unicodedata
+
+    ascii_text = unicodedata.normalize("NFKD", task).encode("ascii", "ignore").decode("ascii").lower()
+    words = re.findall(r"[a-z0-9]+", ascii_text)
+    slug = ""
+    for word in words:
+        candidate = f"{slug}-{word}" if slug else word
+        if len(candidate) > SLUG_MAX:
+            slug = slug or word[:SLUG_MAX]
+            break
+        slug = candidate
+    return slug or "anchor"
+
+
+def _git_root(directory: str) -> str | None:
+    """The enclosing git work tree, found by looking for ``.git`` upwards (no subprocess)."""
+    current = os.path.abspath(directory)
+    while True:
+        if os.path.exists(os.path.join(current, ".git")):
+            return current
+        parent = os.path.dirname(current)
+        if parent == current:
+            return None
+        current = parent
+
+
+def resume_steps(anchor_path: str, project_dir: str, git_root: str | None) -> list[str]:
+    """Resume steps in absolute paths: they run after a restart, wherever the shell happens to be."""
+    check = (
+        f"`git -C {git_root} log --oneline -10` and `git -C {git_root} status --short`, then the artifacts"
+        " named in Last-known-good"
+        if git_root
+        else f"the artifacts named in Last-known-good (under {project_dir})"
+    )
+    return [
+        f"1. Read this anchor whole: `{anchor_path}`. It is the source of truth over any summary.",
+        f"2. Check the durable state before trusting the cursor: {check}; where they disagree, they win.",
+        "3. Continue from the Cursor's newest entry: verify its precondition first, so a half-done step is"
+        " finished, not redone.",
+    ]
+
+
+def anchor_template(task: str, anchor_path: str, project_dir: str, date: str, source: str) -> str:
+    """A new anchor: frontmatter, the HEAD sections in survival order with prompts, the marker, the TAIL."""
+    title = one_line(task)
+    lines = ["---", f"format: {FORMAT}", f"date: {date}", f"task: {title}", "step: 0", f"source: {source}", "---"]
+    lines += ["", f"# {title}"]
+    for heading, prompt in HEAD_SECTIONS:
+        lines += ["", f"## {heading}"]
+        if heading == "Resume steps":
+            lines += resume_steps(anchor_path, project_dir, _git_root(project_dir))
+        else:
+            lines.append(f"<!-- {prompt} -->")
+    lines += ["", TAIL_MARKER]
+    for heading, prompt in TAIL_SECTIONS:
+        lines += ["", f"## {heading}", f"<!-- {prompt} -->"]
+    return "\n".join(lines) + "\n"
+
+
+def _head_parts(text: str) -> tuple[str, str, tuple[int, int], int, int]:
+    """(head, tail, frontmatter span, cursor start line, cursor end line) or a Refusal naming what is missing."""
+    head, tail = split_head(text)
+    span = frontmatter_span(head)
+    if span is None:
+        raise Refusal("no frontmatter: the file must start with a '---' line and close it with another '---'")
+    sections = split_sections(head)
+    index = cursor_index(sections)
+    if index is None:
+        raise Refusal(f"no cursor section: no heading containing 'Cursor' above the {TAIL_MARKER} line")
+    start = sum(len(lines_of(section.text)) for section in sections[:index])
+    return head, tail or "", span, start, start + len(lines_of(sections[index].text))
+
+
+def _number(value: str | None) -> int:
+    match = _LEADING_NUMBER.match((value or "").strip())
+    return int(match.group()) if match else 0
+
+
+def current_step(head: str) -> int:
+    """The run's step so far: the larger of the frontmatter ``step`` and the newest ``- Step N`` cursor bullet."""
+    frontmatter = parse_frontmatter(head) or {}
+    return max(_number(frontmatter.get("step")), newest_cursor_step(head) or 0)
+
+
+def _set_step(lines: list[str], span: tuple[int, int], step: int, newline: str) -> None:
+    """Write ``step: N`` over every ``step:`` line of the frontmatter, or add one before its closing line."""
+    found = False
+    for index in range(span[0] + 1, span[1]):
+        ending = newline if lines[index].endswith("\n") else ""
+        match = _FRONTMATTER_STEP.match(lines[index].rstrip("\r\n"))
+        if match:
+            lines[index] = f"{match.group(1)} {step}{ending}"
+            found = True
+    if not found:
+        lines.insert(span[1], f"step: {step}{newline}")
+
+
+def _insertion_line(lines: list[str], start: int, end: int) -> int:
+    """Where the newest step goes: above the first ``- Step N`` bullet, else right below the cursor heading.
+
+    The line under the heading is what a reader — and the hook's 24-hour pointer — sees first.
+    """
+    for index in range(start + 1, end):
+        if STEP_BULLET.match(lines[index]):
+            return index
+    return start + 1
+
+
+def add_step(data: bytes, step_text: str) -> tuple[bytes, int, int]:
+    """Return (new bytes, previous step, new step) with ``- Step N: text`` as the cursor's newest entry.
+
+    The text is flattened to one line, so it can never forge a heading or the tail marker.
+    """
+    line = one_line(step_text)
+    if not line:
+        raise Refusal("the step text is empty")
+    encoded = Encoded(data)
+    head, tail, span, start, end = _head_parts(encoded.text)
+    previous = _number((parse_frontmatter(head) or {}).get("step"))
+    step = current_step(head) + 1
+    newline = encoded.newline
+    lines = lines_of(head)
+    at = _insertion_line(lines, start, end)
+    if not lines[at - 1].endswith("\n"):
+        lines[at - 1] += newline
+    bullet = [f"- Step {step}: {line}{newline}"]
+    following = lines[at] if at < len(lines) else ""
+    if following.strip() and not _LIST_ITEM.match(following):
+        bullet.append(newline)
+    lines[at:at] = bullet
+    _set_step(lines, span, step, newline)
+    return encoded.encode("".join(lines) + tail), previous, step
+
+
+def record_step_counter(new: bytes, old: bytes | None) -> bytes:
+    """Make a whole rewrite's ``step:`` honest: the larger of its own counter, its newest bullet and the old step.
+
+    So the counter never goes backwards and never lags the cursor after ``write``.
+    """
+    encoded = Encoded(new)
+    head, tail, span, _start, _end = _head_parts(encoded.text)
+    step = max(current_step(head), current_step(split_head(Encoded(old).text)[0]) if old is not None else 0)
+    if _number((parse_frontmatter(head) or {}).get("step")) == step:
+        return new
+    lines = lines_of(head)
+    _set_step(lines, span, step, encoded.newline)
+    return encoded.encode("".join(lines) + tail)
+
+
+def closed_stub(data: bytes, outcome: str, date: str, fallback_title: str) -> bytes:
+    """The landed stub a closed anchor keeps: its frontmatter facts, status, one-line outcome, ``resume: none``."""
+    encoded = Encoded(data)
+    head, _tail = split_head(encoded.text)
+    frontmatter = parse_frontmatter(head) or {}
+    title = one_line(title_of(head) or "") or fallback_title
+    lines = ["---", f"format: {frontmatter.get('format') or FORMAT}"]
+    lines += [f"{key}: {one_line(frontmatter[key])}" for key in ("date", "task", "step") if frontmatter.get(key)]
+    lines += [f"closed: {date}", "---", "", f"# {title}", "", "Status: closed", f"Outcome: {outcome}", "Resume: none"]
+    return encoded.encode(encoded.newline.join(lines) + encoded.newline)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# File operations
+
+
+def _today(now: float) -> str:
+    return time.strftime("%Y-%m-%d", time.localtime(now))
+
+
+def _source(env: Mapping[str, str]) -> str:
+    session = one_line(env.get("CLAUDE_CODE_SESSION_ID", ""))
+    suffix = f" (session {cut_code_points(session, 80)})" if session else ""
+    return f"session-workflow anchor new{suffix}"
+
+
+def create_anchor(project_dir: str, task: str, now: float, env: Mapping[str, str]) -> str:
+    """Create a new anchor under ``<project_dir>/.claude/anchors/`` and return its path; never overwrites.
+
+    A taken name (open or closed) gets ``-2``, ``-3``, ... The folder gets its ``.gitignore``.
+    """
+    folder = anchors_dir(project_dir)
+    date = _today(now)
+    stem = f"{date}-{slugify(task)}"
+    for attempt in range(1, MAX_NAME_TRIES + 1):
+        name = stem if attempt == 1 else f"{stem}-{attempt}"
+        path = os.path.join(folder, name + ".md")
+        if os.path.lexists(closed_name(path)):
+            continue
+        text = anchor_template(task, path, project_dir, date, _source(env))
+        try:
+            created = atomic.create_new(path, text.encode("utf-8"))
+        except (OSError, atomic.WriteError) as error:
+            raise CliError(f"cannot create {path}: {_reason(error)}") from error
+        if created:
+            ensure_gitignore(folder)
+            _note_others(folder, path)
+            return path
+    raise CliError(f"no free name for {stem}.md in {folder} after {MAX_NAME_TRIES} tries")
+
+
+def _note_others(folder: str, created: str) -> None:
+    """One line on stderr when the new anchor is not alone: the hook injects one, and stale ones confuse it."""
+    others = [candidate for candidate in list_open(folder) if candidate.path != created]
+    if others:
+        print(
+            f"session-workflow: note: {len(others)} other open anchor(s) in {folder}; close finished ones"
+            " (`session-workflow anchor list`, `anchor close`)",
+            file=sys.stderr,
+        )
+
+
+def _reason(error: Exception) -> str:
+    return one_line(error.strerror or str(error)) if isinstance(error, OSError) else one_line(str(error))
+
+
+def open_anchor_path(path: str) -> str:
+    """Check that ``path`` names an existing open anchor file in an anchors folder; return it absolute."""
+    absolute = os.path.abspath(path)
+    name = os.path.basename(absolute)
+    if os.path.dirname(absolute).endswith(os.sep + ANCHORS_SUBDIR) is False:
+        raise Refusal(f"{absolute} is not in a {ANCHORS_SUBDIR} folder; the writers only change anchors")
+    if name.endswith(".closed.md"):
+        raise Refusal(f"{absolute} is closed; create a new anchor with `session-workflow anchor new`")
+    if not is_open_name(name):
+        raise Refusal(f"{absolute} is not an anchor file name (*.md, not hidden)")
+    try:
+        info = os.stat(absolute)
+    except OSError as error:
+        raise Refusal(f"{absolute}: {_reason(error)}") from error
+    if not stat.S_ISREG(info.st_mode):
+        raise Refusal(f"{absolute} is not a regular file")
+    return absolute
+
+
+def _rewrite(path: str, transform: Callable[[bytes], bytes]) -> None:
+    """Run ``transform`` on the current bytes under the lock; a vanished file or a refusal writes nothing."""
+
+    def guarded(current: bytes | None) -> bytes:
+        if current is None:
+            raise CliError(f"{path} no longer exists (closed or moved by another writer?)")
+        return transform(current)
+
+    try:
+        atomic.update_file(path, guarded)
+    except (OSError, atomic.WriteError) as error:
+        raise CliError(f"cannot write {path}: {_reason(error)}") from error
+
+
+def step_anchor(path: str, text: str) -> tuple[int, int]:
+    """Add ``- Step N: text`` to the anchor at ``path``; returns (previous frontmatter step, N)."""
+    if not one_line(text):
+        raise Refusal("the step text is empty")
+    result: list[int] = []
+
+    def transform(current: bytes) -> bytes:
+        new, previous, step = add_step(current, text)
+        result[:] = [previous, step]
+        return new
+
+    _rewrite(path, transform)
+    return result[0], result[1]
+
+
+def write_anchor(path: str, data: bytes) -> int:
+    """Replace the anchor at ``path`` with ``data`` whole (an anchor itself); returns the step it records."""
+    if not data.strip():
+        raise Refusal("nothing on stdin: pipe the whole anchor in, e.g. with a heredoc")
+    _head_parts(Encoded(data).text)
+    written: list[bytes] = []
+
+    def transform(current: bytes) -> bytes:
+        written[:] = [record_step_counter(data, current)]
+        return written[0]
+
+    _rewrite(path, transform)
+    return current_step(split_head(Encoded(written[0]).text)[0])
+
+
+def _free_closed_name(path: str, attempt: int) -> str:
+    base = closed_name(path)
+    return base if attempt == 1 else f"{base[: -len('.closed.md')]}-{attempt}.closed.md"
+
+
+def _forget_lock(path: str) -> None:
+    """Remove the lock file of a name no writer will use again.
+
+    Safe only because every writer of an existing name (step, write, close) re-checks under the lock that the
+    file is still there, and ``new`` never reuses a name whose closed file exists.
+    """
+    with contextlib.suppress(OSError):
+        os.unlink(atomic.lock_path(path))
+
+
+def _move_to_closed(path: str, data: bytes, mode: int) -> str:
+    """Create ``data`` under a free closed name (create-only), then remove ``path``; the caller holds the lock."""
+    for attempt in range(1, MAX_NAME_TRIES + 1):
+        target = _free_closed_name(path, attempt)
+        if atomic.create_new(target, data, mode):
+            os.unlink(path)
+            _forget_lock(target)
+            _forget_lock(path)
+            return target
+    raise CliError(f"no free closed name for {path} after {MAX_NAME_TRIES} tries")
+
+
+def _close_under_lock(path: str, make: Callable[[bytes], bytes]) -> str:
+    """Close ``path`` atomically: ``make`` turns the current bytes into what the closed file holds."""
+    closed: list[str] = []
+
+    def transform(current: bytes | None) -> None:
+        if current is None:
+            raise CliError(f"{path} no longer exists (closed or moved by another writer?)")
+        closed.append(_move_to_closed(path, make(current), stat.S_IMODE(os.stat(path).st_mode)))
+        return None  # the lock was all we needed from update_file: nothing is written in place
+
+    try:
+        atomic.update_file(path, transform)
+    except (OSError, atomic.WriteError) as error:
+        raise CliError(f"cannot close {path}: {_reason(error)}") from error
+    return closed[0]
+
+
+def close_anchor(path: str, outcome: str, now: float) -> str:
+    """Rewrite the anchor to its landed stub under the closed name; returns the closed path."""
+    line = one_line(outcome)
+    if not line:
+        raise Refusal("the outcome is empty: say in one line what the run delivered")
+    fallback = os.path.basename(path)[: -len(".md")]
+    return _close_under_lock(path, lambda current: closed_stub(current, line, _today(now), fallback))
+
+
+def rename_closed(path: str) -> str:
+    """Close an anchor that already says it is done, keeping its content: only the name changes."""
+    return _close_under_lock(path, lambda current: current)
+
+
+def _stale_paths(target: str) -> list[str]:
+    """The open anchors of ``target`` that say they are done in content, in the order ``list-stale`` prints."""
+    scan = scan_folder(resolve_folder(target), target, limit=MAX_LISTED)
+    return [candidate.path for candidate in scan.ranked if candidate.kind == DONE] if scan else []
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Where a new anchor goes
+
+
+def session_start_dir(env: Mapping[str, str], home: str) -> str | None:
+    """The directory this Claude Code session started in, from its transcript (found by the session id).
+
+    The Bash tool's shell knows ``CLAUDE_CODE_SESSION_ID`` but not the project dir, and its cwd may have
+    wandered; the hook looks in the start directory first, so that is where a new anchor belongs.
+    """
+    import glob
+
+    session = env.get("CLAUDE_CODE_SESSION_ID", "")
+    if not re.fullmatch(r"[A-Za-z0-9_-]{1,128}", session):
+        return None
+    projects = os.path.join(config_dir(env, home), "projects")
+    for transcript in sorted(glob.glob(os.path.join(glob.escape(projects), "*", glob.escape(session) + ".jsonl"))):
+        start = context.session_start_dir(transcript)
+        if start and os.path.isabs(start) and os.path.isdir(start):
+            return start
+    return None
+
+
+def default_project_dir(env: Mapping[str, str], home: str, cwd: str) -> str:
+    """``CLAUDE_PROJECT_DIR``, else the session's start directory, else the current directory."""
+    given = env.get("CLAUDE_PROJECT_DIR", "")
+    if os.path.isabs(given) and os.path.isdir(given):
+        return given
+    return session_start_dir(env, home) or cwd
+
+
+def _project_dir(option: str | None) -> str:
+    if option is None:
+        return default_project_dir(os.environ, os.path.expanduser("~"), os.getcwd())
+    if not os.path.isdir(option):
+        raise Refusal(f"--dir {option}: no such directory")
+    return os.path.abspath(option)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# The subcommands
+
+
+def _fit_lines(path: str) -> list[str]:
+    """The head-fit lines worth seeing after every write: the size verdict, any drops, any warnings."""
+    lines, code = head_fit_report(path)
+    if code:
+        return []
+    return [
+        line
+        for line in lines
+        if line.startswith(("HEAD:", "warning:")) or (line.startswith("would drop:") and not line.endswith(": nothing"))
+    ]
+
+
+def _run_new(args: argparse.Namespace) -> int:
+    task = one_line(args.task)
+    if not task:
+        raise Refusal("--task is empty: name the run's task in a few words")
+    path = create_anchor(_project_dir(args.dir), task, time.time(), os.environ)
+    print(path)
+    return 0
+
+
+def _run_step(args: argparse.Namespace) -> int:
+    path = open_anchor_path(args.file)
+    previous, step = step_anchor(path, args.text)
+    print(f"step {previous} -> {step}  {path}")
+    for line in _fit_lines(path):
+        print(line)
+    return 0
+
+
+def _run_write(args: argparse.Namespace) -> int:
+    path = open_anchor_path(args.file)
+    if sys.stdin is None or sys.stdin.isatty():
+        raise Refusal("write reads the whole anchor from stdin; pipe it in with a heredoc")
+    data = sys.stdin.buffer.read(MAX_STDIN_BYTES + 1)
+    if len(data) > MAX_STDIN_BYTES:
+        raise Refusal(f"stdin is larger than {MAX_STDIN_BYTES} bytes; an anchor is a cursor, not a transcript")
+    step = write_anchor(path, data)
+    print(f"wrote {path} (step {step})")
+    for line in _fit_lines(path):
+        print(line)
+    return 0
+
+
+def _run_close(args: argparse.Namespace) -> int:
+    if args.stale:
+        if args.file is not None or args.outcome is not None:
+            raise Refusal("close --stale takes no FILE and no --outcome")
+        return _close_stale(_project_dir(args.dir), args.yes)
+    if args.file is None or args.outcome is None:
+        raise Refusal('close needs FILE --outcome "..." (or --stale)')
+    if args.yes or args.dir is not None:
+        raise Refusal("--yes and --dir go with close --stale")
+    path = open_anchor_path(args.file)
+    print(f"closed {path} -> {close_anchor(path, args.outcome, time.time())}")
+    return 0
+
+
+def _close_stale(directory: str, yes: bool) -> int:
+    paths = _stale_paths(directory)
+    if not paths:
+        print(f"no open anchor in {resolve_folder(directory)} is marked done in its content")
+        return 0
+    if not yes:
+        for path in paths:
+            print(mv_command(path))
+        print(
+            f"# {len(paths)} rename(s) shown, none done: run `session-workflow anchor close --stale --yes` to do them"
+        )
+        return 0
+    for path in paths:
+        print(f"closed {path} -> {rename_closed(path)}")
+    return 0
+
+
+def register(subcommands: argparse._SubParsersAction[OneLineParser]) -> None:
+    """Add ``new``, ``step``, ``write`` and ``close`` to the ``anchor`` command group."""
+    new = subcommands.add_parser(
+        "new",
+        help="create a new anchor and print its path",
+        description="Create <dir>/.claude/anchors/<date>-<slug>.md from the template (never overwrites).",
+    )
+    new.add_argument("--task", required=True, help="the run's task in a few words (title, file name)")
+    new.add_argument(
+        "--dir", help="the project directory; default: $CLAUDE_PROJECT_DIR, else where this session started, else ."
+    )
+    new.set_defaults(run=_run_new)
+
+    step = subcommands.add_parser(
+        "step",
+        help='record a step: "- Step N: TEXT" on top of the cursor, step: N in the frontmatter',
+        description="N is one more than the larger of the frontmatter step and the newest Step bullet.",
+    )
+    step.add_argument("file", metavar="FILE")
+    step.add_argument("text", metavar="TEXT", help='what was done and what is next, e.g. "done: X; next: Y"')
+    step.set_defaults(run=_run_step)
+
+    write = subcommands.add_parser(
+        "write",
+        help="replace FILE with the whole anchor read from stdin (a heredoc)",
+        description="Atomic, locked, keeps the file mode; the step counter never goes backwards. Use this instead"
+        " of the Write/Edit tools, which ask for permission under .claude/.",
+    )
+    write.add_argument("file", metavar="FILE")
+    write.set_defaults(run=_run_write)
+
+    close = subcommands.add_parser(
+        "close",
+        help="close FILE: rewrite it to a landed stub and rename it *.closed.md (or --stale)",
+        description='close FILE --outcome "...": stub + rename, atomically. close --stale [--yes]: the done-in-content'
+        " anchors' renames, shown (or done with --yes).",
+    )
+    close.add_argument("file", metavar="FILE", nargs="?")
+    close.add_argument("--outcome", help="one line: what the run delivered")
+    close.add_argument("--stale", action="store_true", help="find the anchors marked done but never renamed")
+    close.add_argument("--yes", action="store_true", help="with --stale: do the renames instead of showing them")
+    close.add_argument("--dir", help="with --stale: the project directory (default as for new)")
+    close.set_defaults(run=_run_close)

@@ -1,0 +1,157 @@
+"""The one atomic writer: filelock on a sibling lock file, a temp file in the same directory, fsync, os.replace.
+
+Readers never lock: at any moment they see the old file or the new one, never a mix. A writer killed
+mid-write leaves only a stray temp file (removed by the next writer, under the lock) and no lock that blocks:
+the lock is an fcntl lock the kernel drops with the process. filelock is imported here, lazily, so the hook
+hot path never pays for it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import glob
+import os
+import stat
+import tempfile
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
+
+LOCK_TIMEOUT_SECONDS = 30.0
+# Writers read the current file whole; nothing we write legitimately approaches this.
+MAX_WRITER_READ_BYTES = 16 << 20
+
+
+class WriteError(Exception):
+    """A write could not be done; the message is one line for the user."""
+
+
+def lock_path(path: str) -> str:
+    """The sibling lock file of ``path``: hidden, so it never matches ``*.md`` or ``*.json`` scans."""
+    folder, name = os.path.split(os.path.abspath(path))
+    return os.path.join(folder, f".{name}.lock")
+
+
+@contextlib.contextmanager
+def locked(path: str) -> Iterator[None]:
+    """Hold the writer lock of ``path`` (created with its directory if missing)."""
+    from filelock import FileLock, Timeout
+
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    try:
+        with FileLock(lock_path(path), timeout=LOCK_TIMEOUT_SECONDS):
+            _remove_stale_temps(path)
+            yield
+    except Timeout as error:
+        raise WriteError(f"another writer holds {lock_path(path)} (waited {LOCK_TIMEOUT_SECONDS:.0f}s)") from error
+
+
+def _temp_prefix(path: str) -> str:
+    return f".{os.path.basename(path)}."
+
+
+def _remove_stale_temps(path: str) -> None:
+    """Under the lock no other writer is mid-write, so any temp file of ours is a dead writer's debris."""
+    folder = os.path.dirname(os.path.abspath(path))
+    for stale in glob.glob(os.path.join(glob.escape(folder), glob.escape(_temp_prefix(path)) + "*.tmp")):
+        with contextlib.suppress(OSError):
+            os.unlink(stale)
+
+
+def _read_current(path: str) -> bytes | None:
+    """The current content (None when absent); opened without blocking so a FIFO in its place cannot hang us."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except FileNotFoundError:
+        return None
+    except OSError as error:
+        raise WriteError(f"cannot read {path}: {error.strerror or error}") from error
+    with os.fdopen(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise WriteError(f"{path} is not a regular file")
+        data = handle.read(MAX_WRITER_READ_BYTES + 1)
+    if len(data) > MAX_WRITER_READ_BYTES:
+        raise WriteError(f"{path} is larger than {MAX_WRITER_READ_BYTES} bytes; refusing to rewrite it")
+    return data
+
+
+def _fsync_dir(folder: str) -> None:
+    with contextlib.suppress(OSError):
+        fd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def _write_temp(path: str, data: bytes, mode: int) -> str:
+    """Write ``data`` to a fresh temp file beside ``path``, fsynced, and return its name."""
+    folder = os.path.dirname(os.path.abspath(path))
+    fd, temp = tempfile.mkstemp(prefix=_temp_prefix(path), suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fchmod(handle.fileno(), mode)
+            os.fsync(handle.fileno())
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        raise
+    return temp
+
+
+def _mode_of(path: str, default: int) -> int:
+    try:
+        return stat.S_IMODE(os.stat(path).st_mode)
+    except OSError:
+        return default
+
+
+def replace_locked(path: str, data: bytes, default_mode: int = 0o644) -> None:
+    """Replace ``path`` with ``data`` atomically, keeping its mode; the caller holds ``locked(path)``."""
+    temp = _write_temp(path, data, _mode_of(path, default_mode))
+    try:
+        os.replace(temp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        raise
+    _fsync_dir(os.path.dirname(os.path.abspath(path)))
+
+
+def update_file(path: str, transform: Callable[[bytes | None], bytes | None], default_mode: int = 0o644) -> bytes | None:
+    """Read-modify-write ``path`` under its lock; ``transform`` gets the current bytes (None if absent).
+
+    ``transform`` returning None leaves the file untouched. Returns what was written (or None).
+    """
+    with locked(path):
+        new = transform(_read_current(path))
+        if new is not None:
+            replace_locked(path, new, default_mode)
+        return new
+
+
+def write_file(path: str, data: bytes, default_mode: int = 0o644) -> None:
+    """Replace ``path`` with ``data`` atomically under its lock."""
+    update_file(path, lambda _current: data, default_mode)
+
+
+def create_new(path: str, data: bytes, mode: int = 0o644) -> bool:
+    """Create ``path`` with ``data`` only if it does not exist (a hard link of a finished temp file).
+
+    Returns False when the name is taken; the content is never seen half-written.
+    """
+    with locked(path):
+        temp = _write_temp(path, data, mode)
+        try:
+            os.link(temp, path)
+        except FileExistsError:
+            return False
+        finally:
+            with contextlib.suppress(OSError):
+                os.unlink(temp)
+        _fsync_dir(os.path.dirname(os.path.abspath(path)))
+        return True
+

@@ -1,0 +1,124 @@
+"""The one SessionStart hook: compose work state, anchor, tasks and recovery into one additionalContext.
+
+Claude Code silently replaces a hook's additionalContext longer than 10,000 UTF-16 units with a 2 KB preview
+and a file path, so this module owns the allocator that keeps every output inside that cap while losing the
+least. Parts come in priority order; each gets min(its own cap, what is left minus the floors reserved for the
+parts after it), renders within that, and names anything it had to cut.
+"""
+
+from __future__ import annotations
+
+from session_workflow import anchor_part, recovery, tasks, workstate
+from session_workflow.hookio import hook_json, run_hook, write_stdout
+from session_workflow.textutil import utf8_len, utf16_len
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from session_workflow.context import HookContext
+    from session_workflow.parts import PreparedPart
+
+CAP_UTF16 = 10_000
+SEPARATOR = "\n\n"
+# Room kept for the closing "omitted for space" line, which is only written when a part did not fit.
+OMITTED_NOTE_RESERVE = 200
+ANCHOR_OPT_OUT_ENV = "SESSION_WORKFLOW_ANCHOR_HOOKS"
+
+# Which parts each SessionStart source gets, in block order. /clear starts a new session id, so its tasks and
+# work state belong to the session that was cleared away; any other source gets nothing at all.
+PARTS_BY_SOURCE: dict[str, tuple[str, ...]] = {
+    "compact": ("work state", "anchor", "tasks", "recovery"),
+    "resume": ("work state", "anchor", "tasks"),
+    "startup": ("work state", "anchor", "tasks"),
+    "clear": ("anchor",),
+}
+
+
+class Composition:
+    """The composed block and what each part spent, for the hook, the dry run and the demo."""
+
+    __slots__ = ("omitted", "parts", "sizes", "text")
+
+    def __init__(self, text: str, parts: list[PreparedPart], sizes: list[tuple[str, int, int]], omitted: list[str]):
+        self.text = text
+        self.parts = parts
+        self.sizes = sizes
+        self.omitted = omitted
+
+
+def header(source: str) -> str:
+    """The block's first line; the source comes from a fixed set, so no input can make it claim another."""
+    return f"session-workflow: state restored from disk at SessionStart ({source}); it outranks any summary."
+
+
+def prepare_parts(ctx: HookContext) -> list[PreparedPart]:
+    """Load the parts this source gets, in block order; parts with nothing to say are left out."""
+    wanted = PARTS_BY_SOURCE.get(ctx.source or "", ())
+    prepared: list[PreparedPart | None] = []
+    for name in wanted:
+        if name == "work state" and not ctx.mod_active:
+            prepared.append(workstate.prepare(ctx))
+        elif name == "anchor" and ctx.env.get(ANCHOR_OPT_OUT_ENV) != "0":
+            prepared.append(anchor_part.prepare(ctx))
+        elif name == "tasks":
+            prepared.append(tasks.prepare(ctx))
+        elif name == "recovery":
+            prepared.append(recovery.prepare(ctx))
+    return [part for part in prepared if part is not None]
+
+
+def allocate(source: str, parts: list[PreparedPart], cap: int = CAP_UTF16) -> Composition:
+    """Render each part in order within its share of the cap and join them into one block.
+
+    Pure: the budget each part gets is min(its cap, what is left minus the floors of the parts after it); when
+    that is below the part's own floor, the part (which outranks the later ones) may use what is left. A part
+    that still cannot fit is left out and named in the closing line.
+    """
+    head = header(source)
+    remaining = cap - utf16_len(head) - OMITTED_NOTE_RESERVE
+    texts: list[str] = []
+    sizes: list[tuple[str, int, int]] = []
+    omitted: list[str] = []
+    for index, part in enumerate(parts):
+        remaining -= len(SEPARATOR)
+        reserved = sum(later.floor + len(SEPARATOR) for later in parts[index + 1 :])
+        budget = min(part.cap, remaining - reserved)
+        if budget < part.floor:  # an earlier part outranks the floors kept for later ones
+            budget = min(part.cap, remaining)
+        text = part.render(budget) if budget >= part.floor else ""
+        if not text or utf16_len(text) > budget:
+            omitted.append(part.name)
+            continue
+        texts.append(text)
+        remaining -= utf16_len(text)
+        sizes.append((part.name, utf16_len(text), utf8_len(text)))
+    if not texts and not omitted:
+        return Composition("", parts, sizes, omitted)
+    block = SEPARATOR.join([head, *texts])
+    if omitted:
+        block += SEPARATOR + "session-workflow: omitted for space: " + ", ".join(omitted) + "."
+    return Composition(block, parts, sizes, omitted)
+
+
+def compose(ctx: HookContext) -> Composition:
+    """Everything the SessionStart hook would inject for this context (no telemetry, no output)."""
+    if ctx.source not in PARTS_BY_SOURCE:
+        return Composition("", [], [], [])
+    return allocate(ctx.source, prepare_parts(ctx))
+
+
+def session_start(ctx: HookContext) -> None:
+    """Hook handler: write the block (or nothing) and then let each part record that it was emitted."""
+    composition = compose(ctx)
+    if not composition.text:
+        return
+    emitted = write_stdout(hook_json("SessionStart", composition.text))
+    for part in composition.parts:
+        try:
+            part.after_emit(emitted)
+        except Exception:  # telemetry never fails the hook
+            continue
+
+
+def main() -> None:
+    """Entry point of hooks/session_start.py."""
+    run_hook(session_start)

@@ -1,0 +1,109 @@
+"""What a hook knows about the session it runs in, read once from the payload and the environment.
+
+Everything here is cheap: the hot path builds one HookContext per run and every part reads from it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+from session_workflow.boundedio import iter_lines_from_start
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+# The field our mod's classic.SessionStart / classic.UserPromptSubmit handler adds to the command hook's stdin,
+# the one reliable way for a Python hook to know the mod is loaded and delivers the work-state section.
+MOD_PAYLOAD_KEY = "session_workflow_mod"
+
+SOURCES = ("startup", "resume", "clear", "compact")
+
+# How far from the top of a transcript we look for the first record that names a cwd.
+START_DIR_SCAN_BYTES = 1 << 20
+
+
+def _string(payload: Mapping[str, object], key: str) -> str | None:
+    value = payload.get(key)
+    return value if isinstance(value, str) and value and "\x00" not in value else None
+
+
+class HookContext:
+    """The parsed hook payload plus the environment and the hook's start time."""
+
+    __slots__ = ("_start_dir", "cwd", "env", "event", "mod_active", "now", "session_id", "source", "transcript_path")
+
+    def __init__(
+        self,
+        *,
+        event: str | None,
+        source: str | None,
+        session_id: str | None,
+        cwd: str | None,
+        transcript_path: str | None,
+        mod_active: bool,
+        env: Mapping[str, str],
+        now: float,
+    ) -> None:
+        self.event = event
+        self.source = source
+        self.session_id = session_id
+        self.cwd = cwd
+        self.transcript_path = transcript_path
+        self.mod_active = mod_active
+        self.env = env
+        self.now = now
+        self._start_dir: str | None | bool = False
+
+    @classmethod
+    def from_payload(cls, payload: Mapping[str, object], env: Mapping[str, str], now: float) -> HookContext:
+        """Build the context; any field that is not a non-empty string is treated as absent."""
+        marker = payload.get(MOD_PAYLOAD_KEY)
+        return cls(
+            event=_string(payload, "hook_event_name"),
+            source=_string(payload, "source"),
+            session_id=_string(payload, "session_id"),
+            cwd=_string(payload, "cwd"),
+            transcript_path=_string(payload, "transcript_path"),
+            mod_active=marker is True or (type(marker) is int and marker == 1),
+            env=env,
+            now=now,
+        )
+
+    def start_dir(self) -> str | None:
+        """The directory the session started in: the cwd of the transcript's first record that has one."""
+        if self._start_dir is False:
+            self._start_dir = session_start_dir(self.transcript_path) if self.transcript_path else None
+        return self._start_dir if isinstance(self._start_dir, str) else None
+
+    def project_dirs(self) -> list[str]:
+        """Where to look for project state, best first.
+
+        After compact, resume or clear the session may have wandered (cd) away from the project it works on,
+        so the directory it started in comes first and the payload cwd second; at startup only the cwd counts.
+        """
+        candidates = [self.start_dir()] if self.source in ("compact", "resume", "clear") else []
+        candidates.append(self.cwd)
+        ordered: list[str] = []
+        for candidate in candidates:
+            if candidate and os.path.isabs(candidate) and candidate not in ordered:
+                ordered.append(candidate)
+        return ordered
+
+
+def session_start_dir(transcript_path: str) -> str | None:
+    """Read a transcript from its top, line by line, and return the first record's ``cwd``; skip bad lines."""
+    for line in iter_lines_from_start(transcript_path, START_DIR_SCAN_BYTES):
+        if b'"cwd"' not in line:
+            continue
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(record, dict):
+            cwd = record.get("cwd")
+            if isinstance(cwd, str) and cwd and "\x00" not in cwd:
+                return cwd
+    return None
+

@@ -1,0 +1,180 @@
+"""``session-workflow demo``: the main job on a throwaway project, end to end through the real hook.
+
+It makes an anchor and a work state with the real CLI, a task store and a transcript shaped like Claude Code's,
+then pipes real SessionStart payloads through ``hooks/session_start.py`` exactly as hooks.json runs it, and
+prints what Claude Code would inject, with its size against the 10,000-unit cap.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import uuid
+
+from session_workflow.compose import CAP_UTF16
+from session_workflow.textutil import utf16_len
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+SRC = os.path.join(ROOT, "src")
+
+ANCHOR = """---
+format: anchor/v1
+task: Migrate the billing service to the new ledger
+step: 0
+---
+# Mission
+Move every invoice write from the legacy `billing_v1` tables to the ledger API, with no downtime.
+User rule U1 (verbatim): "never run the backfill against production without a dry-run first".
+
+## Cursor
+- Next action: run the backfill dry-run against staging; first verify `ledger_migration_2` is applied.
+
+## Resume steps
+1. Read this file. 2. `git -C {project} log --oneline -5`. 3. Continue from the cursor.
+
+## Invariants
+- Writes go through `LedgerClient`; reads may still hit `billing_v1` until phase 3.
+
+## Last-known-good
+- Branch `ledger-migration`, commit `4f2c1ab` (tests green).
+
+<!-- anchor:tail -->
+## Decisions log
+- Chose dual-write over a cut-over: rollback stays a config flip.
+"""
+
+TASKS = [
+    ("in_progress", "Port the invoice writer to LedgerClient", "Swap the three call sites in billing/writer.py."),
+    ("pending", "Run the backfill dry-run on staging", "Needs migration 2 applied first."),
+    ("pending", "Remove the billing_v1 write path", ""),
+    ("completed", "Add LedgerClient", "Done in 4f2c1ab."),
+]
+
+PROMPTS = [
+    "Let's migrate billing to the ledger; keep a dual-write until phase 3.",
+    "Remember: never run the backfill against production without a dry-run first.",
+    "Go ahead with the invoice writer.",
+]
+
+
+def hook_argv(event: str) -> list[str]:
+    """The command hooks.json registers for ``event``, with the plugin root substituted."""
+    with open(os.path.join(ROOT, "hooks", "hooks.json"), encoding="utf-8") as handle:
+        spec = json.load(handle)
+    hook = spec["hooks"][event][0]["hooks"][0]
+    return [hook["command"], *(arg.replace("${CLAUDE_PLUGIN_ROOT}", ROOT) for arg in hook["args"])]
+
+
+def _cli(env: dict[str, str], *args: str, stdin: str | None = None) -> str:
+    done = subprocess.run(
+        [sys.executable, "-m", "session_workflow", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+    )
+    return done.stdout.strip()
+
+
+def _write_tasks(folder: str) -> None:
+    os.makedirs(folder)
+    for number, (status, subject, description) in enumerate(TASKS, start=1):
+        task = {"id": str(number), "subject": subject, "description": description, "status": status}
+        task.update(blocks=[], blockedBy=["1"] if number == 2 else [])
+        with open(os.path.join(folder, f"{number}.json"), "w", encoding="utf-8") as handle:
+            json.dump(task, handle)
+
+
+def _write_transcript(path: str, project: str, session: str) -> None:
+    with open(path, "w", encoding="utf-8") as handle:
+        for prompt in PROMPTS:
+            record = {
+                "type": "user",
+                "promptSource": "sdk",
+                "cwd": project,
+                "sessionId": session,
+                "message": {"role": "user", "content": prompt},
+            }
+            handle.write(json.dumps(record) + "\n")
+
+
+def build_project(base: str) -> tuple[str, str, dict[str, str]]:
+    """Create the project, its state and the environment a hook would get; returns (project, session, env)."""
+    project = os.path.join(base, "project")
+    os.makedirs(project)
+    session = str(uuid.uuid4())
+    env = dict(
+        os.environ,
+        PYTHONPATH=SRC,
+        CLAUDE_CODE_SESSION_ID=session,
+        CLAUDE_CONFIG_DIR=os.path.join(base, "config"),
+        CLAUDE_PLUGIN_ROOT=ROOT,
+        CLAUDE_PLUGIN_DATA=os.path.join(base, "plugin-data"),
+        CLAUDE_PROJECT_DIR=project,
+    )
+    env.pop("CLAUDE_CODE_TASK_LIST_ID", None)
+    env.pop("SESSION_WORKFLOW_TASKS_ROOT", None)
+    env.pop("SESSION_WORKFLOW_ANCHOR_HOOKS", None)
+    anchor = _cli(env, "anchor", "new", "--task", "Migrate the billing service", "--dir", project)
+    _cli(env, "anchor", "write", anchor, stdin=ANCHOR.format(project=project))
+    _cli(env, "anchor", "step", anchor, "Added LedgerClient (4f2c1ab); tests green")
+    _cli(env, "state", "set", "--dir", project, "--ticket", "34", "--title", "Ledger migration", "--map", "12")
+    _cli(env, "state", "step", "--dir", project, "execute")
+    _write_tasks(os.path.join(base, "config", "tasks", session))
+    return project, session, env
+
+
+def run_hook(source: str, project: str, session: str, transcript: str, env: dict[str, str]) -> str:
+    """Pipe one SessionStart payload through the real hook; return the additionalContext (or "")."""
+    payload = {
+        "session_id": session,
+        "transcript_path": transcript,
+        "cwd": project,
+        "hook_event_name": "SessionStart",
+        "source": source,
+    }
+    done = subprocess.run(hook_argv("SessionStart"), input=json.dumps(payload).encode(), capture_output=True, env=env)
+    if not done.stdout:
+        return ""
+    context: str = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
+    return context
+
+
+def run(args: argparse.Namespace) -> int:
+    base = tempfile.mkdtemp(prefix="session-workflow-demo-")
+    try:
+        project, session, env = build_project(base)
+        transcript = os.path.join(base, "config", "projects", "demo", f"{session}.jsonl")
+        os.makedirs(os.path.dirname(transcript))
+        print(f"A throwaway project: {project}")
+        print("  an anchor (session-workflow anchor new/write/step), ticket #34 at step 'execute'")
+        print(f"  (session-workflow state set/step), 3 open tasks in {env['CLAUDE_CONFIG_DIR']}/tasks/{session}/")
+        for source in ("startup", "compact"):
+            if source == "compact":
+                _write_transcript(transcript, project, session)
+            context = run_hook(source, project, session, transcript, env)
+            print(f"\n===== SessionStart ({source}): what Claude Code would inject =====")
+            print(context or "(nothing)")
+            print(f"===== {utf16_len(context)} of {CAP_UTF16} UTF-16 units =====")
+    except subprocess.CalledProcessError as error:
+        print(f"demo: {' '.join(error.cmd[2:])} failed: {error.stderr.strip()}", file=sys.stderr)
+        return 1
+    finally:
+        if args.keep:
+            print(f"\n(kept {base})")
+        else:
+            shutil.rmtree(base, ignore_errors=True)
+    return 0
+
+
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add ``demo``."""
+    parser = commands.add_parser("demo", help="show the main job on a throwaway project", description=__doc__)
+    parser.add_argument("--keep", action="store_true", help="keep the throwaway project and print where it is")
+    parser.set_defaults(run=run)

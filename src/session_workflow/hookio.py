@@ -1,0 +1,57 @@
+"""Hook process plumbing: read the payload once, write one hook JSON, never fail the session."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+
+from session_workflow.context import HookContext
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import BinaryIO
+
+# A real payload is a few hundred bytes; anything far larger is not one of Claude Code's.
+MAX_PAYLOAD_BYTES = 1 << 20
+
+
+def parse_payload(data: bytes) -> dict[str, object] | None:
+    """Parse hook stdin; None for anything but a JSON object (bad JSON, wrong type, oversized)."""
+    if len(data) > MAX_PAYLOAD_BYTES:
+        return None
+    try:
+        payload = json.loads(data)
+    except (ValueError, RecursionError):
+        return None
+    return payload if isinstance(payload, dict) else None
+
+
+def hook_json(event: str, text: str) -> bytes:
+    """The only shape Claude Code accepts for added context; ASCII-escaped so any stdout encoding works."""
+    body = {"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}}
+    return json.dumps(body, ensure_ascii=True).encode("ascii")
+
+
+def write_stdout(data: bytes) -> bool:
+    """Write bytes to stdout and flush; False when the pipe is gone."""
+    try:
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
+    except (OSError, ValueError):
+        return False
+    return True
+
+
+def run_hook(handler: Callable[[HookContext], None], stdin: BinaryIO | None = None) -> None:
+    """Read the payload, build the context and run ``handler``; swallow every error (a hook must exit 0)."""
+    try:
+        stream = stdin if stdin is not None else sys.stdin.buffer
+        payload = parse_payload(stream.read(MAX_PAYLOAD_BYTES + 1))
+        if payload is None:
+            return
+        handler(HookContext.from_payload(payload, os.environ, time.time()))
+    except Exception:
+        return

@@ -1,0 +1,27 @@
+"""The contract between the SessionStart composer and each part it places in the one block.
+
+A part does its I/O once, in its module's ``prepare(ctx)`` (which returns None when it has nothing to say),
+and then renders purely, as often as the composer asks, within whatever budget it is given.
+"""
+
+from __future__ import annotations
+
+
+class PreparedPart:
+    """A part with its data loaded, ready to render against a budget.
+
+    ``cap`` is the most the part ever wants and ``floor`` the least in which it can still say something true
+    (a header and an exact omitted count, say); both in the part's own unit. Parts that count UTF-8 bytes are
+    safe to budget in UTF-16 units: a string never has more UTF-16 units than UTF-8 bytes.
+    """
+
+    name = "part"
+    cap = 0
+    floor = 0
+
+    def render(self, budget: int) -> str:
+        """Return the part's text within ``budget`` (``budget`` ≥ ``floor``)."""
+        raise NotImplementedError
+
+    def after_emit(self, emitted: bool) -> None:
+        """Called once after stdout was written (True) or failed (False); telemetry goes here."""

@@ -1,0 +1,38 @@
+"""UserPromptSubmit hook: deliver the work-state section once per snapshot, between session starts.
+
+It runs on every prompt, so the common path is one failed open (no state) or two tiny reads (the state and this
+session's delivery record). A step change keeps the snapshot key, so it delivers nothing: the conversation
+carries steps, and the section names the file that holds the live one. When the mod is loaded it delivers the
+section in the system prompt and this hook stays silent.
+"""
+
+from __future__ import annotations
+
+from session_workflow import workstate
+from session_workflow.hookio import hook_json, run_hook, write_stdout
+from session_workflow.workstate_section import snapshot_key
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from session_workflow.context import HookContext
+
+
+def prompt_submit(ctx: HookContext) -> None:
+    """Emit the section as additionalContext when its snapshot key differs from the one last delivered."""
+    if ctx.mod_active:
+        return
+    loaded = workstate.owned_state(ctx)
+    if loaded is None:
+        return
+    record = workstate.DeliveryRecord.for_session(ctx)
+    key = snapshot_key(loaded.state, False)
+    if record is None or record.holds(key):
+        return
+    text = workstate.section_text(loaded)
+    if text and write_stdout(hook_json("UserPromptSubmit", text)):
+        record.store(key)
+
+
+def main() -> None:
+    """Entry point of hooks/user_prompt_submit.py."""
+    run_hook(prompt_submit)

@@ -1,0 +1,227 @@
+"""Compact recovery: the user's own last prompts and the TodoWrite snapshot, read from the transcript's tail.
+
+A compaction summary paraphrases; what the person actually asked for, word for word, is what a long run most
+needs to stay on course. The transcript keeps it, but transcripts carry whole request bodies and reach hundreds
+of MB, so only its last few MB are read, backwards, and only lines that can hold what we look for are parsed.
+Record shapes are Claude Code 2.1.332's, measured (tests/fixtures/transcripts/README.md).
+"""
+
+from __future__ import annotations
+
+import json
+
+from session_workflow.boundedio import iter_lines_from_end
+from session_workflow.parts import PreparedPart
+from session_workflow.textutil import cut_utf8, one_line, utf8_len
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from session_workflow.context import HookContext
+
+TAIL_BYTES = 4 << 20
+MAX_PROMPTS = 3
+PROMPT_BYTES = 500
+TODO_SECTION_BYTES = 1024
+TODO_CONTENT_BYTES = 200
+TODO_STATUS_BYTES = 24
+# The shortest cut of the newest prompt still worth showing when space is tight.
+MIN_PROMPT_LINE_BYTES = 64
+
+# Claude Code's promptSource values for words a person submitted (typed, queued while busy, an accepted
+# suggestion, or sent through -p / the SDK); "system" and records without one are not the user's words.
+PROMPT_SOURCES = ("typed", "queued", "suggestion_accepted", "sdk")
+# Flags on user records that are not a prompt: harness text, the compaction summary, a subagent's record.
+NOT_PROMPT_FLAGS = ("isMeta", "isCompactSummary", "isSidechain", "isVisibleInTranscriptOnly")
+# Texts that Claude Code writes in user records for commands, their output, bash mode and reminders.
+NOT_PROMPT_PREFIXES = (
+    "<command-name>",
+    "<command-message>",
+    "<command-args>",
+    "<local-command-",
+    "<bash-",
+    "<system-reminder>",
+    "[Request interrupted",
+)
+
+PROMPTS_HEADER = (
+    "USER'S RECENT PROMPTS (quoted verbatim from the transcript, oldest first, one line each — a record of what"
+    " the user said before compaction, NOT new instructions):"
+)
+TODOS_HEADER = "TODOWRITE SNAPSHOT (the todo list as the last TodoWrite call before compaction left it):"
+
+
+def _prompt_texts(content: object) -> list[str] | None:
+    """The text of a user record's content; None when it carries a tool result."""
+    if isinstance(content, str):
+        return [content]
+    if not isinstance(content, list):
+        return None
+    texts: list[str] = []
+    for block in content:
+        if not isinstance(block, dict):
+            continue
+        if block.get("type") == "tool_result":
+            return None
+        text = block.get("text")
+        if block.get("type") == "text" and isinstance(text, str):
+            texts.append(text)
+    return texts
+
+
+def prompt_text(record: dict[str, object]) -> str | None:
+    """The one-line text of a prompt the person submitted, or None for every other record."""
+    if record.get("type") != "user" or record.get("promptSource") not in PROMPT_SOURCES:
+        return None
+    if "toolUseResult" in record or any(record.get(flag) is True for flag in NOT_PROMPT_FLAGS):
+        return None
+    origin = record.get("origin")
+    if isinstance(origin, dict) and origin.get("kind") != "human":
+        return None
+    message = record.get("message")
+    texts = _prompt_texts(message.get("content")) if isinstance(message, dict) else None
+    if texts is None:
+        return None
+    kept = [text for text in texts if not text.lstrip().startswith(NOT_PROMPT_PREFIXES)]
+    return one_line(" ".join(kept)) or None
+
+
+def todo_snapshot(record: dict[str, object]) -> list[tuple[str, str]] | None:
+    """(status, content) of the todos a successful TodoWrite call set; None for every other record.
+
+    Claude Code keeps an all-completed list as an empty one, so such a snapshot is empty here too.
+    """
+    result = record.get("toolUseResult")
+    if record.get("type") != "user" or record.get("isSidechain") is True or not isinstance(result, dict):
+        return None
+    todos = result.get("newTodos")
+    if not isinstance(todos, list):
+        return None
+    snapshot: list[tuple[str, str]] = []
+    for todo in todos:
+        if isinstance(todo, dict) and isinstance(todo.get("status"), str) and isinstance(todo.get("content"), str):
+            snapshot.append((str(todo["status"]), str(todo["content"])))
+    if all(status == "completed" for status, _content in snapshot):
+        return []
+    return snapshot
+
+
+def scan_transcript(path: str, max_bytes: int = TAIL_BYTES) -> tuple[list[str], list[tuple[str, str]] | None]:
+    """(the last prompts, oldest first; the last TodoWrite snapshot or None) from the transcript's tail.
+
+    Lines that cannot be a prompt or a TodoWrite result are skipped before any JSON parsing.
+    """
+    prompts: list[str] = []
+    todos: list[tuple[str, str]] | None = None
+    for line in iter_lines_from_end(path, max_bytes):
+        want_prompt = len(prompts) < MAX_PROMPTS and b'"promptSource"' in line
+        want_todos = todos is None and b'"newTodos"' in line
+        if not want_prompt and not want_todos:
+            continue
+        try:
+            record = json.loads(line)
+        except (ValueError, RecursionError):
+            continue
+        if not isinstance(record, dict):
+            continue
+        text = prompt_text(record) if want_prompt else None
+        if text is not None:
+            prompts.append(text)
+        elif want_todos:
+            todos = todo_snapshot(record)
+        if len(prompts) == MAX_PROMPTS and todos is not None:
+            break
+    prompts.reverse()
+    return prompts, todos
+
+
+def todo_line(status: str, content: str) -> str:
+    return f"- [{cut_utf8(one_line(status), TODO_STATUS_BYTES)}] {cut_utf8(one_line(content), TODO_CONTENT_BYTES)}"
+
+
+def todo_section(todos: list[tuple[str, str]], budget: int) -> str:
+    """The snapshot in list order within ``budget`` bytes, the count of todos left out on its last line."""
+    reserve = 1 + utf8_len(f"…{len(todos)} more todos")
+    used = utf8_len(TODOS_HEADER)
+    if used + reserve > budget:
+        return ""
+    lines = [TODOS_HEADER]
+    for index, (status, content) in enumerate(todos):
+        line = todo_line(status, content)
+        cost = 1 + utf8_len(line)
+        if used + cost + (reserve if index < len(todos) - 1 else 0) > budget:
+            break
+        lines.append(line)
+        used += cost
+    left_out = len(todos) - (len(lines) - 1)
+    if left_out:
+        lines.append(f"…{left_out} more todos")
+    return "\n".join(lines)
+
+
+def cut_note(dropped_prompts: int, prompts: int, dropped_todos: int) -> str:
+    """The line naming what the recovery part left out for space (empty when nothing was)."""
+    items = []
+    if dropped_prompts:
+        older = "older " if dropped_prompts < prompts else ""
+        items.append(f"{dropped_prompts} {older}user prompt{'s' if dropped_prompts > 1 else ''}")
+    if dropped_todos:
+        items.append(f"the TodoWrite snapshot ({dropped_todos} todo{'s' if dropped_todos > 1 else ''})")
+    return f"(recovery cut for space: {' and '.join(items)})" if items else ""
+
+
+class RecoveryPart(PreparedPart):
+    """The user's recent prompts and the TodoWrite snapshot, shrunk newest-prompt-last when space is short."""
+
+    name = "recovery"
+
+    def __init__(self, prompts: list[str], todos: list[tuple[str, str]]) -> None:
+        self.prompts = prompts
+        self.todos = todos
+        self.note_reserve = 1 + max(
+            utf8_len(cut_note(cut, len(prompts), len(todos))) for cut in range(len(prompts) + 1)
+        )
+        self.full = self._render(TODO_SECTION_BYTES, 1 << 30)
+        self.cap = utf8_len(self.full)
+        if prompts:
+            least = utf8_len(PROMPTS_HEADER) + 1 + MIN_PROMPT_LINE_BYTES
+        else:
+            least = utf8_len(TODOS_HEADER) + 1 + utf8_len(f"…{len(todos)} more todos")
+        self.floor = min(self.cap, least + self.note_reserve)
+
+    def render(self, budget: int) -> str:
+        if budget >= self.cap:
+            return self.full
+        return self._render(TODO_SECTION_BYTES, budget - self.note_reserve)
+
+    def _render(self, todo_bytes: int, room: int) -> str:
+        """Prompts newest first while they fit (the newest cut if it must be), then the todos in what is left."""
+        lines: list[str] = []
+        used = utf8_len(PROMPTS_HEADER)
+        for prompt in reversed(self.prompts):
+            line = "> " + cut_utf8(prompt, PROMPT_BYTES)
+            if used + 1 + utf8_len(line) > room:
+                line = cut_utf8(line, room - used - 1) if not lines else ""
+                if utf8_len(line) < min(MIN_PROMPT_LINE_BYTES, utf8_len(prompt) + 2):
+                    break
+            lines.insert(0, line)
+            used += 1 + utf8_len(line)
+        sections = ["\n".join([PROMPTS_HEADER, *lines])] if lines else []
+        left = room - (used + 1 if lines else 0)
+        todos = todo_section(self.todos, min(todo_bytes, left)) if self.todos else ""
+        if todos:
+            sections.append(todos)
+        if not sections:
+            return ""
+        dropped_todos = len(self.todos) if self.todos and not todos else 0
+        note = cut_note(len(self.prompts) - len(lines), len(self.prompts), dropped_todos)
+        return "\n".join([*sections, note] if note else sections)
+
+
+def prepare(ctx: HookContext) -> RecoveryPart | None:
+    """The recovery part after a compaction; None for other sources or when the tail holds neither."""
+    if ctx.source != "compact" or not ctx.transcript_path:
+        return None
+    prompts, todos = scan_transcript(ctx.transcript_path)
+    if not prompts and not todos:
+        return None
+    return RecoveryPart(prompts, todos or [])

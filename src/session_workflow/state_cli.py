@@ -1,0 +1,332 @@
+"""``session-workflow state …``: put a ticket in play and move its step; the hooks and the mod deliver it.
+
+Where the state lives and who owns it is ``DESCRIPTION`` (the ``state --help`` text).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+
+from session_workflow import workstate_writer
+from session_workflow.boundedio import read_prefix
+from session_workflow.cli import CliError, OneLineParser
+from session_workflow.textutil import one_line
+from session_workflow.workstate import MAX_STATE_BYTES, decode, fallback_state_path, origin_slug, state_path
+from session_workflow.workstate_section import (
+    MAX_STEP_POINTS,
+    MAX_URL_CHARS,
+    SESSION_ID,
+    URL,
+    WorkState,
+    display_title,
+    parse_ticket,
+    ticket_label,
+)
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from session_workflow.workstate_writer import Change
+
+SESSION_ENV = "CLAUDE_CODE_SESSION_ID"
+PROJECT_ENV = "CLAUDE_PROJECT_DIR"
+DEFAULT_STEP = "start"
+MAX_TITLE_POINTS = 1024
+WHITEBOARD = "none"
+DESCRIPTION = """\
+The work state (map, ticket, step) that the session-workflow hooks and mod deliver to the agent.
+
+Where: --dir, else CLAUDE_PROJECT_DIR, else the nearest directory at or above the current one that holds a
+work state or a .git (so a subdirectory finds its project), else the current directory itself. Only when the
+current directory cannot be read (deleted under the shell) and neither option is set does the state go to the
+user-level state dir (platformdirs). The file is <dir>/.claude/session-workflow/work-state.json; each write
+also appends a line to work-state.log beside it.
+
+Who: --session, else CLAUDE_CODE_SESSION_ID (set in Claude Code's Bash tool). set, step, pause, resume and
+adopt need one; show and clear do not. A state owned by another session is orphaned there: it is never
+delivered, and step, pause and resume refuse it until adopt claims it. set takes a state over (and says so).
+
+Exit 0 done, 1 refused or failed, 2 bad arguments; every error is one line.
+"""
+
+
+class Location:
+    """The state file a command works on and the project dir it belongs to (None for the user-level fallback)."""
+
+    __slots__ = ("path", "project_dir")
+
+    def __init__(self, path: str, project_dir: str | None) -> None:
+        self.path = path
+        self.project_dir = project_dir
+
+    def slug(self) -> str | None:
+        return origin_slug(self.project_dir) if self.project_dir else None
+
+
+def _nearest_project(start: str) -> str:
+    """The nearest directory at or above ``start`` with a work state or a ``.git``; ``start`` when none has."""
+    folder = start
+    while True:
+        if os.path.isfile(state_path(folder)) or os.path.lexists(os.path.join(folder, ".git")):
+            return folder
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return start
+        folder = parent
+
+
+def locate(dir_arg: str | None, env: Mapping[str, str]) -> Location:
+    """Find the state file (the rules are in ``DESCRIPTION``)."""
+    if dir_arg:
+        return Location(state_path(dir_arg), dir_arg)
+    project = env.get(PROJECT_ENV)
+    if project and os.path.isabs(project) and os.path.isdir(project):
+        return Location(state_path(project), project)
+    try:
+        cwd = os.getcwd()
+    except OSError:
+        cwd = None
+    if cwd:
+        folder = _nearest_project(cwd)
+        return Location(state_path(folder), folder)
+    fallback = fallback_state_path()
+    if fallback is None:
+        raise CliError("no project directory and no user state directory; pass --dir", 1)
+    return Location(fallback, None)
+
+
+def _directory(value: str) -> str:
+    if not os.path.isdir(value):
+        raise argparse.ArgumentTypeError(f"not a directory: {value!r}")
+    return os.path.abspath(value)
+
+
+def _session(value: str) -> str:
+    if not SESSION_ID.fullmatch(value):
+        raise argparse.ArgumentTypeError("a session id is 1-256 printable ASCII characters without spaces")
+    return value
+
+
+def _ticket(value: str) -> int | str:
+    text = value.strip()
+    number = text[1:] if text.startswith("#") else text
+    ticket = parse_ticket(int(number)) if number.isascii() and number.isdigit() else parse_ticket(text)
+    if ticket is None:
+        raise argparse.ArgumentTypeError(
+            f"expected an issue number (34 or #34) or a tracker id such as PROJ-12, got {value!r}"
+        )
+    return ticket
+
+
+def _map(value: str) -> int | str:
+    if value.strip().lower() == WHITEBOARD:
+        return WHITEBOARD
+    ticket = _ticket(value)
+    if not isinstance(ticket, int):
+        raise argparse.ArgumentTypeError(f"expected a map issue number (12 or #12) or 'none', got {value!r}")
+    return ticket
+
+
+def _title(value: str) -> str:
+    title = one_line(value)
+    if not title:
+        raise argparse.ArgumentTypeError("the title is empty")
+    if len(title) > MAX_TITLE_POINTS:
+        raise argparse.ArgumentTypeError(f"the title is longer than {MAX_TITLE_POINTS} characters")
+    return title
+
+
+def _step(value: str) -> str:
+    step = one_line(value)
+    if not step:
+        raise argparse.ArgumentTypeError("the step is empty")
+    if len(step) > MAX_STEP_POINTS:
+        raise argparse.ArgumentTypeError(f"the step is longer than {MAX_STEP_POINTS} characters")
+    return step
+
+
+def _url(value: str) -> str:
+    if len(value) > MAX_URL_CHARS or not URL.fullmatch(value):
+        raise argparse.ArgumentTypeError(f"expected an http(s) URL without spaces, at most {MAX_URL_CHARS} characters")
+    return value
+
+
+def _owner(args: argparse.Namespace, required: bool = True) -> str | None:
+    owner: str | None = args.session or os.environ.get(SESSION_ENV) or None
+    if owner is not None and not SESSION_ID.fullmatch(owner):
+        raise CliError(f"{SESSION_ENV} is not a usable session id; pass --session", 2)
+    if owner is None and required:
+        raise CliError(f"no session id: run this inside Claude Code (it sets {SESSION_ENV}) or pass --session ID", 2)
+    return owner
+
+
+def summary(state: WorkState) -> str:
+    """One line naming the ticket in play, safe for a terminal."""
+    map_text = "whiteboard" if state.map is None else f"map #{state.map}"
+    paused = ", paused" if state.paused else ""
+    auto = ", auto" if state.auto else ""
+    step = one_line(state.step) or "(not set)"
+    return f'{ticket_label(state.ticket)} "{display_title(state.title)}" ({map_text}), step {step}{paused}{auto}'
+
+
+def _write(action: str, args: argparse.Namespace) -> Change:
+    """Run one writer operation, turning its refusals into one-line errors."""
+    owner = _owner(args)
+    assert owner is not None
+    where = locate(args.dir, os.environ)
+    slug = where.slug()
+    now = time.time()
+    try:
+        if action == "set":
+            return workstate_writer.set_ticket(
+                where.path,
+                owner,
+                ticket=args.ticket,
+                title=args.title,
+                map_number=None if args.map in (None, WHITEBOARD) else args.map,
+                map_given=args.map is not None,
+                url=args.url,
+                step=args.step,
+                auto=args.auto,
+                slug=slug,
+                now=now,
+                default_step=DEFAULT_STEP,
+            )
+        if action == "step":
+            return workstate_writer.set_step(where.path, owner, args.step, slug=slug, now=now)
+        if action in ("pause", "resume"):
+            return workstate_writer.set_paused(where.path, owner, action == "pause", slug=slug, now=now)
+        return workstate_writer.adopt(where.path, owner, slug=slug, now=now)
+    except workstate_writer.WorkStateError as error:
+        raise CliError(str(error), 1) from error
+
+
+def _run_set(args: argparse.Namespace) -> int:
+    change = _write("set", args)
+    assert change.after is not None
+    before = change.before
+    if before is not None and before.session != change.after.session:
+        print(f"session-workflow: took the work state over from session {before.session}", file=sys.stderr)
+    print(f"work state: {summary(change.after)}")
+    return 0
+
+
+def _run_step(args: argparse.Namespace) -> int:
+    change = _write("step", args)
+    assert change.before is not None and change.after is not None
+    note = " (still paused: run `session-workflow state resume` before working on)" if change.after.paused else ""
+    label = ticket_label(change.after.ticket)
+    print(f"work state: {label} step {one_line(change.before.step) or '(not set)'} -> {change.after.step}{note}")
+    return 0
+
+
+def _run_pause_or_resume(args: argparse.Namespace) -> int:
+    change = _write(args.action, args)
+    assert change.after is not None
+    print(f"work state: {summary(change.after)}")
+    return 0
+
+
+def _run_adopt(args: argparse.Namespace) -> int:
+    change = _write("adopt", args)
+    assert change.before is not None and change.after is not None
+    previous = change.before.session
+    origin = "already this session's" if previous == change.after.session else f"from session {previous or '(none)'}"
+    print(f"work state: adopted {summary(change.after)}, {origin}")
+    return 0
+
+
+def _run_clear(args: argparse.Namespace) -> int:
+    where = locate(args.dir, os.environ)
+    try:
+        existed, before = workstate_writer.clear(where.path, _owner(args, required=False), now=time.time())
+    except workstate_writer.WorkStateError as error:
+        raise CliError(str(error), 1) from error
+    if not existed:
+        print(f"work state: nothing to clear in {where.path}")
+    elif before is None:
+        print(f"work state: removed an invalid state file {where.path}")
+    else:
+        print(f"work state: cleared {summary(before)}")
+    return 0
+
+
+def _run_show(args: argparse.Namespace) -> int:
+    where = locate(args.dir, os.environ)
+    owner = _owner(args, required=False)
+    read = read_prefix(where.path, MAX_STATE_BYTES + 1)
+    if read is None and os.path.lexists(where.path):
+        raise CliError(f"{where.path} is not a readable regular file", 1)
+    decoded = decode(read[0]) if read is not None else None
+    if read is not None and decoded is None:
+        raise CliError(f"{where.path} is not a valid work state; fix it, or start afresh with `state clear`", 1)
+    state = decoded[0] if decoded is not None else None
+    orphaned = None if state is None or owner is None else state.session != owner
+    if args.json:
+        document = json.loads(read[0]) if read is not None else None
+        print(json.dumps({"path": where.path, "orphaned": orphaned, "state": document}, ensure_ascii=False, indent=2))
+        return 0
+    if state is None:
+        print(f"no work state in {where.path}")
+        return 0
+    if orphaned is None:
+        ownership = f"{state.session or '(none)'} (no session id here to compare)"
+    else:
+        ownership = f"{state.session or '(none)'} ({'another session: orphaned here' if orphaned else 'this session'})"
+    rows = [
+        ("path", where.path),
+        ("map", "none (whiteboard ticket)" if state.map is None else f"#{state.map}"),
+        ("ticket", f'{ticket_label(state.ticket)} "{display_title(state.title)}"'),
+        ("url", one_line(state.url or "") or "(none)"),
+        ("step", (one_line(state.step) or "(not set)") + (" (paused)" if state.paused else "")),
+        ("auto", "on" if state.auto else "off"),
+        ("owner", one_line(ownership)),
+        ("updated", one_line(state.updated_at or "(unknown)")),
+    ]
+    print("\n".join(f"{name:<8} {value}" for name, value in rows))
+    return 0
+
+
+def register(commands: argparse._SubParsersAction[OneLineParser]) -> None:
+    """Add ``state`` and its actions."""
+    common = OneLineParser(add_help=False)
+    common.add_argument("--dir", type=_directory, help="the project directory (default: see `state --help`)")
+    common.add_argument("--session", type=_session, help=f"the owner session id (default: ${SESSION_ENV})")
+    state = commands.add_parser(
+        "state",
+        help="the work state (map, ticket, step) the hooks and the mod deliver",
+        description=DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    actions = state.add_subparsers(dest="action", metavar="ACTION", parser_class=OneLineParser)
+    actions.required = True
+
+    put = actions.add_parser("set", parents=[common], help="put a ticket in play for this session")
+    put.add_argument("--ticket", required=True, type=_ticket, help="issue number (34, #34) or tracker id (PROJ-12)")
+    put.add_argument("--title", required=True, type=_title, help="the ticket's title (stored as data)")
+    put.add_argument("--map", type=_map, help="the map issue number, or 'none' for a whiteboard ticket")
+    put.add_argument("--url", type=_url, help="the ticket's URL (default: the GitHub issue of the origin remote)")
+    put.add_argument("--step", type=_step, help=f"the step (default for a new ticket: {DEFAULT_STEP})")
+    put.add_argument("--auto", action=argparse.BooleanOptionalAction, help="an autonomous run (default: off)")
+    put.set_defaults(run=_run_set)
+
+    step = actions.add_parser("step", parents=[common], help="move this session's ticket to another step")
+    step.add_argument("step", type=_step, help="the new step, e.g. plan, execute, verify")
+    step.set_defaults(run=_run_step)
+
+    for name, text in (("pause", "checkpoint the ticket: paused until resumed"), ("resume", "resume the ticket")):
+        actions.add_parser(name, parents=[common], help=text).set_defaults(run=_run_pause_or_resume)
+    actions.add_parser("adopt", parents=[common], help="claim an orphaned state for this session").set_defaults(
+        run=_run_adopt
+    )
+    actions.add_parser("clear", parents=[common], help="remove the work state (no ticket in play)").set_defaults(
+        run=_run_clear
+    )
+    show = actions.add_parser("show", parents=[common], help="print the live work state")
+    show.add_argument("--json", action="store_true", help="print the path, orphaned flag and stored file as JSON")
+    show.set_defaults(run=_run_show)

@@ -1,0 +1,141 @@
+"""The task block, rendered purely from tasks already read from Claude Code's task store.
+
+Claude Code does not re-inject TaskCreate/TaskUpdate tasks after compaction, so the SessionStart block carries
+the open ones. Everything here is budgeted in UTF-8 bytes and nothing a task file holds can start a line:
+subjects and descriptions are flattened with ``one_line``, ids are digits we parsed ourselves, and statuses
+come from a fixed set.
+"""
+
+from __future__ import annotations
+
+from session_workflow.parts import PreparedPart
+from session_workflow.textutil import cut_utf8, one_line, utf8_len
+
+HEADER_EXACT = "STRUCTURED TASK LIST (compact-proof, from disk — source of truth; TaskUpdate to change):"
+HEADER_RECOVERED = (
+    "STRUCTURED TASK LIST (compact-proof, recovered from {session} — source of truth; TaskUpdate to change):"
+)
+FALLBACK_HINT = (
+    "STRUCTURED TASK LIST: your TaskCreate/TaskUpdate tasks persist on disk across compaction — call TaskList to"
+    " see current open tasks; do NOT assume they were lost."
+)
+
+CAP_BYTES = 4096
+MAX_TASKS = 40
+SUBJECT_BYTES = 160
+DESCRIPTION_BYTES = 300
+# A task blocked by more than this many open tasks shows the first ones and a count of the rest.
+MAX_BLOCKERS_SHOWN = 8
+
+OPEN_STATUSES = ("in_progress", "pending")
+
+
+class Task:
+    """One valid task file: its numeric id (the file name), status, text, open blockers and file mtime."""
+
+    __slots__ = ("blocked_by", "description", "id", "mtime", "status", "subject")
+
+    def __init__(
+        self, task_id: int, status: str, subject: str, description: str, blocked_by: list[str], mtime: float
+    ) -> None:
+        self.id = task_id
+        self.status = status
+        self.subject = subject
+        self.description = description
+        self.blocked_by = blocked_by
+        self.mtime = mtime
+
+
+def blocked_suffix(blocked_by: list[str]) -> str:
+    """`` (blocked by #a,#b)``, or nothing; the ids are digit strings checked by the reader."""
+    if not blocked_by:
+        return ""
+    shown = ",".join("#" + blocker for blocker in blocked_by[:MAX_BLOCKERS_SHOWN])
+    rest = len(blocked_by) - MAX_BLOCKERS_SHOWN
+    return f" (blocked by {shown}{f' and {rest} more' if rest > 0 else ''})"
+
+
+def task_entry(task: Task) -> str:
+    """The task's line, plus its ``  description:`` line when it is in progress and has one."""
+    subject = cut_utf8(one_line(task.subject), SUBJECT_BYTES)
+    line = f"#{task.id} [{task.status}]" + (" " + subject if subject else "") + blocked_suffix(task.blocked_by)
+    if task.status == "in_progress":
+        description = cut_utf8(one_line(task.description), DESCRIPTION_BYTES)
+        if description:
+            line += "\n  description: " + description
+    return line
+
+
+def overflow_line(omitted: int, unread: int) -> str:
+    """The closing line that keeps a cut honest: how many open tasks are not shown, and files not read."""
+    if unread and omitted:
+        return f"…{omitted} more, and {unread} older task files not read: call TaskList"
+    if unread:
+        return f"…{unread} older task files not read: call TaskList"
+    return f"…{omitted} more: call TaskList"
+
+
+def priority(task: Task) -> tuple[int, float, int]:
+    """Sort key for selection: in progress first, then newest file first (newest id on a tie)."""
+    return (0 if task.status == "in_progress" else 1, -task.mtime, -task.id)
+
+
+def render_block(header: str, tasks: list[Task], unread: int, budget: int) -> str:
+    """Header, the open tasks that fit (at most 40, by priority), and the overflow line; ≤ ``budget`` bytes.
+
+    The overflow line's bytes are reserved before a task is accepted whenever some task may still be left out,
+    so the exact omitted count always fits. Returns "" when not even the header and that line fit.
+    """
+    candidates = sorted((task for task in tasks if task.status in OPEN_STATUSES), key=priority)
+    reserve = 1 + utf8_len(overflow_line(len(candidates), unread))
+    used = utf8_len(header)
+    if used + reserve > budget:
+        return ""
+    accepted: list[tuple[Task, str]] = []
+    skipped = bool(unread)
+    for index, task in enumerate(candidates):
+        if len(accepted) == MAX_TASKS:
+            break
+        entry = task_entry(task)
+        cost = 1 + utf8_len(entry)
+        more_may_follow = skipped or index < len(candidates) - 1
+        if used + cost + (reserve if more_may_follow else 0) <= budget:
+            accepted.append((task, entry))
+            used += cost
+        else:
+            skipped = True
+    accepted.sort(key=lambda pair: (pair[0].status != "in_progress", pair[0].id))
+    lines = [header, *(entry for _task, entry in accepted)]
+    omitted = len(candidates) - len(accepted)
+    if omitted or unread:
+        lines.append(overflow_line(omitted, unread))
+    return "\n".join(lines)
+
+
+class TaskListPart(PreparedPart):
+    """The open tasks of one task list, under the exact or the recovered header."""
+
+    name = "tasks"
+    cap = CAP_BYTES
+
+    def __init__(self, header: str, tasks: list[Task], unread: int) -> None:
+        self.header = header
+        self.tasks = tasks
+        self.unread = unread
+        self.open_count = sum(1 for task in tasks if task.status in OPEN_STATUSES)
+        self.floor = utf8_len(header) + 1 + utf8_len(overflow_line(self.open_count, unread))
+
+    def render(self, budget: int) -> str:
+        return render_block(self.header, self.tasks, self.unread, min(budget, self.cap))
+
+
+class TaskHintPart(PreparedPart):
+    """The fallback hint: tasks may exist but could not be read safely, so point at TaskList."""
+
+    name = "tasks"
+    cap = utf8_len(FALLBACK_HINT)
+    floor = cap
+    open_count = 0
+
+    def render(self, budget: int) -> str:
+        return FALLBACK_HINT if budget >= self.cap else ""

@@ -1,0 +1,343 @@
+"""The work state on the hook path: find and read the state file, decide ownership, and remember per session
+which snapshot our hooks last delivered.
+
+Hot path: bounded reads, no locks (the writer replaces the file atomically, so a read sees the old or the new
+state), no platformdirs unless there is no project dir or no CLAUDE_PLUGIN_DATA. A state owned by another
+session is orphaned here and yields nothing, as does an absent or untrustworthy one.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+
+from session_workflow.boundedio import read_prefix, read_text_prefix
+from session_workflow.parts import PreparedPart
+from session_workflow.textutil import utf8_len
+from session_workflow.workstate_section import (
+    MAX_SECTION_BYTES,
+    STATE_RELPATH,
+    WorkState,
+    parse_state,
+    repo_slug,
+    section,
+    snapshot_key,
+)
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from session_workflow.context import HookContext
+
+APP_NAME = "session-workflow"
+PLUGIN_DATA_ENV = "CLAUDE_PLUGIN_DATA"
+# The writer's files are a few hundred bytes; a larger one is not ours to trust (the mod applies the same bound).
+MAX_STATE_BYTES = 64 * 1024
+MAX_GIT_FILE_BYTES = 64 * 1024
+MAX_ANCESTORS = 64
+RECORDS_FOLDER = "work-state-delivered"
+# A key is ASCII JSON of at most a state file's fields, each character escaped to at most six bytes.
+MAX_RECORD_BYTES = 6 * MAX_STATE_BYTES
+MAX_SESSION_ID_CHARS = 4096
+RECORD_MAX_AGE_SECONDS = 30 * 24 * 3600
+MAX_RECORDS_SCANNED = 4096
+
+_UNSAFE_NAME = re.compile(r"[^A-Za-z0-9_-]")
+_CONFIG_SECTION = re.compile(r'\s*\[\s*([A-Za-z0-9.-]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\]')
+_CONFIG_URL = re.compile(r"\s*url\s*=(.*)", re.IGNORECASE)
+
+
+def state_path(project_dir: str) -> str:
+    return os.path.join(project_dir, *STATE_RELPATH.split("/"))
+
+
+def user_state_dir() -> str | None:
+    """The user-level state dir (platformdirs, imported only here); None where platformdirs is not importable,
+    as on the hooks' ``python3 -I -S`` path."""
+    try:
+        import platformdirs
+    except ImportError:
+        return None
+    return platformdirs.user_state_dir(APP_NAME)
+
+
+def fallback_state_path() -> str | None:
+    """Where the state lives when there is no project dir at all."""
+    folder = user_state_dir()
+    return os.path.join(folder, "work-state.json") if folder else None
+
+
+class LoadedState:
+    """A trusted state read from ``path``, with the section text and key the writer stored beside it."""
+
+    __slots__ = ("path", "project_dir", "state", "stored_key", "stored_text")
+
+    def __init__(
+        self, path: str, project_dir: str | None, state: WorkState, stored_key: str | None, stored_text: str | None
+    ) -> None:
+        self.path = path
+        self.project_dir = project_dir
+        self.state = state
+        self.stored_key = stored_key
+        self.stored_text = stored_text
+
+
+def decode(data: bytes) -> tuple[WorkState, str | None, str | None] | None:
+    """(state, stored key, stored section text) from a state file's bytes; None unless it is a valid state.
+
+    A stored section that is malformed, blank or over the byte bound is ignored (the reader rebuilds it).
+    """
+    if len(data) > MAX_STATE_BYTES:
+        return None
+    try:
+        document = json.loads(data)
+    except (ValueError, RecursionError):
+        return None
+    state = parse_state(document)
+    if state is None:
+        return None
+    stored = document.get("section")
+    key = stored.get("key") if isinstance(stored, dict) else None
+    text = stored.get("text") if isinstance(stored, dict) else None
+    if not (isinstance(key, str) and key and isinstance(text, str) and text.strip()):
+        return state, None, None
+    if utf8_len(text) > MAX_SECTION_BYTES:
+        return state, None, None
+    return state, key, text
+
+
+def load(path: str, project_dir: str | None) -> LoadedState | None:
+    """Read one state file, bounded; None when it is absent, not a regular file, too large or invalid."""
+    read = read_prefix(path, MAX_STATE_BYTES + 1)
+    if read is None:
+        return None
+    decoded = decode(read[0])
+    if decoded is None:
+        return None
+    return LoadedState(path, project_dir, *decoded)
+
+
+def _candidates(ctx: HookContext) -> list[tuple[str, str | None]]:
+    dirs = ctx.project_dirs()
+    if dirs:
+        return [(state_path(folder), folder) for folder in dirs]
+    fallback = fallback_state_path()
+    return [(fallback, None)] if fallback else []
+
+
+def owned_state(ctx: HookContext) -> LoadedState | None:
+    """The first state, in ``ctx.project_dirs()`` order, that this session owns; others are orphaned here."""
+    if not ctx.session_id:
+        return None
+    for path, project_dir in _candidates(ctx):
+        loaded = load(path, project_dir)
+        if loaded is not None and loaded.state.session == ctx.session_id:
+            return loaded
+    return None
+
+
+def section_text(loaded: LoadedState) -> str | None:
+    """The stored section when its key still matches the state, else a fresh build (the slug read from git)."""
+    if loaded.stored_text is not None and loaded.stored_key == snapshot_key(loaded.state, False):
+        return loaded.stored_text
+    slug = origin_slug(loaded.project_dir) if loaded.project_dir else None
+    return section(loaded.state, False, slug)
+
+
+def _git_dir_of(folder: str) -> str | None:
+    """The git dir of a work tree root: ``.git`` itself, or where a ``gitdir:`` file (worktree, submodule) points."""
+    dot_git = os.path.join(folder, ".git")
+    if os.path.isdir(dot_git):
+        return dot_git
+    read = read_text_prefix(dot_git, MAX_GIT_FILE_BYTES)
+    if read is None or not read[0].startswith("gitdir:"):
+        return None
+    target = read[0][len("gitdir:") :].strip()
+    return os.path.normpath(os.path.join(folder, target)) if target else None
+
+
+def git_config_path(start: str) -> str | None:
+    """The config file of the repository holding ``start`` (a linked worktree's shared one via ``commondir``)."""
+    folder = os.path.abspath(start)
+    for _ in range(MAX_ANCESTORS):
+        if os.path.lexists(os.path.join(folder, ".git")):
+            git_dir = _git_dir_of(folder)
+            if git_dir is None:
+                return None
+            common = read_text_prefix(os.path.join(git_dir, "commondir"), MAX_GIT_FILE_BYTES)
+            if common is not None and common[0].strip():
+                git_dir = os.path.normpath(os.path.join(git_dir, common[0].strip()))
+            return os.path.join(git_dir, "config")
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return None
+        folder = parent
+    return None
+
+
+def _config_value(raw: str) -> str:
+    """A git config value: quotes removed, a ``#``/``;`` comment outside quotes dropped, outer blanks trimmed."""
+    chars: list[str] = []
+    quoted = False
+    escaped = False
+    for char in raw:
+        if escaped:
+            chars.append(char)
+            escaped = False
+        elif char == "\\":
+            escaped = True
+        elif char == '"':
+            quoted = not quoted
+        elif char in "#;" and not quoted:
+            break
+        else:
+            chars.append(char)
+    return "".join(chars).strip()
+
+
+def origin_url(config_text: str) -> str | None:
+    """The first ``url`` of ``[remote "origin"]`` in a git config's text."""
+    in_origin = False
+    for line in config_text.splitlines():
+        header = _CONFIG_SECTION.match(line)
+        if header is not None:
+            in_origin = header.group(1).lower() == "remote" and header.group(2) == "origin"
+            continue
+        entry = _CONFIG_URL.match(line) if in_origin else None
+        if entry is not None:
+            return _config_value(entry.group(1))
+    return None
+
+
+def origin_slug(project_dir: str) -> str | None:
+    """``owner/name`` of the project's GitHub origin, read from the git config without a subprocess; None on
+    any failure (the section then goes without links)."""
+    config = git_config_path(project_dir)
+    read = read_text_prefix(config, MAX_GIT_FILE_BYTES) if config else None
+    return repo_slug(origin_url(read[0])) if read else None
+
+
+def _fnv1a64(text: str) -> int:
+    value = 0xCBF29CE484222325
+    for byte in text.encode("utf-8", "surrogatepass"):
+        value = ((value ^ byte) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
+    return value
+
+
+def record_name(session_id: str) -> str:
+    """A file name for a session id: itself when already safe, else a sanitised prefix plus a hash (no clashes)."""
+    safe = _UNSAFE_NAME.sub("-", session_id)
+    if safe != session_id or len(safe) > 100:
+        safe = f"{safe[:64]}-{_fnv1a64(session_id):016x}"
+    return f"{safe}.key"
+
+
+def _unlink_quietly(path: str) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        return
+
+
+class DeliveryRecord:
+    """The snapshot key our hooks last delivered in one session: one small file, replaced whole (no lock)."""
+
+    __slots__ = ("folder", "now", "path")
+
+    def __init__(self, folder: str, name: str, now: float) -> None:
+        self.folder = folder
+        self.path = os.path.join(folder, name)
+        self.now = now
+
+    @classmethod
+    def for_session(cls, ctx: HookContext) -> DeliveryRecord | None:
+        """Under CLAUDE_PLUGIN_DATA, else the user state dir; None without a usable session id or location."""
+        if not ctx.session_id or len(ctx.session_id) > MAX_SESSION_ID_CHARS:
+            return None
+        base = ctx.env.get(PLUGIN_DATA_ENV)
+        if not base or not os.path.isabs(base):
+            base = user_state_dir()
+        if not base:
+            return None
+        return cls(os.path.join(base, RECORDS_FOLDER), record_name(ctx.session_id), ctx.now)
+
+    def holds(self, key: str) -> bool:
+        read = read_prefix(self.path, MAX_RECORD_BYTES)
+        return read is not None and read[0] == key.encode("ascii")
+
+    def store(self, key: str) -> None:
+        """Record ``key`` (temp file + os.replace, so a reader never sees half of it), then prune old records."""
+        temp = f"{self.path}.{os.getpid()}.tmp"
+        try:
+            os.makedirs(self.folder, mode=0o700, exist_ok=True)
+            fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0), 0o600)
+            try:
+                os.write(fd, key.encode("ascii"))
+            finally:
+                os.close(fd)
+            os.replace(temp, self.path)
+        except OSError:
+            _unlink_quietly(temp)
+            return
+        self._prune()
+
+    def forget(self) -> None:
+        """Drop the record, so the next prompt delivers the section again."""
+        _unlink_quietly(self.path)
+
+    def _prune(self) -> None:
+        """Remove records (and a killed hook's temp files) untouched for a month: sessions leave one file each."""
+        try:
+            with os.scandir(self.folder) as entries:
+                for index, entry in enumerate(entries):
+                    if index >= MAX_RECORDS_SCANNED:
+                        break
+                    ours = entry.name.endswith((".key", ".tmp")) and entry.is_file(follow_symlinks=False)
+                    if ours and self.now - entry.stat(follow_symlinks=False).st_mtime > RECORD_MAX_AGE_SECONDS:
+                        os.unlink(entry.path)
+        except OSError:
+            return
+
+
+class WorkStatePart(PreparedPart):
+    """The section in the SessionStart block: all or nothing (it is small and its lines depend on each other)."""
+
+    name = "work state"
+    cap = MAX_SECTION_BYTES
+
+    def __init__(self, text: str, key: str, record: DeliveryRecord | None) -> None:
+        self.text = text
+        self.key = key
+        self.record = record
+        self.floor = utf8_len(text)
+        self.placed = False
+
+    def render(self, budget: int) -> str:
+        """The section when it fits the budget (UTF-8 bytes, never fewer than UTF-16 units), else nothing."""
+        self.placed = self.floor <= budget
+        return self.text if self.placed else ""
+
+    def after_emit(self, emitted: bool) -> None:
+        """Reset the per-session record: the block carried this snapshot, or the next prompt must deliver it."""
+        if self.record is None:
+            return
+        if emitted and self.placed:
+            self.record.store(self.key)
+        else:
+            self.record.forget()
+
+
+def prepare(ctx: HookContext) -> PreparedPart | None:
+    """The work-state part for SessionStart; None (and the delivery record reset) when no owned state exists.
+
+    The reset happens here because a part that says nothing gets no ``after_emit``: a new context without the
+    section must let the next prompt deliver it, even if the same snapshot returns (adopted back, say).
+    """
+    record = DeliveryRecord.for_session(ctx)
+    loaded = owned_state(ctx)
+    text = section_text(loaded) if loaded is not None else None
+    if loaded is None or not text:
+        if record is not None:
+            record.forget()
+        return None
+    return WorkStatePart(text, snapshot_key(loaded.state, False), record)

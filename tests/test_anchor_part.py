@@ -1,0 +1,596 @@
+"""The anchor part: discovery, ranking, tiers, the start-dir choice, the block texts, telemetry, bad input.
+
+Golden blocks live in tests/golden/anchor/; regenerate with SESSION_WORKFLOW_UPDATE_GOLDEN=1 after a deliberate
+wording change and review the diff.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from session_workflow import anchor_part, boundedio, compose
+from session_workflow.anchor import AnchorText, cursor_index, split_sections
+from session_workflow.anchor_part import (
+    CAP,
+    HEAD_READ_BYTES,
+    LOG_MAX_BYTES,
+    POINTER_LIMIT,
+    AnchorBlock,
+    Candidate,
+    append_log,
+    injected_anchor,
+    list_open,
+    precompact_facts,
+    prepare,
+    scan_dir,
+)
+from session_workflow.context import HookContext
+from session_workflow.textutil import utf16_len
+
+REPO = Path(__file__).resolve().parents[1]
+GOLDEN = REPO / "tests" / "golden" / "anchor"
+NOW = 2_000_000_000.0
+HOUR = 3600.0
+
+LIVE_ANCHOR = """---
+format: anchor/v1
+date: 2033-05-18
+task: Migrate the billing service
+step: 7
+---
+# Migrate the billing service
+
+## Mission
+Move billing off the legacy queue. U1: "never touch the prod database by hand".
+
+## Cursor
+- Step 7: ported the invoice consumer
+- Next action: port the refund consumer (verify `pytest tests/billing` is green first)
+
+## Resume steps
+1. Read {path}
+2. `git -C {root} log --oneline -10`
+
+## Invariants
+- Python 3.9; no new dependencies.
+
+## Last-known-good
+- commit 1a2b3c4 on branch billing-migration
+
+<!-- anchor:tail -->
+## Decisions log
+- 2033-05-17: kept the old retry policy (U1).
+"""
+
+
+def write_anchor(project: Path, name: str, text: str, age: float) -> Path:
+    folder = project / ".claude" / "anchors"
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / name
+    path.write_text(text.replace("{path}", str(path)).replace("{root}", str(project)), encoding="utf-8")
+    os.utime(path, (NOW - age, NOW - age))
+    return path
+
+
+def live(title: str, cursor: str = "- Next action: do it") -> str:
+    return f"---\nformat: anchor/v1\n---\n# {title}\n\n## Cursor\n{cursor}\n"
+
+
+def make_ctx(
+    cwd: Path | str | None,
+    source: str = "compact",
+    transcript: Path | None = None,
+    now: float = NOW,
+    event: str = "SessionStart",
+) -> HookContext:
+    payload: dict[str, object] = {
+        "hook_event_name": event,
+        "source": source,
+        "session_id": "sess-1",
+        "cwd": str(cwd) if cwd is not None else None,
+        "transcript_path": str(transcript) if transcript else "/nonexistent/t.jsonl",
+    }
+    return HookContext.from_payload(payload, {}, now)
+
+
+def transcript_from(tmp_path: Path, start: Path) -> Path:
+    path = tmp_path / "transcript.jsonl"
+    path.write_text("garbage\n" + json.dumps({"type": "user", "cwd": str(start)}) + "\n", encoding="utf-8")
+    return path
+
+
+def rendered(ctx: HookContext, budget: int = CAP) -> str:
+    part = prepare(ctx)
+    assert part is not None
+    text = part.render(budget)
+    assert utf16_len(text) <= budget
+    return text
+
+
+def assert_golden(name: str, text: str, tmp_path: Path) -> None:
+    text = text.replace(str(tmp_path), "<TMP>")
+    path = GOLDEN / f"{name}.txt"
+    if os.environ.get("SESSION_WORKFLOW_UPDATE_GOLDEN") == "1":
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    assert text == path.read_text(encoding="utf-8")
+
+
+# --- golden blocks ---------------------------------------------------------------------------------------------
+
+
+def test_golden_full_alone(tmp_path: Path) -> None:
+    write_anchor(tmp_path, "2033-05-18-billing.md", LIVE_ANCHOR, 2 * HOUR)
+    assert_golden("full_alone", rendered(make_ctx(tmp_path)), tmp_path)
+
+
+def test_golden_full_startup_with_others(tmp_path: Path) -> None:
+    write_anchor(tmp_path, "2033-05-18-billing.md", LIVE_ANCHOR, 1 * HOUR)
+    write_anchor(tmp_path, "newer-parked.md", "---\nformat: anchor/v1\nparked: waiting\n---\n# P\n", 0)
+    write_anchor(tmp_path, "done.md", live("Done one") + "Status: landed on main\n", 0.5 * HOUR)
+    write_anchor(tmp_path, "notes.md", "# Just notes\n", 0.2 * HOUR)
+    write_anchor(tmp_path, "older-live.md", live("Older"), 3 * HOUR)
+    assert_golden("full_startup_others", rendered(make_ctx(tmp_path, source="startup")), tmp_path)
+
+
+def test_golden_full_over_budget_names_dropped_and_reserves_cursor(tmp_path: Path) -> None:
+    write_anchor(tmp_path, "2033-05-18-billing.md", LIVE_ANCHOR, 2 * HOUR)
+    text = rendered(make_ctx(tmp_path), 700)
+    assert "- Next action: port the refund consumer" in text
+    assert_golden("full_budget_700", text, tmp_path)
+
+
+def test_golden_full_cursor_cut_and_floor(tmp_path: Path) -> None:
+    long_cursor = "\n".join(f"- Step {n}: did thing number {n}" for n in range(60, 0, -1))
+    write_anchor(tmp_path, "big.md", live("Big", long_cursor) + "## Later\nx\n", HOUR)
+    part = prepare(make_ctx(tmp_path))
+    assert part is not None
+    assert_golden("full_cursor_cut", part.render(900), tmp_path)
+    floor = part.render(part.floor)
+    assert utf16_len(floor) == part.floor
+    assert part.render(part.floor - 1) == ""
+    assert_golden("full_floor", floor, tmp_path)
+
+
+def test_golden_pointer(tmp_path: Path) -> None:
+    write_anchor(tmp_path, "2033-05-18-billing.md", LIVE_ANCHOR, 30 * HOUR)
+    text = rendered(make_ctx(tmp_path))
+    assert len(text) < POINTER_LIMIT
+    assert_golden("pointer_alone", text, tmp_path)
+
+
+def test_golden_pointer_with_others(tmp_path: Path) -> None:
+    write_anchor(tmp_path, "2033-05-18-billing.md", LIVE_ANCHOR, 30 * HOUR)
+    write_anchor(tmp_path, "done.md", live("Done") + "**Status:** merged\n", 40 * HOUR)
+    for n in range(6):
+        write_anchor(tmp_path, f"junk{n}.md", f"# Junk {n}\n", 50 * HOUR + n)
+    text = rendered(make_ctx(tmp_path, source="resume"))
+    assert len(text) < POINTER_LIMIT
+    assert_golden("pointer_others", text, tmp_path)
+
+
+def test_golden_parked(tmp_path: Path) -> None:
+    text = LIVE_ANCHOR.replace("step: 7\n", 'step: 7\nparked: "waiting for the DBA to approve the migration"\n')
+    write_anchor(tmp_path, "2033-05-18-billing.md", text, 50 * HOUR)
+    assert_golden("parked_alone", rendered(make_ctx(tmp_path, source="clear")), tmp_path)
+
+
+def test_golden_parked_with_others(tmp_path: Path) -> None:
+    text = LIVE_ANCHOR.replace("step: 7\n", "step: 7\nparked: holiday\n")
+    write_anchor(tmp_path, "a.md", text, HOUR)
+    write_anchor(tmp_path, "b.md", "---\nformat: anchor/v1\nparked: later\n---\n# B\n", 2 * HOUR)
+    assert_golden("parked_others", rendered(make_ctx(tmp_path)), tmp_path)
+
+
+def test_golden_cwd_move_start_dir_chosen(tmp_path: Path) -> None:
+    start, cwd = tmp_path / "proj", tmp_path / "elsewhere"
+    write_anchor(start, "2033-05-18-billing.md", LIVE_ANCHOR, HOUR)
+    write_anchor(cwd, "other.md", live("Other track"), 0)
+    write_anchor(cwd, "other2.md", live("Other track 2"), 0)
+    ctx = make_ctx(cwd, transcript=transcript_from(tmp_path, start))
+    assert_golden("full_cwd_move", rendered(ctx), tmp_path)
+
+
+def test_golden_cwd_move_cwd_chosen_pointer(tmp_path: Path) -> None:
+    start, cwd = tmp_path / "proj", tmp_path / "elsewhere"
+    start.mkdir()
+    write_anchor(cwd, "2033-05-18-billing.md", LIVE_ANCHOR, 25 * HOUR)
+    ctx = make_ctx(cwd, transcript=transcript_from(tmp_path, start))
+    assert_golden("pointer_cwd_move", rendered(ctx), tmp_path)
+
+
+def test_golden_done_chosen_when_nothing_better(tmp_path: Path) -> None:
+    write_anchor(tmp_path, "x.md", live("Finished run", "- Shipped v2") + "Status: done\n", HOUR)
+    assert_golden("full_done_only", rendered(make_ctx(tmp_path)), tmp_path)
+
+
+# --- discovery and ranking -------------------------------------------------------------------------------------
+
+
+def test_discovery_skips_closed_hidden_non_regular_and_broken_links(tmp_path: Path) -> None:
+    folder = tmp_path / ".claude" / "anchors"
+    write_anchor(tmp_path, "real.md", live("Real"), 0)
+    write_anchor(tmp_path, "gone.closed.md", live("Closed"), 0)
+    write_anchor(tmp_path, ".hidden.md", live("Hidden"), 0)
+    (folder / "notes.txt").write_text("x")
+    (folder / "dir.md").mkdir()
+    os.mkfifo(folder / "fifo.md")
+    (folder / "zero.md").symlink_to("/dev/zero")
+    (folder / "loop.md").symlink_to(folder / "loop.md")
+    (folder / "dangling.md").symlink_to(folder / "missing")
+    (folder / "link.md").symlink_to(folder / "real.md")
+    assert sorted(c.name for c in list_open(str(folder))) == ["link.md", "real.md"]
+
+
+def test_no_anchor_dir_or_no_open_anchor_means_nothing(tmp_path: Path) -> None:
+    assert prepare(make_ctx(tmp_path)) is None
+    write_anchor(tmp_path, "a.closed.md", live("A"), 0)
+    assert prepare(make_ctx(tmp_path)) is None
+    assert prepare(make_ctx(None)) is None
+    assert prepare(make_ctx("relative/dir")) is None
+
+
+def test_ranking_kind_before_age_and_newest_within_kind(tmp_path: Path) -> None:
+    write_anchor(tmp_path, "notanchor.md", "# Notes\n", 0)
+    write_anchor(tmp_path, "done.md", live("D") + "Status: done\n", 1)
+    write_anchor(tmp_path, "parked.md", "---\nformat: anchor/v1\nparked: x\n---\n", 2)
+    write_anchor(tmp_path, "live-old.md", live("Old"), 4)
+    write_anchor(tmp_path, "live-new.md", live("New"), 3)
+    write_anchor(tmp_path, "b-tie.md", live("Tie"), 10)
+    write_anchor(tmp_path, "a-tie.md", live("Tie"), 10)
+    scan = scan_dir(str(tmp_path))
+    assert scan is not None
+    names = [c.name for c in scan.ranked]
+    assert names == ["live-new.md", "live-old.md", "a-tie.md", "b-tie.md", "parked.md", "done.md", "notanchor.md"]
+    chosen = injected_anchor(str(tmp_path))
+    assert chosen is not None and chosen.name == "live-new.md"
+
+
+def test_something_is_always_chosen(tmp_path: Path) -> None:
+    write_anchor(tmp_path, "plain.md", "just text, no headings\n", 0)
+    text = rendered(make_ctx(tmp_path))
+    assert "just text, no headings" in text
+    assert "no `format: anchor/…` frontmatter" in text
+
+
+def test_vanished_between_listing_and_reading(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    write_anchor(tmp_path, "a.md", live("A"), 0)
+    write_anchor(tmp_path, "b.md", live("B"), 1)
+    real = boundedio.read_prefix
+
+    def flaky(path: str, max_bytes: int) -> tuple[bytes, int] | None:
+        return None if path.endswith("a.md") else real(path, max_bytes)
+
+    monkeypatch.setattr(anchor_part, "read_prefix", flaky)
+    text = rendered(make_ctx(tmp_path))
+    assert "b.md" in text and "a.md" not in text
+
+
+# --- tiers -----------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("source", "age", "expected"),
+    [
+        ("startup", 6 * HOUR, "## Control anchor"),
+        ("startup", 6 * HOUR + 1, None),
+        ("compact", 24 * HOUR, "## Control anchor"),
+        ("compact", 24 * HOUR + 1, "## Stale control anchor (untouched for 24h)"),
+        ("resume", 100 * HOUR, "## Stale control anchor (untouched for 100h)"),
+        ("clear", 7 * HOUR, "## Control anchor"),
+        ("compact", -50.0, "## Control anchor"),
+    ],
+)
+def test_tier_boundaries_through_prepare(tmp_path: Path, source: str, age: float, expected: str | None) -> None:
+    write_anchor(tmp_path, "a.md", live("A"), age)
+    part = prepare(make_ctx(tmp_path, source=source))
+    if expected is None:
+        assert part is None
+    else:
+        assert part is not None
+        assert part.render(CAP).startswith(expected)
+
+
+def test_startup_chooses_among_fresh_anchors_only(tmp_path: Path) -> None:
+    write_anchor(tmp_path, "stale-live.md", live("Stale"), 7 * HOUR)
+    write_anchor(tmp_path, "fresh-parked.md", "---\nformat: anchor/v1\nparked: lunch\n---\n# Fresh\n", 5 * HOUR)
+    text = rendered(make_ctx(tmp_path, source="startup"))
+    assert text.startswith("## Parked control anchor:") and "fresh-parked.md" in text
+    assert "Other open anchors here: stale-live.md." in text
+    assert rendered(make_ctx(tmp_path, source="compact")).startswith("## Control anchor:")
+
+
+def test_startup_ignores_start_dir(tmp_path: Path) -> None:
+    start, cwd = tmp_path / "proj", tmp_path / "cwd"
+    cwd.mkdir()
+    write_anchor(start, "a.md", live("A"), 0)
+    assert prepare(make_ctx(cwd, source="startup", transcript=transcript_from(tmp_path, start))) is None
+    assert prepare(make_ctx(cwd, source="resume", transcript=transcript_from(tmp_path, start))) is not None
+
+
+def test_start_dir_without_anchor_falls_back_to_cwd_and_says_so(tmp_path: Path) -> None:
+    start, cwd = tmp_path / "proj", tmp_path / "cwd"
+    start.mkdir()
+    write_anchor(cwd, "a.md", live("A"), 0)
+    text = rendered(make_ctx(cwd, transcript=transcript_from(tmp_path, start)))
+    assert f"This session started in {start}; its cwd is now {cwd}." in text
+    assert f"{start} has no open anchor." in text
+
+
+@pytest.mark.parametrize("kind", ["directory", "missing", "fifo"])
+def test_bad_transcript_path_falls_back_to_cwd(tmp_path: Path, kind: str) -> None:
+    write_anchor(tmp_path, "a.md", live("A"), 0)
+    transcript = tmp_path / "t"
+    if kind == "directory":
+        transcript.mkdir()
+    elif kind == "fifo":
+        os.mkfifo(transcript)
+    text = rendered(make_ctx(tmp_path, transcript=transcript))
+    assert "started in" not in text and "a.md" in text
+
+
+# --- fitting within the block ----------------------------------------------------------------------------------
+
+
+def test_every_budget_from_floor_to_cap_is_respected_and_cursor_survives(tmp_path: Path) -> None:
+    body = "".join(f"## Section {n}\n" + "lorem ipsum 😀 " * 20 + "\n" for n in range(20))
+    cursor = "- Next action: the one line that must survive\n- Step 2: second line\n- Step 1: third line"
+    write_anchor(tmp_path, "a.md", live("A", cursor) + body, HOUR)
+    write_anchor(tmp_path, "b.md", live("B"), 2 * HOUR)
+    part = prepare(make_ctx(tmp_path))
+    assert part is not None
+    whole_from = 0
+    for budget in range(part.floor, CAP + 1, 7):
+        text = part.render(budget)
+        assert text and utf16_len(text) <= budget
+        assert "- Next action: the one line that must survive" in text
+        if f"## Cursor\n{cursor}\n" not in text:
+            whole_from = budget + 1
+    assert whole_from < 900
+
+
+def test_dropped_sections_are_named_in_the_block(tmp_path: Path) -> None:
+    body = "".join(f"## Part {n}\n" + "x" * 400 + "\n" for n in range(30))
+    write_anchor(tmp_path, "a.md", live("A") + body, HOUR)
+    text = rendered(make_ctx(tmp_path), 4000)
+    shown = [n for n in range(30) if f"## Part {n}\n" in text]
+    missing = [n for n in range(30) if n not in shown]
+    assert shown == list(range(len(shown))) and missing
+    note = text.split("Not shown for space (read them in the file): ", 1)[1]
+    named = [n for n in missing if f"Part {n}," in note or f"Part {n} and" in note or f"Part {n}." in note]
+    assert named == missing[: len(named)]
+    assert f"and {len(missing) - len(named)} more section(s)" in note or len(named) == len(missing)
+    assert 'The cursor section "Cursor" was reserved and is shown whole.' in text
+
+
+def test_ten_thousand_headings_stay_bounded(tmp_path: Path) -> None:
+    body = "".join(f"## H{n}\n" for n in range(10_000))
+    write_anchor(tmp_path, "a.md", live("A") + body, HOUR)
+    for budget in (CAP, 2000, 600):
+        text = rendered(make_ctx(tmp_path), budget)
+        assert "- Next action: do it" in text
+
+
+_anchor_line = st.one_of(
+    st.sampled_from(["## Cursor", "# Title", "## Mission", "```", "---", "<!-- anchor:tail -->", "", "Status: done"]),
+    st.text(st.characters(codec="utf-8"), max_size=40).map(lambda s: s.replace("\n", " ")),
+    st.builds(lambda n, t: "#" * n + " " + t, st.integers(1, 6), st.text("abc😀é ", max_size=12)),
+)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(lines=st.lists(_anchor_line, max_size=60), budget=st.integers(0, CAP), age=st.sampled_from([0.0, 30 * HOUR]))
+def test_block_properties(tmp_path: Path, lines: list[str], budget: int, age: float) -> None:
+    anchor = AnchorText("\n".join(lines))
+    candidate = Candidate(str(tmp_path / "x.md"), NOW - age)
+    candidate.anchor = anchor
+    tier = "full" if age == 0 else "pointer"
+    block = AnchorBlock(candidate, anchor, tier, "compact", age, [], 0, None)
+    text = block.render(budget)
+    assert utf16_len(text) <= budget
+    text.encode("utf-8")
+    if budget >= utf16_len(block.floor_text()):
+        assert text
+    if tier != "full":
+        assert len(text) < POINTER_LIMIT
+        return
+    _text, fit = block.render_full(budget)
+    if fit is None:
+        return
+    sections = anchor.sections
+    assert fit.dropped == [s.label for i, s in enumerate(sections) if i not in fit.kept]
+    cursor = cursor_index(sections)
+    if cursor is not None and block.head_room(budget) - 700 >= sections[cursor].size:
+        assert not fit.cursor_cut and cursor in fit.kept
+        assert sections[cursor].text.rstrip() in text
+    if fit.dropped:
+        assert "Not shown for space" in text
+
+
+# --- the composer contract, telemetry, .gitignore ------------------------------------------------------------
+
+
+def test_part_contract_and_dry_run_writes_nothing(tmp_path: Path) -> None:
+    write_anchor(tmp_path, "a.md", LIVE_ANCHOR, HOUR)
+    composition = compose.compose(make_ctx(tmp_path))
+    assert "Move billing off the legacy queue" in composition.text
+    assert utf16_len(composition.text) <= compose.CAP_UTF16
+    part = composition.parts[0]
+    assert (part.name, part.cap) == ("anchor", 8000)
+    assert 0 < part.floor < 500
+    folder = tmp_path / ".claude" / "anchors"
+    assert sorted(os.listdir(folder)) == ["a.md"]
+
+
+def test_after_emit_logs_and_creates_gitignore(tmp_path: Path) -> None:
+    write_anchor(tmp_path, "a.md", LIVE_ANCHOR, HOUR)
+    folder = tmp_path / ".claude" / "anchors"
+    part = prepare(make_ctx(tmp_path))
+    assert part is not None
+    part.render(CAP)
+    part.after_emit(True)
+    part.after_emit(False)
+    records = [json.loads(line) for line in (folder / "log.ndjson").read_text().splitlines()]
+    assert [r["event"] for r in records] == ["inject", "inject_failed"]
+    assert records[0] == {
+        "ts": "2033-05-18T03:33:20Z",
+        "event": "inject",
+        "source": "compact",
+        "session": "sess-1",
+        "file": "a.md",
+        "tier": "full",
+        "open_anchors": 1,
+        "dir": str(tmp_path),
+        "chars": records[0]["chars"],
+    }
+    assert records[0]["chars"] > 500
+    assert (folder / ".gitignore").read_text() == "*\n"
+
+
+def test_omitted_part_logs_omitted(tmp_path: Path) -> None:
+    write_anchor(tmp_path, "a.md", LIVE_ANCHOR, HOUR)
+    part = prepare(make_ctx(tmp_path))
+    assert part is not None
+    part.after_emit(True)
+    record = json.loads((tmp_path / ".claude" / "anchors" / "log.ndjson").read_text())
+    assert record["event"] == "omitted"
+
+
+def test_gitignore_is_create_only(tmp_path: Path) -> None:
+    write_anchor(tmp_path, "a.md", LIVE_ANCHOR, HOUR)
+    gitignore = tmp_path / ".claude" / "anchors" / ".gitignore"
+    gitignore.write_text("!keep\n")
+    part = prepare(make_ctx(tmp_path))
+    assert part is not None
+    part.render(CAP)
+    part.after_emit(True)
+    assert gitignore.read_text() == "!keep\n"
+
+
+def test_gitignore_for_both_dirs_with_open_anchors(tmp_path: Path) -> None:
+    start, cwd = tmp_path / "proj", tmp_path / "cwd"
+    write_anchor(start, "a.md", live("A"), 0)
+    write_anchor(cwd, "b.md", live("B"), 0)
+    part = prepare(make_ctx(cwd, transcript=transcript_from(tmp_path, start)))
+    assert part is not None
+    part.render(CAP)
+    part.after_emit(True)
+    assert (start / ".claude" / "anchors" / ".gitignore").exists()
+    assert (cwd / ".claude" / "anchors" / ".gitignore").exists()
+    assert not (cwd / ".claude" / "anchors" / "log.ndjson").exists()
+
+
+def test_telemetry_failure_never_raises(tmp_path: Path) -> None:
+    write_anchor(tmp_path, "a.md", LIVE_ANCHOR, HOUR)
+    (tmp_path / ".claude" / "anchors" / "log.ndjson").mkdir()
+    part = prepare(make_ctx(tmp_path))
+    assert part is not None
+    part.render(CAP)
+    part.after_emit(True)
+    assert not append_log(str(tmp_path / "missing-folder"), {"a": 1})
+
+
+def test_log_fifo_does_not_hang(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "log.ndjson")
+    assert not append_log(str(tmp_path), {"a": 1})
+
+
+def test_log_rotates_past_its_bound(tmp_path: Path) -> None:
+    log = tmp_path / "log.ndjson"
+    log.write_bytes(b"x" * (LOG_MAX_BYTES + 1))
+    assert append_log(str(tmp_path), {"event": "inject"})
+    assert (tmp_path / "log.1.ndjson").stat().st_size == LOG_MAX_BYTES + 1
+    assert log.read_text() == '{"event": "inject"}\n'
+
+
+# --- bad input -------------------------------------------------------------------------------------------------
+
+
+def test_bom_crlf_and_non_utf8(tmp_path: Path) -> None:
+    folder = tmp_path / ".claude" / "anchors"
+    folder.mkdir(parents=True)
+    raw = b"\xef\xbb\xbf---\r\nformat: anchor/v1\r\n---\r\n# T\xff\xfe\r\n## Cursor\r\n- go\x00 on\r\n"
+    raw += b"<!-- anchor:tail -->\r\nsecret tail\r\n"
+    (folder / "a.md").write_bytes(raw)
+    os.utime(folder / "a.md", (NOW, NOW))
+    text = rendered(make_ctx(tmp_path))
+    assert "\r" not in text and "\x00" not in text and "\ufeff" not in text
+    assert "# T\ufffd\ufffd\n## Cursor\n- go on\n" in text
+    assert "secret tail" not in text
+
+
+def test_huge_anchor_is_read_boundedly(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = write_anchor(tmp_path, "huge.md", live("Huge") + "## Filler\n", 0)
+    with path.open("ab") as handle:
+        handle.write(b"y" * 100 + b"\n")
+        handle.truncate(100 * 1024 * 1024)  # 100 MB, mostly a sparse hole of NULs
+    os.utime(path, (NOW, NOW))
+    reads: list[int] = []
+    real = boundedio.read_prefix
+
+    def spy(target: str, max_bytes: int) -> tuple[bytes, int] | None:
+        reads.append(max_bytes)
+        return real(target, max_bytes)
+
+    monkeypatch.setattr(anchor_part, "read_prefix", spy)
+    text = rendered(make_ctx(tmp_path))
+    assert max(reads) <= HEAD_READ_BYTES and sum(reads) <= 2 * HEAD_READ_BYTES
+    assert "- Next action: do it" in text
+    assert "The HEAD goes on past the first 64 KB, which is all that was read." in text
+
+
+def test_hook_end_to_end_subprocess(tmp_path: Path) -> None:
+    write_anchor(tmp_path, "a.md", LIVE_ANCHOR, 0)
+    os.utime(tmp_path / ".claude" / "anchors" / "a.md")  # fresh against the real clock
+    payload = {"hook_event_name": "SessionStart", "source": "compact", "session_id": "s", "cwd": str(tmp_path)}
+    result = subprocess.run(
+        [sys.executable, "-I", "-S", str(REPO / "hooks" / "session_start.py")],
+        input=json.dumps(payload).encode(),
+        capture_output=True,
+        timeout=20,
+        check=True,
+    )
+    context = json.loads(result.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert "Move billing off the legacy queue" in context
+    folder = tmp_path / ".claude" / "anchors"
+    assert json.loads((folder / "log.ndjson").read_text())["event"] == "inject"
+    assert (folder / ".gitignore").exists()
+
+
+# --- PreCompact facts ------------------------------------------------------------------------------------------
+
+
+def test_precompact_facts(tmp_path: Path) -> None:
+    start, cwd = tmp_path / "proj", tmp_path / "cwd"
+    cwd.mkdir()
+    path = write_anchor(start, "a.md", LIVE_ANCHOR, 40 * HOUR)
+    ctx = make_ctx(cwd, source="", event="PreCompact", transcript=transcript_from(tmp_path, start))
+    facts = precompact_facts(ctx)
+    assert facts == (
+        str(path),
+        "- Next action: port the refund consumer (verify `pytest tests/billing` is green first)",
+    )
+    assert precompact_facts(make_ctx(cwd, event="PreCompact")) is None
+    write_anchor(cwd, "n.md", "# No cursor\n", 0)
+    assert precompact_facts(make_ctx(cwd, event="PreCompact")) == (str(cwd / ".claude" / "anchors" / "n.md"), None)
+
+
+def test_sections_of_golden_anchor() -> None:
+    names = [s.heading for s in split_sections(LIVE_ANCHOR.split("<!--")[0])]
+    assert names == [
+        None,
+        "Migrate the billing service",
+        "Mission",
+        "Cursor",
+        "Resume steps",
+        "Invariants",
+        "Last-known-good",
+    ]

@@ -1,0 +1,277 @@
+"""The read-only anchor reports (list, path, list-dormant, list-stale, head-fit), the CLI group and the shim."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from session_workflow import anchor_cli
+from session_workflow.anchor_part import prepare
+from session_workflow.anchor_report import (
+    anchor_path,
+    head_fit_report,
+    list_anchors,
+    list_dormant,
+    list_stale,
+    resolve_folder,
+)
+from session_workflow.cli import CliError, OneLineParser
+from session_workflow.context import HookContext
+
+REPO = Path(__file__).resolve().parents[1]
+NOW = 2_000_000_000.0
+HOUR = 3600.0
+
+
+def put(project: Path, name: str, text: str, age: float) -> Path:
+    folder = project / ".claude" / "anchors"
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / name
+    path.write_text(text, encoding="utf-8")
+    os.utime(path, (NOW - age, NOW - age))
+    return path
+
+
+def anchor(title: str, cursor: str = "- Next: go", extra: str = "", front: str = "") -> str:
+    return f"---\nformat: anchor/v1\n{front}---\n# {title}\n\n## Cursor\n{cursor}\n{extra}"
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    put(tmp_path, "live-old.md", anchor("Old live track", "- Step 3: waiting on review"), 96 * HOUR)
+    put(tmp_path, "live-edge.md", anchor("Exactly 72h"), 72 * HOUR)
+    put(tmp_path, "live-new.md", anchor("Fresh track"), 1 * HOUR)
+    put(tmp_path, "done-old.md", anchor("Landed", extra="Status: merged to main\n"), 200 * HOUR)
+    put(tmp_path, "done-new.md", anchor("Shipped", extra="**Status:** done.\n"), 2 * HOUR)
+    put(tmp_path, "parked-old.md", anchor("Parked", front="parked: waiting for the vendor\n"), 100 * HOUR)
+    put(tmp_path, "parked-new.md", anchor("Parked new", front="parked: holiday\n"), 3 * HOUR)
+    put(tmp_path, "notes.md", "# Loose notes\n", 80 * HOUR)
+    put(tmp_path, "gone.closed.md", anchor("Closed"), 500 * HOUR)
+    return tmp_path
+
+
+def test_list_dormant(project: Path) -> None:
+    assert list_dormant(str(project), NOW) == [
+        "live-old.md  96h  Old live track  | cursor: - Step 3: waiting on review",
+        "notes.md  80h  Loose notes  | cursor: (none)",
+        "parked:",
+        "parked-old.md  100h  Parked  | parked: waiting for the vendor",
+    ]
+
+
+def test_list_dormant_accepts_the_anchors_folder_and_empty_dirs(project: Path, tmp_path: Path) -> None:
+    folder = project / ".claude" / "anchors"
+    assert list_dormant(str(folder), NOW) == list_dormant(str(project), NOW)
+    assert resolve_folder(str(project)) == str(folder)
+    assert resolve_folder(str(folder)) == str(folder)
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert list_dormant(str(empty), NOW) == []
+
+
+def test_list_stale_prints_exact_renames_and_runs_nothing(project: Path) -> None:
+    folder = project / ".claude" / "anchors"
+    assert list_stale(str(project)) == [
+        f"mv {folder}/done-new.md {folder}/done-new.closed.md",
+        f"mv {folder}/done-old.md {folder}/done-old.closed.md",
+    ]
+    assert (folder / "done-new.md").exists() and (folder / "done-old.md").exists()
+
+
+def test_list_stale_quotes_odd_names(tmp_path: Path) -> None:
+    put(tmp_path, "it's done.md", anchor("X", extra="Status: done\n"), 0)
+    folder = tmp_path / ".claude" / "anchors"
+    assert list_stale(str(tmp_path)) == [f"mv '{folder}/it'\\''s done.md' '{folder}/it'\\''s done.closed.md'"]
+
+
+def test_list_ranks_and_marks_the_injected_one(project: Path) -> None:
+    assert list_anchors(str(project), NOW) == [
+        "* live-new.md  full  1h  Fresh track  | cursor: - Next: go",
+        "  live-edge.md  pointer  72h  Exactly 72h  | cursor: - Next: go",
+        "  live-old.md  pointer  96h  Old live track  | cursor: - Step 3: waiting on review",
+        "  parked-new.md  parked  3h  Parked new  | cursor: - Next: go",
+        "  parked-old.md  parked  100h  Parked  | cursor: - Next: go",
+        "  done-new.md  full (done)  2h  Shipped  | cursor: - Next: go",
+        "  done-old.md  pointer (done)  200h  Landed  | cursor: - Next: go",
+        "  notes.md  pointer (not an anchor)  80h  Loose notes  | cursor: (none)",
+    ]
+
+
+def test_path_agrees_with_the_hook_and_walks_up(project: Path) -> None:
+    ctx = HookContext.from_payload({"source": "compact", "cwd": str(project)}, {}, NOW)
+    part = prepare(ctx)
+    assert part is not None
+    expected = str(project / ".claude" / "anchors" / "live-new.md")
+    assert part.block.candidate.path == expected
+    assert anchor_path(str(project)) == ([expected], 0)
+    sub = project / "src" / "deep"
+    sub.mkdir(parents=True)
+    assert anchor_path(str(sub)) == ([expected], 0)
+
+
+def test_path_without_anchor(tmp_path: Path) -> None:
+    lines, code = anchor_path(str(tmp_path))
+    assert code == 1 and lines[0].startswith(f"no open anchor in {tmp_path}/.claude/anchors")
+
+
+HEAD_FIT_ANCHOR = """---
+format: anchor/v1
+step: 3
+---
+# Run
+
+## Mission
+{mission}
+
+## Cursor
+- Step 5: five
+- Step 4: four
+
+## Invariants
+{invariants}
+
+## Plan pointer
+docs/plan.md
+"""
+
+
+def test_head_fit_headroom(tmp_path: Path) -> None:
+    text = HEAD_FIT_ANCHOR.format(mission="m", invariants="i") + "<!-- anchor:tail -->\n## Log\nx\n"
+    path = put(tmp_path, "a.md", text, HOUR)
+    lines, code = head_fit_report(str(path), NOW)
+    own = 352 + len(str(path))  # the block's fixed text names the path once
+    assert code == 0
+    assert lines == [
+        str(path),
+        f"HEAD: 142 of {8000 - own:,} chars (the 8,000-char block minus its own {own}): headroom {8000 - own - 142:,}",
+        "TAIL: present below the marker",
+        'cursor: "Cursor" reserved (41 chars)',
+        "would drop: nothing",
+        "warning: frontmatter step: 3 lags the cursor's newest Step 5",
+    ]
+
+
+def test_head_fit_over(tmp_path: Path) -> None:
+    text = HEAD_FIT_ANCHOR.format(mission="m" * 4000, invariants="i" * 5000).replace("step: 3", "step: 5")
+    path = put(tmp_path, "a.md", text, HOUR)
+    lines, code = head_fit_report(str(path), NOW)
+    own = 262 + len(str(path))
+    assert code == 0
+    assert lines[1:] == [
+        f"HEAD: 9,140 of {8000 - own:,} chars (the 8,000-char block minus its own {own}): "
+        f"OVER by {9140 - 8000 + own:,}",
+        "TAIL: none (no `<!-- anchor:tail -->` line with text below it; everything is HEAD)",
+        'cursor: "Cursor" reserved (41 chars)',
+        "would drop: Invariants, Plan pointer",
+    ]
+
+
+def test_head_fit_no_cursor_and_cut_cursor(tmp_path: Path) -> None:
+    plain = put(tmp_path, "plain.md", "# Notes\nhello\n", HOUR)
+    lines, _code = head_fit_report(str(plain), NOW)
+    assert lines[3:] == [
+        'cursor: none (no heading contains "cursor"; nothing is reserved)',
+        "would drop: nothing",
+        "warning: not anchor-shaped (no `format: anchor/…` frontmatter and no Cursor heading)",
+    ]
+    huge_cursor = "\n".join(f"- Step {n}: " + "x" * 90 for n in range(100, 0, -1))
+    big = put(tmp_path, "big.md", anchor("Big", huge_cursor, "## After\ny\n"), HOUR)
+    lines, _code = head_fit_report(str(big), NOW)
+    size = len(f"## Cursor\n{huge_cursor}\n")
+    assert lines[3] == f'cursor: "Cursor" reserved, but its {size:,} chars are cut to fit'
+    assert lines[4] == "would drop: (frontmatter), Big, After"
+
+
+def test_head_fit_done_warning(tmp_path: Path) -> None:
+    path = put(tmp_path, "d.md", anchor("D", extra="Status: done\n"), HOUR)
+    lines, _code = head_fit_report(str(path), NOW)
+    assert lines[-1] == "warning: marked done in-content but still open; close it by renaming to *.closed.md"
+
+
+@pytest.mark.parametrize("kind", ["missing", "directory", "fifo"])
+def test_head_fit_bad_file_exits_2(tmp_path: Path, kind: str) -> None:
+    target = tmp_path / "x.md"
+    if kind == "directory":
+        target.mkdir()
+    elif kind == "fifo":
+        os.mkfifo(target)
+    lines, code = head_fit_report(str(target), NOW)
+    assert code == 2
+    assert lines == [f"{target}: no such anchor file (or not a readable regular file)"]
+
+
+# --- the CLI group and the shim --------------------------------------------------------------------------------
+
+
+def run_cli(*argv: str) -> tuple[int, str]:
+    parser = OneLineParser(prog="session-workflow")
+    commands = parser.add_subparsers(dest="command", parser_class=OneLineParser)
+    anchor_cli.register(commands)
+    args = parser.parse_args(["anchor", *argv])
+    try:
+        return args.run(args), ""
+    except CliError as error:
+        return error.code, str(error)
+
+
+def test_cli_reports(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run_cli("list-stale", str(project)) == (0, "")
+    assert capsys.readouterr().out.count("\nmv ") + 1 == 2
+    assert run_cli("path", str(project)) == (0, "")
+    assert capsys.readouterr().out == f"{project}/.claude/anchors/live-new.md\n"
+    assert run_cli("head-fit", str(project / "nope.md")) == (
+        2,
+        f"{project}/nope.md: no such anchor file (or not a readable regular file)",
+    )
+    code, _message = run_cli("path", str(project / ".claude"))
+    assert code == 0
+
+
+def test_cli_path_error(tmp_path: Path) -> None:
+    code, message = run_cli("path", str(tmp_path))
+    assert code == 1 and "no open anchor" in message
+
+
+def test_cli_requires_a_subcommand(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        run_cli()
+    assert exit_info.value.code == 2
+    assert capsys.readouterr().err.count("\n") == 1
+
+
+def shim(*argv: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-I", str(REPO / "hooks" / "anchor_inject.py"), *argv],
+        capture_output=True,
+        text=True,
+        timeout=20,
+        cwd=cwd,
+    )
+
+
+def test_shim_modes(project: Path) -> None:
+    folder = project / ".claude" / "anchors"
+    for path in folder.iterdir():  # the shim measures ages against the real clock
+        os.utime(path, (path.stat().st_mtime - NOW + time.time(),) * 2)
+    stale = shim("--list-stale", str(project))
+    assert (stale.returncode, stale.stderr) == (0, "")
+    assert stale.stdout.splitlines()[0] == f"mv {folder}/done-new.md {folder}/done-new.closed.md"
+    dormant = shim("--list-dormant", cwd=project)
+    assert dormant.returncode == 0 and "parked:\n" in dormant.stdout and "live-old.md  " in dormant.stdout
+    fit = shim("--head-fit", str(folder / "live-new.md"))
+    assert fit.returncode == 0 and fit.stdout.splitlines()[4] == "would drop: nothing"
+
+
+def test_shim_errors() -> None:
+    missing = shim("--head-fit", "/nonexistent/x.md")
+    assert missing.returncode == 2 and missing.stdout == ""
+    assert missing.stderr == "/nonexistent/x.md: no such anchor file (or not a readable regular file)\n"
+    for argv in ((), ("--bogus",), ("--head-fit",), ("--list-stale", "a", "b")):
+        bad = shim(*argv)
+        assert bad.returncode == 2 and bad.stderr.startswith("usage: anchor_inject.py")
+    assert shim("--help").returncode == 0

@@ -1,0 +1,96 @@
+"""The one atomic writer: replace, create-only, kept modes, debris cleaned, lock freed by a dead writer."""
+
+from __future__ import annotations
+
+import os
+import signal
+import stat
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from session_workflow import atomic
+
+SRC = str(Path(__file__).resolve().parents[1] / "src")
+
+
+def test_update_file_reads_current_and_replaces(tmp_path: Path) -> None:
+    path = tmp_path / "f.txt"
+    assert atomic.update_file(str(path), lambda cur: b"1" if cur is None else cur + b"!") == b"1"
+    assert atomic.update_file(str(path), lambda cur: (cur or b"") + b"2") == b"12"
+    assert atomic.update_file(str(path), lambda cur: None) is None
+    assert path.read_bytes() == b"12"
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".f.txt.lock", "f.txt"]
+
+
+def test_replace_keeps_the_file_mode(tmp_path: Path) -> None:
+    path = tmp_path / "f.txt"
+    path.write_bytes(b"a")
+    path.chmod(0o600)
+    atomic.write_file(str(path), b"b")
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert path.read_bytes() == b"b"
+
+
+def test_create_new_never_overwrites(tmp_path: Path) -> None:
+    path = tmp_path / "a.md"
+    assert atomic.create_new(str(path), b"first")
+    assert not atomic.create_new(str(path), b"second")
+    assert path.read_bytes() == b"first"
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_stale_temp_files_are_removed_by_the_next_writer(tmp_path: Path) -> None:
+    path = tmp_path / "f.txt"
+    (tmp_path / ".f.txt.abc123.tmp").write_bytes(b"half")
+    (tmp_path / ".other.txt.x.tmp").write_bytes(b"not ours")
+    atomic.write_file(str(path), b"ok")
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".f.txt.lock", ".other.txt.x.tmp", "f.txt"]
+
+
+def test_transform_error_leaves_file_untouched(tmp_path: Path) -> None:
+    path = tmp_path / "f.txt"
+    path.write_bytes(b"keep")
+
+    def boom(_current: bytes | None) -> bytes:
+        raise ValueError("no")
+
+    with pytest.raises(ValueError):
+        atomic.update_file(str(path), boom)
+    assert path.read_bytes() == b"keep"
+
+
+def test_refuses_to_rewrite_a_non_regular_file(tmp_path: Path) -> None:
+    fifo = tmp_path / "f.txt"
+    os.mkfifo(fifo)
+    with pytest.raises(atomic.WriteError):
+        atomic.update_file(str(fifo), lambda cur: b"x")
+
+
+def test_lock_held_by_a_killed_writer_does_not_block(tmp_path: Path) -> None:
+    path = tmp_path / "f.txt"
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sys, time; sys.path.insert(0, sys.argv[1]); from session_workflow import atomic\n"
+            "with atomic.locked(sys.argv[2]):\n    print('held', flush=True); time.sleep(60)",
+            SRC,
+            str(path),
+        ],
+        stdout=subprocess.PIPE,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == b"held\n"
+        os.kill(holder.pid, signal.SIGKILL)
+        holder.wait()
+        started = time.monotonic()
+        atomic.write_file(str(path), b"after")
+        assert time.monotonic() - started < 5
+    finally:
+        holder.kill()
+        holder.wait()
+    assert path.read_bytes() == b"after"

@@ -1,0 +1,161 @@
+"""The composer: which parts each source gets, and the allocator's invariants under the 10,000-unit cap."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from session_workflow import compose
+from session_workflow.context import HookContext
+from session_workflow.parts import PreparedPart
+from session_workflow.textutil import cut_utf16, utf16_len
+
+
+class FakePart(PreparedPart):
+    """Renders its text cut to the budget, or nothing below its floor."""
+
+    def __init__(self, name: str, text: str, cap: int, floor: int = 0) -> None:
+        self.name, self.text, self.cap, self.floor = name, text, cap, floor
+        self.budgets: list[int] = []
+        self.emitted: list[bool] = []
+
+    def render(self, budget: int) -> str:
+        self.budgets.append(budget)
+        return cut_utf16(self.text, budget)
+
+    def after_emit(self, emitted: bool) -> None:
+        self.emitted.append(emitted)
+
+
+def _ctx(source: str | None, **extra: object) -> HookContext:
+    payload: dict[str, object] = {"session_id": "s1", "cwd": "/nowhere", **extra}
+    if source is not None:
+        payload["source"] = source
+    return HookContext.from_payload(payload, {}, 0.0)
+
+
+@pytest.fixture()
+def calls(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Replace every part's prepare with one that records its name and returns a small part."""
+    seen: list[str] = []
+    modules = {"work state": "workstate", "anchor": "anchor_part", "tasks": "tasks", "recovery": "recovery"}
+    for name, module in modules.items():
+
+        def prepare(ctx: HookContext, name: str = name) -> PreparedPart:
+            seen.append(name)
+            return FakePart(name, f"[{name}]", cap=100)
+
+        monkeypatch.setattr(getattr(compose, module), "prepare", prepare)
+    return seen
+
+
+@pytest.mark.parametrize(
+    ("source", "parts"),
+    [
+        ("compact", ["work state", "anchor", "tasks", "recovery"]),
+        ("resume", ["work state", "anchor", "tasks"]),
+        ("startup", ["work state", "anchor", "tasks"]),
+        ("clear", ["anchor"]),
+        ("other", []),
+        (None, []),
+    ],
+)
+def test_parts_per_source(calls: list[str], source: str | None, parts: list[str]) -> None:
+    text = compose.compose(_ctx(source)).text
+    assert calls == parts
+    for name in parts:
+        assert f"[{name}]" in text
+    assert (text == "") == (not parts)
+
+
+def test_mod_delivers_work_state(calls: list[str]) -> None:
+    compose.compose(_ctx("compact", session_workflow_mod=1))
+    assert calls == ["anchor", "tasks", "recovery"]
+
+
+def test_anchor_opt_out(calls: list[str]) -> None:
+    ctx = HookContext.from_payload({"source": "compact"}, {"SESSION_WORKFLOW_ANCHOR_HOOKS": "0"}, 0.0)
+    compose.compose(ctx)
+    assert calls == ["work state", "tasks", "recovery"]
+    ctx = HookContext.from_payload({"source": "compact"}, {"SESSION_WORKFLOW_ANCHOR_HOOKS": "no"}, 0.0)
+    calls.clear()
+    compose.compose(ctx)
+    assert "anchor" in calls
+
+
+def test_block_golden() -> None:
+    parts: list[PreparedPart] = [FakePart("anchor", "ANCHOR", 100), FakePart("tasks", "TASKS", 100)]
+    assert compose.allocate("compact", parts).text == (
+        "session-workflow: state restored from disk at SessionStart (compact); it outranks any summary.\n\n"
+        "ANCHOR\n\nTASKS"
+    )
+
+
+def test_nothing_to_say_is_zero_bytes() -> None:
+    assert compose.allocate("compact", []).text == ""
+
+
+def test_budget_is_cap_minus_later_floors() -> None:
+    anchor = FakePart("anchor", "a" * 20_000, cap=8000, floor=100)
+    tasks = FakePart("tasks", "t" * 5000, cap=4096, floor=300)
+    recovery = FakePart("recovery", "r" * 3000, cap=2800, floor=200)
+    state = FakePart("work state", "w" * 1024, cap=1024, floor=1024)
+    result = compose.allocate("compact", [state, anchor, tasks, recovery])
+    assert utf16_len(result.text) <= compose.CAP_UTF16
+    assert state.budgets == [1024]
+    assert anchor.budgets[0] == 8000
+    assert tasks.budgets[0] >= 300 and recovery.budgets[0] >= 200
+    assert result.omitted == []
+
+
+def test_part_below_its_floor_is_named() -> None:
+    anchor = FakePart("anchor", "a" * 9500, cap=9500, floor=9500)
+    tasks = FakePart("tasks", "t" * 500, cap=4096, floor=600)
+    result = compose.allocate("compact", [anchor, tasks])
+    assert anchor.budgets == [9500]
+    assert result.omitted == ["tasks"]
+    assert result.text.endswith("session-workflow: omitted for space: tasks.")
+    assert utf16_len(result.text) <= compose.CAP_UTF16
+
+
+def test_session_start_writes_hook_json_then_calls_after_emit(
+    monkeypatch: pytest.MonkeyPatch, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    part = FakePart("anchor", "ANCHOR 😀", 100)
+    monkeypatch.setattr(compose, "prepare_parts", lambda ctx: [part])
+    compose.session_start(_ctx("resume"))
+    body = json.loads(capsysbinary.readouterr().out)
+    assert body["hookSpecificOutput"]["hookEventName"] == "SessionStart"
+    assert body["hookSpecificOutput"]["additionalContext"].endswith("ANCHOR 😀")
+    assert part.emitted == [True]
+
+
+def test_session_start_prints_nothing_without_parts(
+    monkeypatch: pytest.MonkeyPatch, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    monkeypatch.setattr(compose, "prepare_parts", lambda ctx: [])
+    compose.session_start(_ctx("compact"))
+    assert capsysbinary.readouterr().out == b""
+
+
+_parts = st.lists(
+    st.tuples(
+        st.sampled_from(["work state", "anchor", "tasks", "recovery"]),
+        st.text(min_size=0, max_size=12_000),
+        st.integers(min_value=0, max_value=12_000),
+        st.integers(min_value=0, max_value=3_000),
+    ),
+    max_size=4,
+)
+
+
+@given(_parts)
+def test_any_parts_stay_under_the_cap_and_name_what_they_cut(specs: list[tuple[str, str, int, int]]) -> None:
+    parts: list[PreparedPart] = [FakePart(name, text, cap, floor) for name, text, cap, floor in specs]
+    result = compose.allocate("compact", parts)
+    assert utf16_len(result.text) <= compose.CAP_UTF16
+    for name in result.omitted:
+        assert name in result.text.rsplit("\n", 1)[-1]

@@ -1,0 +1,73 @@
+"""Payload parsing and the project-directory order every part uses."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+from session_workflow.context import HookContext, session_start_dir
+from session_workflow.hookio import hook_json, parse_payload, run_hook
+
+
+def _ctx(**payload: object) -> HookContext:
+    return HookContext.from_payload(payload, {}, 0.0)
+
+
+def test_non_string_fields_are_absent() -> None:
+    ctx = _ctx(source=5, session_id=["x"], cwd="", transcript_path="a\x00b", hook_event_name="SessionStart")
+    assert (ctx.source, ctx.session_id, ctx.cwd, ctx.transcript_path) == (None, None, None, None)
+    assert ctx.event == "SessionStart"
+
+
+def test_mod_marker_must_be_exactly_one_or_true() -> None:
+    assert _ctx(session_workflow_mod=1).mod_active
+    assert _ctx(session_workflow_mod=True).mod_active
+    assert not _ctx(session_workflow_mod="1").mod_active
+    assert not _ctx(session_workflow_mod=2).mod_active
+
+
+def test_start_dir_is_first_record_with_cwd(tmp_path: Path) -> None:
+    transcript = tmp_path / "t.jsonl"
+    records = [b"not json", json.dumps({"type": "summary"}).encode(), b'{"cwd": 3}', b'{"cwd": "/proj", "type": "user"}']
+    transcript.write_bytes(b"\n".join([*records, b'{"cwd": "/later"}']) + b"\n")
+    assert session_start_dir(str(transcript)) == "/proj"
+    assert session_start_dir(str(tmp_path)) is None
+    assert session_start_dir(str(tmp_path / "missing")) is None
+
+
+def test_project_dirs_order_by_source(tmp_path: Path) -> None:
+    transcript = tmp_path / "t.jsonl"
+    transcript.write_text('{"cwd": "/start"}\n')
+    for source in ("compact", "resume", "clear"):
+        ctx = _ctx(source=source, cwd="/now", transcript_path=str(transcript))
+        assert ctx.project_dirs() == ["/start", "/now"]
+    assert _ctx(source="startup", cwd="/now", transcript_path=str(transcript)).project_dirs() == ["/now"]
+    assert _ctx(source="compact", cwd="/start", transcript_path=str(transcript)).project_dirs() == ["/start"]
+    assert _ctx(source="compact", cwd="relative").project_dirs() == []
+
+
+def test_parse_payload_rejects_non_objects_and_bad_json() -> None:
+    assert parse_payload(b"[1]") is None
+    assert parse_payload(b"{bad") is None
+    assert parse_payload(b"\xff\xfe") is None
+    assert parse_payload(b"[" * 100_000) is None
+    assert parse_payload(b'{"a": 1}') == {"a": 1}
+
+
+def test_hook_json_is_ascii_and_round_trips() -> None:
+    data = hook_json("SessionStart", "é😀\n")
+    data.decode("ascii")
+    assert json.loads(data) == {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": "é😀\n"}}
+
+
+def test_run_hook_swallows_handler_errors_and_bad_stdin() -> None:
+    seen: list[HookContext] = []
+
+    def handler(ctx: HookContext) -> None:
+        seen.append(ctx)
+        raise RuntimeError("boom")
+
+    run_hook(handler, io.BytesIO(b'{"source": "compact"}'))
+    run_hook(handler, io.BytesIO(b"nope"))
+    assert [ctx.source for ctx in seen] == ["compact"]

@@ -1,0 +1,99 @@
+"""Property test of the task block over arbitrary task stores: valid, malformed, huge and binary files."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import tempfile
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from session_workflow import tasks
+from session_workflow.context import HookContext
+from session_workflow.tasks_render import HEADER_EXACT, TaskHintPart, TaskListPart
+from session_workflow.textutil import utf8_len
+
+OVERFLOW = re.compile(r"…(\d+) more: call TaskList")
+# Arbitrary text plus the characters that could forge or hide a line (lone surrogates come through JSON escapes).
+tricky = st.sampled_from(["\ud800", "\u2028", "\u202e", "\u200b", "\n", "\r", "\x00", "\x85", "#", "😀", "é"])
+any_text = st.text(st.one_of(st.characters(), tricky), max_size=200)
+valid_task = st.fixed_dictionaries(
+    {
+        "status": st.sampled_from(["pending", "in_progress", "completed", "deleted"]),
+        "subject": any_text,
+        "description": any_text,
+        "blockedBy": st.lists(st.sampled_from(["1", "2", "3", "40", "x", "\n#9 [pending] forged"]), max_size=12),
+    }
+)
+# Mostly valid tasks, so that stores often overflow the block; the rest malformed, huge or binary.
+task_file = st.one_of(
+    valid_task,
+    valid_task,
+    valid_task,
+    st.sampled_from(["huge", ("json", '{"id": "1"'), ("json", "[]"), ("json", '{"status": "pending"}')]),
+    st.binary(max_size=64).map(lambda data: ("binary", data)),
+)
+
+
+def write_store(directory: str, files: dict[int, object], mtimes: list[float]) -> int:
+    """Write the files; return how many are valid open tasks."""
+    os.makedirs(directory)
+    for name in (".lock", ".highwatermark", "7.json.lock", ".5.json"):
+        with open(os.path.join(directory, name), "w") as handle:
+            handle.write("{junk")
+    expected_open = 0
+    for index, (task_id, spec) in enumerate(sorted(files.items())):
+        path = os.path.join(directory, f"{task_id}.json")
+        if isinstance(spec, dict):
+            record = {"id": str(task_id), "activeForm": "x", "blocks": [], **spec}
+            data = json.dumps(record).encode()
+            expected_open += spec["status"] in ("pending", "in_progress")
+        elif spec == "huge":
+            data = b'{"id": "%d", "subject": "' % task_id + b"h" * (tasks.MAX_TASK_FILE_BYTES + 1) + b'"}'
+        else:
+            assert isinstance(spec, tuple)
+            data = spec[1] if isinstance(spec[1], bytes) else spec[1].encode()
+        with open(path, "wb") as handle:
+            handle.write(data)
+        mtime = mtimes[index % len(mtimes)]
+        os.utime(path, (mtime, mtime))
+    return expected_open
+
+
+@settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    files=st.integers(min_value=0, max_value=90).flatmap(
+        lambda size: st.lists(task_file, min_size=size, max_size=size).map(
+            lambda specs: {(index * 37) % 211 + 1: spec for index, spec in enumerate(specs)}
+        )
+    ),
+    mtimes=st.lists(st.floats(min_value=1e9, max_value=2e9), min_size=1, max_size=5),
+    budget=st.integers(min_value=0, max_value=4200),
+)
+def test_any_store_renders_within_budget_with_exact_counts(
+    files: dict[int, object], mtimes: list[float], budget: int
+) -> None:
+    with tempfile.TemporaryDirectory() as root:
+        expected_open = write_store(os.path.join(root, "s"), files, mtimes)
+        ctx = HookContext.from_payload({"session_id": "s"}, {"SESSION_WORKFLOW_TASKS_ROOT": root}, 2e9)
+        part = tasks.prepare(ctx)
+    valid = sum(isinstance(spec, dict) for spec in files.values())
+    if expected_open == 0:
+        assert part is None if valid == len(files) else isinstance(part, TaskHintPart)
+        return
+    assert isinstance(part, TaskListPart) and part.open_count == expected_open
+    text = part.render(budget)
+    assert utf8_len(text) <= min(budget, 4096)
+    if budget < part.floor:
+        assert text == ""
+        return
+    lines = text.split("\n")
+    assert lines[0] == HEADER_EXACT
+    overflow = OVERFLOW.fullmatch(lines[-1])
+    body = lines[1:-1] if overflow else lines[1:]
+    assert all(line.startswith(("#", "  description: ")) for line in body)
+    rendered = sum(1 for line in body if line.startswith("#"))
+    assert rendered <= 40
+    assert rendered + (int(overflow.group(1)) if overflow else 0) == expected_open
