@@ -415,6 +415,19 @@ def test_block_properties(tmp_path: Path, lines: list[str], budget: int, age: fl
         assert "Not shown for space" in text
 
 
+def test_absurd_path_is_elided_and_blocks_stay_bounded(tmp_path: Path) -> None:
+    deep = tmp_path / ("d😀" * 40) / ("e" * 200) / ("f" * 200)
+    write_anchor(deep, "a.md", LIVE_ANCHOR, 30 * HOUR)
+    text = rendered(make_ctx(deep))
+    assert len(text) < POINTER_LIMIT
+    assert "## Stale control anchor (untouched for 30h): …" in text
+    assert "rename it to *.closed.md" in text
+    write_anchor(deep, "a.md", LIVE_ANCHOR, HOUR)
+    part = prepare(make_ctx(deep))
+    assert part is not None and part.floor < 800
+    assert "/.claude/anchors/a.md\n" in part.render(CAP)
+
+
 # --- the composer contract, telemetry, .gitignore ------------------------------------------------------------
 
 
@@ -545,6 +558,12 @@ def test_huge_anchor_is_read_boundedly(tmp_path: Path, monkeypatch: pytest.Monke
     assert max(reads) <= HEAD_READ_BYTES and sum(reads) <= 2 * HEAD_READ_BYTES
     assert "- Next action: do it" in text
     assert "The HEAD goes on past the first 64 KB, which is all that was read." in text
+
+
+def test_tail_beyond_the_first_read_is_still_mentioned(tmp_path: Path) -> None:
+    write_anchor(tmp_path, "a.md", live("A") + "<!-- anchor:tail -->\n" + "t" * 100_000 + "\n", 0)
+    text = rendered(make_ctx(tmp_path))
+    assert "Its TAIL (below `<!-- anchor:tail -->`) stays on disk" in text and "ttt" not in text
 
 
 def test_hook_end_to_end_subprocess(tmp_path: Path) -> None:

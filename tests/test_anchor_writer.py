@@ -39,6 +39,7 @@ from session_workflow.anchor_writer import (
     record_step_counter,
     slugify,
 )
+from session_workflow.textutil import one_line
 
 REPO = Path(__file__).resolve().parents[1]
 SRC = str(REPO / "src")
@@ -270,7 +271,7 @@ def test_step_refuses_without_frontmatter_or_head_cursor(text: str, message: str
     assert raised.value.code == 2
 
 
-_LINE = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\r\n"), max_size=30)
+_LINE = st.text(st.characters(exclude_categories=["Cs"], exclude_characters="\r\n"), max_size=30)
 
 
 @settings(max_examples=150, suppress_health_check=[HealthCheck.too_slow])
@@ -290,7 +291,7 @@ def test_step_property(
     text = "\n".join(["---", f"step: {counter}", "---", "# T", "## Cursor", *body, "<!-- anchor:tail -->", ""])
     if crlf:
         text = text.replace("\n", "\r\n")
-    if not anchor_writer.one_line(note):
+    if not one_line(note):
         with pytest.raises(Refusal, match="empty"):
             add_step(text.encode(), note)
         return
@@ -301,7 +302,7 @@ def test_step_property(
     assert newest_cursor_step(head) == expected
     assert parse_frontmatter(head) == {"step": str(expected)}
     newline = "\r\n" if crlf else "\n"
-    bullet = f"- Step {expected}: {anchor_writer.one_line(note)}{newline}"
+    bullet = f"- Step {expected}: {one_line(note)}{newline}"
     restored = new.decode().replace(bullet, "", 1).replace(f"step: {expected}", f"step: {counter}", 1)
     assert restored.replace(newline + newline, newline) == text.replace(newline + newline, newline)
 
@@ -574,6 +575,12 @@ def test_cli_new_step_close_round_trip(run: Runner, tmp_path: Path) -> None:
     assert lines[1].startswith("HEAD: ") and "headroom" in lines[1] and len(lines) == 2
     code, out, _err = run("anchor", "close", path, "--outcome", "done")
     assert code == 0 and out == f"closed {path} -> {path[:-3]}.closed.md\n"
+
+
+def test_cli_new_accepts_the_anchors_folder_as_dir(run: Runner, tmp_path: Path) -> None:
+    anchors(tmp_path).mkdir(parents=True)
+    code, out, _err = run("anchor", "new", "--task", "t", "--dir", str(anchors(tmp_path)))
+    assert code == 0 and Path(out.strip()).parent == anchors(tmp_path)
 
 
 def test_cli_step_refusal_is_exit_2_and_one_line(run: Runner, tmp_path: Path) -> None:

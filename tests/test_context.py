@@ -29,7 +29,12 @@ def test_mod_marker_must_be_exactly_one_or_true() -> None:
 
 def test_start_dir_is_first_record_with_cwd(tmp_path: Path) -> None:
     transcript = tmp_path / "t.jsonl"
-    records = [b"not json", json.dumps({"type": "summary"}).encode(), b'{"cwd": 3}', b'{"cwd": "/proj", "type": "user"}']
+    records = [
+        b"not json",
+        json.dumps({"type": "summary"}).encode(),
+        b'{"cwd": 3}',
+        b'{"cwd": "/proj", "type": "user"}',
+    ]
     transcript.write_bytes(b"\n".join([*records, b'{"cwd": "/later"}']) + b"\n")
     assert session_start_dir(str(transcript)) == "/proj"
     assert session_start_dir(str(tmp_path)) is None

@@ -87,7 +87,9 @@ def test_missing_license_file_fails(plugin: Path) -> None:
 
 def test_hook_arg_that_does_not_exist_fails(plugin: Path) -> None:
     (plugin / "hooks" / "session_start.py").unlink()
-    assert layout.check_hooks(str(plugin)) == ["hooks.json: ${CLAUDE_PLUGIN_ROOT}/hooks/session_start.py does not exist"]
+    assert layout.check_hooks(str(plugin)) == [
+        "hooks.json: ${CLAUDE_PLUGIN_ROOT}/hooks/session_start.py does not exist"
+    ]
 
 
 def test_unquoted_plugin_root_in_shell_form_fails(plugin: Path) -> None:

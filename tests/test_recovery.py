@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from session_workflow import compose, recovery
 from session_workflow.context import HookContext
 from session_workflow.recovery import PROMPTS_HEADER, TODOS_HEADER, RecoveryPart, scan_transcript
-from session_workflow.textutil import utf8_len
+from session_workflow.textutil import one_line, utf8_len
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "transcripts"
 SESSION = "4ee416ae-5200-49dc-a88e-4bf4d2730e36"
@@ -123,7 +123,7 @@ def test_only_compact_gets_recovery() -> None:
 
 
 def test_picks_the_last_three_typed_prompts_among_noise(tmp_path: Path) -> None:
-    noise = [
+    noise: list[dict[str, object]] = [
         prompt("old one"),
         prompt("wanted one"),
         record(
@@ -327,8 +327,6 @@ todo_items = st.tuples(st.sampled_from(["pending", "in_progress", "completed", "
 def test_any_recovery_renders_within_budget_and_names_cuts(
     prompts: list[str], todos: list[tuple[str, str]], budget: int
 ) -> None:
-    from session_workflow.textutil import one_line
-
     flat = [one_line(text) for text in prompts if one_line(text)]
     part = RecoveryPart(flat, todos)
     text = part.render(budget)

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from session_workflow import compose, tasks
+from session_workflow import boundedio, compose, tasks
 from session_workflow.context import HookContext
 from session_workflow.tasks_render import (
     FALLBACK_HINT,
@@ -525,7 +525,7 @@ def test_hundred_thousand_files_stay_fast_and_reads_are_capped(tmp_path: Path, m
     write_task(list_dir, 100_000, "in_progress", "newest")
     write_task(list_dir, 5, "pending", "ancient")
     reads: list[str] = []
-    real_read = tasks.read_prefix
+    real_read = boundedio.read_prefix
 
     def counting(path: str, max_bytes: int) -> tuple[bytes, int] | None:
         reads.append(path)

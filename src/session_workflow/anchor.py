@@ -33,7 +33,7 @@ _DONE_LINE = (
 )
 _NOT_PARKED = frozenset(("", "false", "no", "none", "0", "null", "~"))
 # The writer's cursor bullets: "- Step 12: ..." (any list marker); compiled, as the writer matches it per line.
-_STEP_BULLET = re.compile(r"^[ \t]*[-*+][ \t]+Step[ \t]+(\d{1,9})\b")
+STEP_BULLET = re.compile(r"^[ \t]*[-*+][ \t]+Step[ \t]+(\d{1,9})\b")
 # Characters that must not reach the model from an anchor: C0/C1 controls other than tab and newline, and the
 # bidi embeddings, overrides and isolates that reorder how text reads.
 _UNSAFE = "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]"
@@ -274,7 +274,7 @@ def newest_cursor_step(head: str) -> int | None:
     index = cursor_index(sections)
     if index is None:
         return None
-    steps = [int(m.group(1)) for m in map(_STEP_BULLET.match, lines_of(sections[index].text)) if m]
+    steps = [int(m.group(1)) for m in map(STEP_BULLET.match, lines_of(sections[index].text)) if m]
     return max(steps) if steps else None
 
 
@@ -402,7 +402,8 @@ class AnchorText:
         cleaned = clean_for_model(text).replace(HEAD_CLOSE, "<\\/anchor-head>")
         head, tail = split_head(cleaned)
         self.head = head
-        self.tail = tail_has_content(tail)
+        # A read that stopped below the marker leaves unread TAIL behind it.
+        self.tail = tail is not None and (truncated or tail_has_content(tail))
         self.truncated = truncated and tail is None
         self.sections = split_sections(head)
         self.cursor = cursor_index(self.sections)

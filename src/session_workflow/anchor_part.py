@@ -2,7 +2,9 @@
 
 All file-system work happens in ``prepare`` (and, after a successful injection, in ``after_emit``); rendering
 is pure. Reads are bounded: a HEAD is read up to what an 8,000-unit budget can use plus a margin for naming what
-was dropped, and only the newest ``MAX_CLASSIFIED`` open files are read at all.
+was dropped, and open files are read newest first only until the choice and the names the block shows are
+settled (at most ``MAX_CLASSIFIED``). Telemetry goes to ``<anchors>/log.ndjson``, rotated past 256 KB into
+one old copy, ``log.1.ndjson``.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from session_workflow.anchor import (
     cursor_next_action,
     fit_sections,
     mv_command,
+    split_head,
     tier_for,
 )
 from session_workflow.boundedio import read_prefix
@@ -121,7 +124,7 @@ def read_anchor(path: str, max_bytes: int = HEAD_READ_BYTES) -> AnchorText | Non
     text, truncated = _read_text(path, min(FIRST_READ_BYTES, max_bytes))
     if text is None:
         return None
-    if truncated and max_bytes > FIRST_READ_BYTES and TAIL_MARKER not in text:
+    if truncated and max_bytes > FIRST_READ_BYTES and split_head(text)[1] is None:
         text, truncated = _read_text(path, max_bytes)
         if text is None:
             return None
@@ -139,9 +142,8 @@ def _read_text(path: str, max_bytes: int) -> tuple[str | None, bool]:
 
 
 def rank(candidates: list[Candidate]) -> list[Candidate]:
-    """Newest first, then stably live < parked < done in-content < not anchor-shaped."""
-    ordered = sorted(candidates, key=lambda candidate: (-candidate.mtime, candidate.name))
-    return sorted(ordered, key=lambda candidate: candidate.kind)
+    """Candidates in listing order (newest first), stably re-ranked live < parked < done < not anchor-shaped."""
+    return sorted(candidates, key=lambda candidate: candidate.kind)
 
 
 class DirScan:
@@ -209,7 +211,7 @@ def _display_path(path: str) -> str:
     flat = one_line(path)
     if utf16_len(flat) <= PATH_CAP:
         return flat
-    return ELLIPSIS + flat[-(PATH_CAP - 1) :]
+    return ELLIPSIS + cut_utf16(flat[::-1], PATH_CAP - utf16_len(ELLIPSIS), "")[::-1]
 
 
 def _name(name: str) -> str:
@@ -392,12 +394,11 @@ class AnchorBlock:
                 continue
             if best is None or _keeps_more(rendered[1], best[1]):
                 best = rendered
-        if best is not None and not self._cut_below_floor(best[1]):
-            return best
         floor = self._full_floor()
-        if best is not None and utf16_len(floor) > budget:
+        floor_fits = utf16_len(floor) <= budget
+        if best is not None and not (floor_fits and self._cut_below_floor(best[1])):
             return best
-        return (floor if utf16_len(floor) <= budget else ""), None
+        return (floor if floor_fits else ""), None
 
     def _cut_below_floor(self, fit: Fit) -> bool:
         """A cursor cut so short that it loses the line the floor shows is worse than the floor."""
@@ -414,7 +415,7 @@ class AnchorBlock:
         if cursor:
             lines.append(f"Cursor: {cursor}")
         lines.append(
-            f"Its HEAD ({self.anchor.size} chars) is not shown for space: read the file, verify it against git log "
+            f"Its HEAD ({self.anchor.size:,} chars) is not shown for space: read the file, verify it against git log "
             "and files, then continue from its cursor."
         )
         return "\n".join(lines)

@@ -80,10 +80,15 @@ def list_dormant(target: str | None, now: float) -> list[str]:
     return lines
 
 
+def stale_paths(target: str | None) -> list[str]:
+    """The open anchors of ``target`` that say they are done in content, in rank order."""
+    scan = _scan_all(target)
+    return [candidate.path for candidate in scan.ranked if candidate.kind == DONE] if scan else []
+
+
 def list_stale(target: str | None) -> list[str]:
     """The exact rename for each anchor marked done in-content (printed, never run)."""
-    scan = _scan_all(target)
-    return [mv_command(c.path) for c in scan.ranked if c.kind == DONE] if scan else []
+    return [mv_command(path) for path in stale_paths(target)]
 
 
 def list_anchors(target: str | None, now: float) -> list[str]:

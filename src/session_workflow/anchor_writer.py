@@ -24,10 +24,9 @@ import sys
 import time
 
 from session_workflow import atomic, context
-from session_workflow.anchor import _STEP_BULLET as STEP_BULLET
 from session_workflow.anchor import (
     BOM,
-    DONE,
+    STEP_BULLET,
     TAIL_MARKER,
     closed_name,
     cursor_index,
@@ -42,13 +41,11 @@ from session_workflow.anchor import (
 )
 from session_workflow.anchor_part import (
     ANCHORS_SUBDIR,
-    MAX_LISTED,
     anchors_dir,
     is_open_name,
     list_open,
-    scan_folder,
 )
-from session_workflow.anchor_report import head_fit_report, resolve_folder
+from session_workflow.anchor_report import head_fit_report, resolve_folder, stale_paths
 from session_workflow.bootstrap import config_dir
 from session_workflow.cli import CliError, OneLineParser
 from session_workflow.gitignore import ensure_gitignore
@@ -474,12 +471,6 @@ def rename_closed(path: str) -> str:
     return _close_under_lock(path, lambda current: current)
 
 
-def _stale_paths(target: str) -> list[str]:
-    """The open anchors of ``target`` that say they are done in content, in the order ``list-stale`` prints."""
-    scan = scan_folder(resolve_folder(target), target, limit=MAX_LISTED)
-    return [candidate.path for candidate in scan.ranked if candidate.kind == DONE] if scan else []
-
-
 # ---------------------------------------------------------------------------------------------------------------
 # Where a new anchor goes
 
@@ -512,11 +503,15 @@ def default_project_dir(env: Mapping[str, str], home: str, cwd: str) -> str:
 
 
 def _project_dir(option: str | None) -> str:
+    """The ``--dir`` value as a project directory; an anchors folder itself (as ``list`` accepts) is taken too."""
     if option is None:
         return default_project_dir(os.environ, os.path.expanduser("~"), os.getcwd())
     if not os.path.isdir(option):
         raise Refusal(f"--dir {option}: no such directory")
-    return os.path.abspath(option)
+    directory = os.path.abspath(option)
+    if directory.endswith(os.sep + ANCHORS_SUBDIR):
+        return os.path.dirname(os.path.dirname(directory))
+    return directory
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -582,7 +577,7 @@ def _run_close(args: argparse.Namespace) -> int:
 
 
 def _close_stale(directory: str, yes: bool) -> int:
-    paths = _stale_paths(directory)
+    paths = stale_paths(directory)
     if not paths:
         print(f"no open anchor in {resolve_folder(directory)} is marked done in its content")
         return 0

@@ -19,6 +19,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
 
 LOCK_TIMEOUT_SECONDS = 30.0
+# filelock polls a held lock every 50 ms by default; writers hold it for about a millisecond.
+LOCK_POLL_SECONDS = 0.005
 # Writers read the current file whole; nothing we write legitimately approaches this.
 MAX_WRITER_READ_BYTES = 16 << 20
 
@@ -40,7 +42,7 @@ def locked(path: str) -> Iterator[None]:
 
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     try:
-        with FileLock(lock_path(path), timeout=LOCK_TIMEOUT_SECONDS):
+        with FileLock(lock_path(path), timeout=LOCK_TIMEOUT_SECONDS).acquire(poll_interval=LOCK_POLL_SECONDS):
             _remove_stale_temps(path)
             yield
     except Timeout as error:
@@ -121,7 +123,9 @@ def replace_locked(path: str, data: bytes, default_mode: int = 0o644) -> None:
     _fsync_dir(os.path.dirname(os.path.abspath(path)))
 
 
-def update_file(path: str, transform: Callable[[bytes | None], bytes | None], default_mode: int = 0o644) -> bytes | None:
+def update_file(
+    path: str, transform: Callable[[bytes | None], bytes | None], default_mode: int = 0o644
+) -> bytes | None:
     """Read-modify-write ``path`` under its lock; ``transform`` gets the current bytes (None if absent).
 
     ``transform`` returning None leaves the file untouched. Returns what was written (or None).
@@ -154,4 +158,3 @@ def create_new(path: str, data: bytes, mode: int = 0o644) -> bool:
                 os.unlink(temp)
         _fsync_dir(os.path.dirname(os.path.abspath(path)))
         return True
-

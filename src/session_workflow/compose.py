@@ -55,8 +55,13 @@ def prepare_parts(ctx: HookContext) -> list[PreparedPart]:
     wanted = PARTS_BY_SOURCE.get(ctx.source or "", ())
     prepared: list[PreparedPart | None] = []
     for name in wanted:
-        if name == "work state" and not ctx.mod_active:
-            prepared.append(workstate.prepare(ctx))
+        if name == "work state":
+            if not ctx.mod_active:
+                prepared.append(workstate.prepare(ctx))
+            elif ctx.source != "resume":
+                # The mod puts the section in this new thread's system prompt. A resumed thread keeps the system
+                # prompt it was first sent, so there the UserPromptSubmit hook still delivers any change.
+                workstate.note_mod_delivery(ctx)
         elif name == "anchor" and ctx.env.get(ANCHOR_OPT_OUT_ENV) != "0":
             prepared.append(anchor_part.prepare(ctx))
         elif name == "tasks":

@@ -14,8 +14,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-# The field our mod's classic.SessionStart / classic.UserPromptSubmit handler adds to the command hook's stdin,
-# the one reliable way for a Python hook to know the mod is loaded and delivers the work-state section.
+# The field our mod's classic.SessionStart handler adds to the command hook's stdin, the one reliable way for the
+# Python SessionStart hook to know the mod is loaded and delivers the work-state section.
 MOD_PAYLOAD_KEY = "session_workflow_mod"
 
 SOURCES = ("startup", "resume", "clear", "compact")
@@ -54,7 +54,7 @@ class HookContext:
         self.mod_active = mod_active
         self.env = env
         self.now = now
-        self._start_dir: str | None | bool = False
+        self._start_dir: str | bool | None = False
 
     @classmethod
     def from_payload(cls, payload: Mapping[str, object], env: Mapping[str, str], now: float) -> HookContext:
@@ -106,4 +106,3 @@ def session_start_dir(transcript_path: str) -> str | None:
             if isinstance(cwd, str) and cwd and "\x00" not in cwd:
                 return cwd
     return None
-

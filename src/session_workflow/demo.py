@@ -16,6 +16,7 @@ import sys
 import tempfile
 import uuid
 
+from session_workflow.cli import OneLineParser
 from session_workflow.compose import CAP_UTF16
 from session_workflow.textutil import utf16_len
 
@@ -85,8 +86,8 @@ def _cli(env: dict[str, str], *args: str, stdin: str | None = None) -> str:
 def _write_tasks(folder: str) -> None:
     os.makedirs(folder)
     for number, (status, subject, description) in enumerate(TASKS, start=1):
-        task = {"id": str(number), "subject": subject, "description": description, "status": status}
-        task.update(blocks=[], blockedBy=["1"] if number == 2 else [])
+        task: dict[str, object] = {"id": str(number), "subject": subject, "description": description}
+        task.update(status=status, blocks=[], blockedBy=["1"] if number == 2 else [])
         with open(os.path.join(folder, f"{number}.json"), "w", encoding="utf-8") as handle:
             json.dump(task, handle)
 
@@ -173,7 +174,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def register(commands: argparse._SubParsersAction[OneLineParser]) -> None:
     """Add ``demo``."""
     parser = commands.add_parser("demo", help="show the main job on a throwaway project", description=__doc__)
     parser.add_argument("--keep", action="store_true", help="keep the throwaway project and print where it is")

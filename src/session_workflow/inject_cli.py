@@ -12,6 +12,7 @@ import os
 import time
 
 from session_workflow import compose
+from session_workflow.cli import OneLineParser
 from session_workflow.context import SOURCES, HookContext
 from session_workflow.hookio import run_hook
 from session_workflow.textutil import utf8_len, utf16_len
@@ -60,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def register(commands: argparse._SubParsersAction[OneLineParser]) -> None:
     """Add ``inject``."""
     parser = commands.add_parser(
         "inject",

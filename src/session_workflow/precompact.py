@@ -7,28 +7,42 @@ where that state lives and what comes next, so a model reading only the summary 
 
 from __future__ import annotations
 
+import re
+
 from session_workflow import anchor_part, tasks, workstate
 from session_workflow.hookio import run_hook, write_stdout
 from session_workflow.textutil import cut_code_points, cut_utf16, one_line
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+
     from session_workflow.context import HookContext
+    from session_workflow.workstate_section import WorkState
 
 MAX_CHARS = 600
 TITLE_CHARS = 80
 STEP_CHARS = 80
+_ACTION_LABEL = re.compile(r"^(?:[-*+]\s+)?(?:\*\*)?next action(?:\*\*)?\s*:\s*(?:\*\*)?", re.IGNORECASE)
 
 
-def instructions(anchor: tuple[str, str | None] | None, ticket: tuple[str, str, str] | None, open_tasks: int) -> str:
-    """The request to the summariser, at most 600 characters; empty when there is no state to keep."""
+def instructions(anchor: tuple[str, str | None] | None, ticket: WorkState | None, open_tasks: int) -> str:
+    """The request to the summariser, at most 600 characters, every value flattened to its one line.
+
+    Empty when there is no state to keep.
+    """
     lines = []
     if anchor is not None:
         path, next_action = anchor
-        lines.append(f"- the control anchor file {one_line(path)}" + (f" and its next action: {next_action}" if next_action else ""))
+        action = _ACTION_LABEL.sub("", one_line(next_action or ""))
+        lines.append(
+            f"- the control anchor file {one_line(path)}" + (f" and its next action: {action}" if action else "")
+        )
     if ticket is not None:
-        number, title, step = ticket
-        lines.append(f'- ticket {number} "{title}" at step: {step}' if step else f'- ticket {number} "{title}"')
+        number = f"#{ticket.ticket}" if isinstance(ticket.ticket, int) else one_line(str(ticket.ticket))
+        title = cut_code_points(one_line(ticket.title).replace('"', "'"), TITLE_CHARS)
+        step = cut_code_points(one_line(ticket.step), STEP_CHARS)
+        lines.append(f'- ticket {number} "{title}"' + (f" at step: {step}" if step else ""))
     if open_tasks:
         lines.append(f"- that {open_tasks} open task(s) persist on disk (TaskList shows them; they are not lost)")
     if not lines:
@@ -42,17 +56,21 @@ def pre_compact(ctx: HookContext) -> None:
     # PreCompact precedes SessionStart(compact) of the same session: look where that will look.
     ctx.source = "compact"
     loaded = workstate.owned_state(ctx)
-    ticket = None
-    if loaded is not None:
-        state = loaded.state
-        number = f"#{state.ticket}" if isinstance(state.ticket, int) else one_line(str(state.ticket))
-        title = cut_code_points(one_line(state.title).replace('"', "'"), TITLE_CHARS)
-        ticket = (number, title, cut_code_points(one_line(state.step), STEP_CHARS))
     task_part = tasks.prepare(ctx)
     open_tasks = getattr(task_part, "open_count", 0) if task_part is not None else 0
-    text = instructions(anchor_part.precompact_facts(ctx), ticket, open_tasks)
+    text = instructions(anchor_part.precompact_facts(ctx), loaded.state if loaded else None, open_tasks)
     if text:
         write_stdout(text.encode("utf-8") + b"\n")
+
+
+def pre_compact_with(env: Mapping[str, str]) -> Callable[[HookContext], None]:
+    """The handler with ``env`` in place of the process environment (tests, the dry run)."""
+
+    def handler(ctx: HookContext) -> None:
+        ctx.env = env
+        pre_compact(ctx)
+
+    return handler
 
 
 def main() -> None:

@@ -2,8 +2,9 @@
 
 It runs on every prompt, so the common path is one failed open (no state) or two tiny reads (the state and this
 session's delivery record). A step change keeps the snapshot key, so it delivers nothing: the conversation
-carries steps, and the section names the file that holds the live one. When the mod is loaded it delivers the
-section in the system prompt and this hook stays silent.
+carries steps, and the section names the file that holds the live one. When the mod is loaded, SessionStart
+records the snapshot the mod put in the new thread's system prompt, so this hook delivers only what changed since
+(a thread keeps its first system prompt until the next compaction, through --resume too).
 """
 
 from __future__ import annotations
@@ -19,8 +20,6 @@ if TYPE_CHECKING:
 
 def prompt_submit(ctx: HookContext) -> None:
     """Emit the section as additionalContext when its snapshot key differs from the one last delivered."""
-    if ctx.mod_active:
-        return
     loaded = workstate.owned_state(ctx)
     if loaded is None:
         return

@@ -170,7 +170,7 @@ def cut_note(dropped_prompts: int, prompts: int, dropped_todos: int) -> str:
 
 
 class RecoveryPart(PreparedPart):
-    """The user's recent prompts and the TodoWrite snapshot, shrunk newest-prompt-last when space is short."""
+    """The user's recent prompts and the TodoWrite snapshot; short of space, the todos go first, then old prompts."""
 
     name = "recovery"
 
@@ -180,7 +180,7 @@ class RecoveryPart(PreparedPart):
         self.note_reserve = 1 + max(
             utf8_len(cut_note(cut, len(prompts), len(todos))) for cut in range(len(prompts) + 1)
         )
-        self.full = self._render(TODO_SECTION_BYTES, 1 << 30)
+        self.full = self._render(1 << 30)
         self.cap = utf8_len(self.full)
         if prompts:
             least = utf8_len(PROMPTS_HEADER) + 1 + MIN_PROMPT_LINE_BYTES
@@ -191,9 +191,9 @@ class RecoveryPart(PreparedPart):
     def render(self, budget: int) -> str:
         if budget >= self.cap:
             return self.full
-        return self._render(TODO_SECTION_BYTES, budget - self.note_reserve)
+        return self._render(budget - self.note_reserve)
 
-    def _render(self, todo_bytes: int, room: int) -> str:
+    def _render(self, room: int) -> str:
         """Prompts newest first while they fit (the newest cut if it must be), then the todos in what is left."""
         lines: list[str] = []
         used = utf8_len(PROMPTS_HEADER)
@@ -207,7 +207,7 @@ class RecoveryPart(PreparedPart):
             used += 1 + utf8_len(line)
         sections = ["\n".join([PROMPTS_HEADER, *lines])] if lines else []
         left = room - (used + 1 if lines else 0)
-        todos = todo_section(self.todos, min(todo_bytes, left)) if self.todos else ""
+        todos = todo_section(self.todos, min(TODO_SECTION_BYTES, left)) if self.todos else ""
         if todos:
             sections.append(todos)
         if not sections:

@@ -29,13 +29,12 @@ from session_workflow.workstate_section import (
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Callable, Mapping
 
     from session_workflow.workstate_writer import Change
 
 SESSION_ENV = "CLAUDE_CODE_SESSION_ID"
 PROJECT_ENV = "CLAUDE_PROJECT_DIR"
-DEFAULT_STEP = "start"
 MAX_TITLE_POINTS = 1024
 WHITEBOARD = "none"
 DESCRIPTION = """\
@@ -156,12 +155,10 @@ def _url(value: str) -> str:
     return value
 
 
-def _owner(args: argparse.Namespace, required: bool = True) -> str | None:
+def _owner(args: argparse.Namespace) -> str | None:
     owner: str | None = args.session or os.environ.get(SESSION_ENV) or None
     if owner is not None and not SESSION_ID.fullmatch(owner):
         raise CliError(f"{SESSION_ENV} is not a usable session id; pass --session", 2)
-    if owner is None and required:
-        raise CliError(f"no session id: run this inside Claude Code (it sets {SESSION_ENV}) or pass --session ID", 2)
     return owner
 
 
@@ -174,68 +171,64 @@ def summary(state: WorkState) -> str:
     return f'{ticket_label(state.ticket)} "{display_title(state.title)}" ({map_text}), step {step}{paused}{auto}'
 
 
-def _write(action: str, args: argparse.Namespace) -> Change:
-    """Run one writer operation, turning its refusals into one-line errors."""
+def _apply(args: argparse.Namespace, operation: Callable[[str, str, str | None, float], Change]) -> Change:
+    """Run one writer operation as this session, on this project's file; its refusals become one-line errors."""
     owner = _owner(args)
-    assert owner is not None
+    if owner is None:
+        raise CliError(f"no session id: run this inside Claude Code (it sets {SESSION_ENV}) or pass --session ID", 2)
     where = locate(args.dir, os.environ)
-    slug = where.slug()
-    now = time.time()
     try:
-        if action == "set":
-            return workstate_writer.set_ticket(
-                where.path,
-                owner,
-                ticket=args.ticket,
-                title=args.title,
-                map_number=None if args.map in (None, WHITEBOARD) else args.map,
-                map_given=args.map is not None,
-                url=args.url,
-                step=args.step,
-                auto=args.auto,
-                slug=slug,
-                now=now,
-                default_step=DEFAULT_STEP,
-            )
-        if action == "step":
-            return workstate_writer.set_step(where.path, owner, args.step, slug=slug, now=now)
-        if action in ("pause", "resume"):
-            return workstate_writer.set_paused(where.path, owner, action == "pause", slug=slug, now=now)
-        return workstate_writer.adopt(where.path, owner, slug=slug, now=now)
+        return operation(where.path, owner, where.slug(), time.time())
     except workstate_writer.WorkStateError as error:
         raise CliError(str(error), 1) from error
 
 
 def _run_set(args: argparse.Namespace) -> int:
-    change = _write("set", args)
-    assert change.after is not None
+    change = _apply(
+        args,
+        lambda path, owner, slug, now: workstate_writer.set_ticket(
+            path,
+            owner,
+            ticket=args.ticket,
+            title=args.title,
+            map_number=None if args.map in (None, WHITEBOARD) else args.map,
+            map_given=args.map is not None,
+            url=args.url,
+            step=args.step,
+            auto=args.auto,
+            slug=slug,
+            now=now,
+        ),
+    )
     before = change.before
     if before is not None and before.session != change.after.session:
-        print(f"session-workflow: took the work state over from session {before.session}", file=sys.stderr)
+        print(f"session-workflow: took the work state over from session {before.session or '(none)'}", file=sys.stderr)
     print(f"work state: {summary(change.after)}")
     return 0
 
 
 def _run_step(args: argparse.Namespace) -> int:
-    change = _write("step", args)
-    assert change.before is not None and change.after is not None
+    change = _apply(
+        args, lambda path, owner, slug, now: workstate_writer.set_step(path, owner, args.step, slug=slug, now=now)
+    )
+    was = one_line(change.before.step if change.before else "") or "(not set)"
     note = " (still paused: run `session-workflow state resume` before working on)" if change.after.paused else ""
-    label = ticket_label(change.after.ticket)
-    print(f"work state: {label} step {one_line(change.before.step) or '(not set)'} -> {change.after.step}{note}")
+    print(f"work state: {ticket_label(change.after.ticket)} step {was} -> {change.after.step}{note}")
     return 0
 
 
 def _run_pause_or_resume(args: argparse.Namespace) -> int:
-    change = _write(args.action, args)
-    assert change.after is not None
+    paused = args.action == "pause"
+    change = _apply(
+        args, lambda path, owner, slug, now: workstate_writer.set_paused(path, owner, paused, slug=slug, now=now)
+    )
     print(f"work state: {summary(change.after)}")
     return 0
 
 
 def _run_adopt(args: argparse.Namespace) -> int:
-    change = _write("adopt", args)
-    assert change.before is not None and change.after is not None
-    previous = change.before.session
+    change = _apply(args, lambda path, owner, slug, now: workstate_writer.adopt(path, owner, slug=slug, now=now))
+    previous = change.before.session if change.before else None
     origin = "already this session's" if previous == change.after.session else f"from session {previous or '(none)'}"
     print(f"work state: adopted {summary(change.after)}, {origin}")
     return 0
@@ -244,7 +237,7 @@ def _run_adopt(args: argparse.Namespace) -> int:
 def _run_clear(args: argparse.Namespace) -> int:
     where = locate(args.dir, os.environ)
     try:
-        existed, before = workstate_writer.clear(where.path, _owner(args, required=False), now=time.time())
+        existed, before = workstate_writer.clear(where.path, _owner(args), now=time.time())
     except workstate_writer.WorkStateError as error:
         raise CliError(str(error), 1) from error
     if not existed:
@@ -258,7 +251,7 @@ def _run_clear(args: argparse.Namespace) -> int:
 
 def _run_show(args: argparse.Namespace) -> int:
     where = locate(args.dir, os.environ)
-    owner = _owner(args, required=False)
+    owner = _owner(args)
     read = read_prefix(where.path, MAX_STATE_BYTES + 1)
     if read is None and os.path.lexists(where.path):
         raise CliError(f"{where.path} is not a readable regular file", 1)
@@ -311,7 +304,7 @@ def register(commands: argparse._SubParsersAction[OneLineParser]) -> None:
     put.add_argument("--title", required=True, type=_title, help="the ticket's title (stored as data)")
     put.add_argument("--map", type=_map, help="the map issue number, or 'none' for a whiteboard ticket")
     put.add_argument("--url", type=_url, help="the ticket's URL (default: the GitHub issue of the origin remote)")
-    put.add_argument("--step", type=_step, help=f"the step (default for a new ticket: {DEFAULT_STEP})")
+    put.add_argument("--step", type=_step, help=f"the step (default for a new ticket: {workstate_writer.DEFAULT_STEP})")
     put.add_argument("--auto", action=argparse.BooleanOptionalAction, help="an autonomous run (default: off)")
     put.set_defaults(run=_run_set)
 

@@ -21,7 +21,7 @@ _BREAKING = re.compile("(?:[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]|\\s)+")
 
 def utf16_len(text: str) -> int:
     """Length in UTF-16 code units, the unit Claude Code's 10,000 cap counts (astral characters are two)."""
-    return len(text) + sum(1 for char in text if ord(char) > 0xFFFF)
+    return len(text.encode("utf-16-le", "surrogatepass")) // 2
 
 
 def utf8_len(text: str) -> int:

@@ -43,8 +43,9 @@ RECORD_MAX_AGE_SECONDS = 30 * 24 * 3600
 MAX_RECORDS_SCANNED = 4096
 
 _UNSAFE_NAME = re.compile(r"[^A-Za-z0-9_-]")
-_CONFIG_SECTION = re.compile(r'\s*\[\s*([A-Za-z0-9.-]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\]')
-_CONFIG_URL = re.compile(r"\s*url\s*=(.*)", re.IGNORECASE)
+# Compiled on first use (re caches them): only a rebuild reads the git config.
+_CONFIG_SECTION = r'\s*\[\s*([A-Za-z0-9.-]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\]'
+_CONFIG_URL = r"(?i)\s*url\s*=(.*)"
 
 
 def state_path(project_dir: str) -> str:
@@ -199,11 +200,11 @@ def origin_url(config_text: str) -> str | None:
     """The first ``url`` of ``[remote "origin"]`` in a git config's text."""
     in_origin = False
     for line in config_text.splitlines():
-        header = _CONFIG_SECTION.match(line)
+        header = re.match(_CONFIG_SECTION, line)
         if header is not None:
             in_origin = header.group(1).lower() == "remote" and header.group(2) == "origin"
             continue
-        entry = _CONFIG_URL.match(line) if in_origin else None
+        entry = re.match(_CONFIG_URL, line) if in_origin else None
         if entry is not None:
             return _config_value(entry.group(1))
     return None
@@ -325,6 +326,18 @@ class WorkStatePart(PreparedPart):
             self.record.store(self.key)
         else:
             self.record.forget()
+
+
+def note_mod_delivery(ctx: HookContext) -> None:
+    """Record the snapshot the mod delivers in a new thread's system prompt, so UserPromptSubmit stays quiet."""
+    record = DeliveryRecord.for_session(ctx)
+    if record is None:
+        return
+    loaded = owned_state(ctx)
+    if loaded is None:
+        record.forget()
+    else:
+        record.store(snapshot_key(loaded.state, False))
 
 
 def prepare(ctx: HookContext) -> PreparedPart | None:

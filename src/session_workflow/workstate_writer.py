@@ -23,6 +23,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+DEFAULT_STEP = "start"
 JOURNAL_NAME = "work-state.log"
 # The journal is rotated to ``work-state.log.1`` past this size, so it stays within twice the bound.
 MAX_JOURNAL_BYTES = 256 * 1024
@@ -33,11 +34,11 @@ class WorkStateError(Exception):
 
 
 class Change:
-    """A write's before and after (None for no state)."""
+    """A write's state before (None when there was none) and after."""
 
     __slots__ = ("after", "before")
 
-    def __init__(self, before: WorkState | None, after: WorkState | None) -> None:
+    def __init__(self, before: WorkState | None, after: WorkState) -> None:
         self.before = before
         self.after = after
 
@@ -75,7 +76,9 @@ def journal_path(path: str) -> str:
     return os.path.join(os.path.dirname(os.path.abspath(path)), JOURNAL_NAME)
 
 
-def _append_journal(path: str, op: str, owner: str | None, change: Change, now: float) -> None:
+def _append_journal(
+    path: str, op: str, owner: str | None, before: WorkState | None, after: WorkState | None, now: float
+) -> None:
     """One JSON line per write; the caller holds the state's lock. A journal that cannot be written never blocks
     the state itself."""
     journal = journal_path(path)
@@ -83,8 +86,8 @@ def _append_journal(path: str, op: str, owner: str | None, change: Change, now: 
         "at": timestamp(now),
         "op": op,
         "by": owner,
-        "state": _describe(change.after),
-        "was": _describe(change.before),
+        "state": _describe(after),
+        "was": _describe(before),
     }
     line = (json.dumps(entry, ensure_ascii=True, separators=(",", ":")) + "\n").encode("ascii")
     try:
@@ -104,14 +107,19 @@ def _append_journal(path: str, op: str, owner: str | None, change: Change, now: 
         os.close(fd)
 
 
-def _current(path: str, data: bytes | None, replace_invalid: bool) -> WorkState | None:
-    if data is None:
-        return None
-    decoded = decode(data)
+def _no_state(path: str) -> WorkStateError:
+    return WorkStateError(f"no work state in {path}; start one with `session-workflow state set`")
+
+
+def _current(path: str, data: bytes | None, creates: bool) -> WorkState | None:
+    """The state a change starts from; a write that does not create one refuses a missing or corrupt file."""
+    decoded = decode(data) if data is not None else None
     if decoded is not None:
         return decoded[0]
-    if replace_invalid:
+    if creates:
         return None
+    if data is None:
+        raise _no_state(path)
     raise WorkStateError(f"{path} is not a valid work state; fix it, or start afresh with `state clear`")
 
 
@@ -123,22 +131,30 @@ def write(
     *,
     slug: str | None,
     now: float,
-    replace_invalid: bool = False,
+    creates: bool = False,
 ) -> Change:
     """Apply ``change`` to the current state under the lock and store the result with its section.
 
-    ``change`` raises WorkStateError to refuse; the file is then untouched. ``replace_invalid`` lets a write
-    that does not depend on the current state (``set``) overwrite a corrupt file.
+    ``change`` raises WorkStateError to refuse; the file is then untouched. Only a write that ``creates`` (``set``)
+    starts from no state or overwrites a corrupt one; the others refuse before creating any folder or lock file.
     """
+    if not creates and not os.path.lexists(path):
+        raise _no_state(path)
+    folder = os.path.dirname(os.path.abspath(path))
+    try:
+        os.makedirs(folder, exist_ok=True)
+    except OSError as error:
+        raise WorkStateError(f"cannot create {folder}: {error.strerror or error}") from error
+    ensure_gitignore(folder)
     result: list[Change] = []
 
     def transform(data: bytes | None) -> bytes:
-        before = _current(path, data, replace_invalid)
+        before = _current(path, data, creates)
         after = change(before)
         after.updated_at = timestamp(now)
         encoded = encode(after, slug)
         result.append(Change(before, after))
-        _append_journal(path, op, owner, result[0], now)
+        _append_journal(path, op, owner, before, after, now)
         return encoded
 
     try:
@@ -147,7 +163,6 @@ def write(
         raise WorkStateError(str(error)) from error
     except OSError as error:
         raise WorkStateError(f"cannot write {path}: {error.strerror or error}") from error
-    ensure_gitignore(os.path.dirname(os.path.abspath(path)))
     return result[0]
 
 
@@ -158,7 +173,7 @@ def _copy(state: WorkState) -> WorkState:
 def _owned(path: str, state: WorkState | None, owner: str) -> WorkState:
     """A copy of the state when ``owner`` holds it; refuse otherwise, saying what to do."""
     if state is None:
-        raise WorkStateError(f"no work state in {path}; start one with `session-workflow state set`")
+        raise _no_state(path)
     if state.session != owner:
         holder = f"session {state.session}" if state.session else "no session"
         raise WorkStateError(
@@ -174,17 +189,16 @@ def set_ticket(
     *,
     ticket: int | str,
     title: str,
-    map_number: int | None,
-    map_given: bool,
-    url: str | None,
-    step: str | None,
-    auto: bool | None,
-    slug: str | None,
     now: float,
-    default_step: str,
+    map_number: int | None = None,
+    map_given: bool = False,
+    url: str | None = None,
+    step: str | None = None,
+    auto: bool | None = None,
+    slug: str | None = None,
 ) -> Change:
     """Put a ticket in play for ``owner``: the same ticket is edited (options not given keep their values),
-    another starts afresh (no map, ``default_step``, not paused, auto off, the GitHub URL derived).
+    another starts afresh (no map, step ``DEFAULT_STEP``, not paused, auto off, the GitHub URL derived).
 
     ``map_number`` None is a whiteboard ticket; it is applied only when ``map_given``.
     """
@@ -194,7 +208,7 @@ def set_ticket(
             state = _copy(before)
             state.title = title
         else:
-            state = WorkState(ticket=ticket, title=title, step=default_step)
+            state = WorkState(ticket=ticket, title=title, step=DEFAULT_STEP)
             if slug is not None and isinstance(ticket, int):
                 state.url = f"https://github.com/{slug}/issues/{ticket}"
         if map_given:
@@ -208,7 +222,7 @@ def set_ticket(
         state.session = owner
         return state
 
-    return write(path, "set", owner, change, slug=slug, now=now, replace_invalid=True)
+    return write(path, "set", owner, change, slug=slug, now=now, creates=True)
 
 
 def set_step(path: str, owner: str, step: str, *, slug: str | None, now: float) -> Change:
@@ -234,7 +248,7 @@ def adopt(path: str, owner: str, *, slug: str | None, now: float) -> Change:
 
     def change(before: WorkState | None) -> WorkState:
         if before is None:
-            raise WorkStateError(f"no work state in {path} to adopt")
+            raise _no_state(path)
         state = _copy(before)
         state.session = owner
         return state
@@ -247,6 +261,8 @@ def clear(path: str, owner: str | None, *, now: float) -> tuple[bool, WorkState 
 
     Returns (whether there was a file, the state it held when valid).
     """
+    if not os.path.lexists(path):
+        return False, None
     try:
         with atomic.locked(path):
             if not os.path.lexists(path):
@@ -254,7 +270,7 @@ def clear(path: str, owner: str | None, *, now: float) -> tuple[bool, WorkState 
             read = read_prefix(path, MAX_STATE_BYTES + 1)
             decoded = decode(read[0]) if read is not None else None
             before = decoded[0] if decoded is not None else None
-            _append_journal(path, "clear", owner, Change(before, None), now)
+            _append_journal(path, "clear", owner, before, None, now)
             os.unlink(path)
     except atomic.WriteError as error:
         raise WorkStateError(str(error)) from error

@@ -36,7 +36,8 @@ Reply selection for ``POST /v1/messages``, first match wins:
    summary" of the conversation -- gets ``<analysis>…</analysis><summary>`` +
    :data:`SUMMARY_TEXT` ``</summary>``;
 3. a request that offers tools (the conversation loop) gets the next scripted
-   reply (:meth:`FakeAnthropic.script`), or ``"OK"`` when the script is empty;
+   reply (:meth:`FakeAnthropic.script`; a callable step is called with the
+   request body), or ``"OK"`` when the script is empty;
 4. any other request gets ``"OK"``; it never consumes the script.
 
 Every response has a unique message id (``msg_fake_000001``…) and every
@@ -54,7 +55,7 @@ import threading
 import time
 from collections.abc import Iterable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Callable
+from typing import Any, Callable, Union
 from urllib.parse import urlsplit
 
 #: Upper bound on an accepted request body; bigger bodies get 413.
@@ -72,6 +73,8 @@ DEFAULT_MODEL = "claude-opus-5-5"
 
 Reply = dict[str, Any]
 Body = dict[str, Any]
+#: A scripted step: a fixed reply, or a function of the request it answers (to act on a tool result).
+Step = Union[Reply, Callable[[Body], Reply]]
 
 
 # ---------------------------------------------------------------------------
@@ -176,6 +179,20 @@ def last_user_text(body: Body) -> str:
     return ""
 
 
+def last_tool_results(body: Body) -> list[str]:
+    """The texts of the tool_result blocks in the last ``role: "user"`` message, in order."""
+    for msg in reversed(body.get("messages") or []):
+        if isinstance(msg, dict) and msg.get("role") == "user":
+            content = msg.get("content")
+            blocks = content if isinstance(content, list) else []
+            return [
+                "\n".join(_block_texts(b.get("content")))
+                for b in blocks
+                if isinstance(b, dict) and b.get("type") == "tool_result"
+            ]
+    return []
+
+
 def is_compaction_request(body: Body) -> bool:
     return COMPACT_MARKER in last_user_text(body).lower()
 
@@ -206,7 +223,7 @@ class FakeAnthropic:
         self.responder: Callable[[Body], Reply | None] | None = None
         self._lock = threading.Lock()
         self._requests: list[Recorded] = []
-        self._script: list[Reply] = []
+        self._script: list[Step] = []
         self._ids = itertools.count(1)
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
@@ -248,8 +265,11 @@ class FakeAnthropic:
         return f"http://127.0.0.1:{self.port}"
 
     # -- scripting ---------------------------------------------------------------
-    def script(self, *replies: Reply) -> None:
-        """Queue replies for the next conversation-loop requests, in order."""
+    def script(self, *replies: Step) -> None:
+        """Queue replies for the next conversation-loop requests, in order.
+
+        A step may be a function of the request body that returns the reply, for a model turn that uses what
+        an earlier tool printed (e.g. the path ``session-workflow anchor new`` created)."""
         with self._lock:
             self._script.extend(copy.deepcopy(list(replies)))
 
@@ -306,6 +326,8 @@ class FakeAnthropic:
         if offers_tools(body):
             with self._lock:
                 scripted = self._script.pop(0) if self._script else None
+            if callable(scripted):
+                return copy.deepcopy(scripted(body))
             if scripted is not None:
                 return scripted
         return text("OK")

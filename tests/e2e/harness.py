@@ -321,6 +321,22 @@ class Claude:
             argv += ["--session-id", session_id]
         return StreamSession(argv, cwd=self.project, env=self.env(env_extra), api=self.api)
 
+    def converse(
+        self,
+        prompts: Sequence[str],
+        args: Sequence[str] = (),
+        env_extra: Mapping[str, str] | None = None,
+        session_id: str | None = None,
+    ) -> StreamSession:
+        """One :meth:`stream` session through ``prompts`` (a turn each, slash commands included), closed with
+        exit 0; the finished session keeps its ``events`` and ``session_id``."""
+        with self.stream(args, env_extra, session_id) as session:
+            for prompt in prompts:
+                session.send(prompt)
+            code = session.close()
+        assert code == 0, f"claude exited {code} after {list(prompts)!r}\n--- stderr ---\n{session.stderr[-3000:]}"
+        return session
+
     def debug_file(self, name: str = "debug.log") -> Path:
         return self.root / name
 

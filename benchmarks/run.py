@@ -1,0 +1,694 @@
+"""Time the real hook commands against the interpreter floor: ``python benchmarks/run.py`` (``tox -e bench``).
+
+Each hook runs exactly as ``hooks/hooks.json`` registers it (``${CLAUDE_PLUGIN_ROOT}`` substituted, ``python3``
+being the interpreter under test), in a fresh process, with its JSON payload on stdin and the environment
+Claude Code gives hooks, against generated workloads (``benchmarks/workload.py``). Two floors run in the same
+rounds, interleaved in a shuffled order: P = ``python3 -I -c pass`` and J = ``python3 -I -S -c "import json"``.
+Every scenario is first run once and checked (exit 0, no stderr, the expected parts in its output), so no
+timing is of a hook that silently did nothing. See benchmarks/README.md for how to read the table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import marshal
+import os
+import platform
+import random
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+if ROOT not in sys.path:
+    sys.path.insert(0, ROOT)
+
+from benchmarks import report, workload  # noqa: E402
+from benchmarks.report import FLOOR_J, FLOOR_P, Measured  # noqa: E402
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
+HOOKS_JSON = os.path.join(ROOT, "hooks", "hooks.json")
+CLI = os.path.join(ROOT, "bin", "session-workflow")
+SPAWN = os.path.join(ROOT, "benchmarks", "spawn.py")
+RESULTS = os.path.join(ROOT, "benchmarks", "results")
+README = os.path.join(ROOT, "benchmarks", "README.md")
+README_BEGIN = "<!-- bench:table -->"
+README_END = "<!-- /bench:table -->"
+PLUGIN_ROOT_VAR = "${CLAUDE_PLUGIN_ROOT}"
+# Variables of the calling shell that would change what the hooks or writers see; the rest pass through.
+DROPPED_ENV_PREFIXES = ("CLAUDE", "SESSION_WORKFLOW_", "PYTHON", "XDG_", "VIRTUAL_ENV", "PIP_USER")
+CHECK_TIMEOUT_SECONDS = 600.0
+JOB_TIMEOUT_SECONDS = 30.0
+TARGETS = {"ss-anchorless": 1.10, "ss-compact": 1.40, "ss-scale": 2.5, "ups-unchanged": 1.10}
+
+
+class Scenario:
+    """One command to time: how it is run, what it must print, and which target or growth series it is in.
+
+    ``argv`` is None when the command cannot run here (``reason`` says why); writers' argv may hold ``{n}``,
+    replaced by the run's index so each run records a new step.
+    """
+
+    __slots__ = ("argv", "cwd", "env", "expect", "growth", "key", "label", "payload", "reason", "target")
+
+    def __init__(
+        self,
+        key: str,
+        label: str,
+        argv: list[str] | None,
+        *,
+        env: dict[str, str],
+        cwd: str,
+        payload: bytes = b"",
+        expect: tuple[str, ...] | None = None,
+        growth: tuple[str, float] | None = None,
+        reason: str = "",
+    ) -> None:
+        self.key = key
+        self.label = label
+        self.argv = argv
+        self.env = env
+        self.cwd = cwd
+        self.payload = payload
+        self.expect = expect
+        self.growth = growth
+        self.reason = reason
+        self.target = TARGETS.get(key)
+
+    def argv_for(self, run: int) -> list[str]:
+        assert self.argv is not None
+        return [arg.replace("{n}", str(run)) for arg in self.argv]
+
+
+# --- hooks.json --------------------------------------------------------------------------------------------
+
+
+def hook_argvs(spec: Mapping[str, object], event: str, source: str | None, python: str) -> list[list[str]]:
+    """The commands hooks.json runs for ``event`` (and SessionStart ``source``), as argv lists.
+
+    Exec form (``command`` + ``args``) is run as is; a shell string goes through ``/bin/sh -c`` as Claude Code
+    does. ``${CLAUDE_PLUGIN_ROOT}`` becomes the repo and a bare ``python3``/``python`` the interpreter under test.
+    """
+    hooks = spec.get("hooks")
+    groups = hooks.get(event) if isinstance(hooks, dict) else None
+    found: list[list[str]] = []
+    for group in groups if isinstance(groups, list) else []:
+        matcher = group.get("matcher") if isinstance(group, dict) else None
+        matched = source is None or not isinstance(matcher, str) or matcher in ("", "*")
+        if not matched and not re.fullmatch(str(matcher), str(source)):
+            continue
+        for hook in group.get("hooks", []) if isinstance(group, dict) else []:
+            if not isinstance(hook, dict) or hook.get("type") != "command" or not isinstance(hook.get("command"), str):
+                continue
+            command = hook["command"].replace(PLUGIN_ROOT_VAR, ROOT)
+            if isinstance(hook.get("args"), list):
+                program = python if command in ("python3", "python") else command
+                found.append([program, *(str(arg).replace(PLUGIN_ROOT_VAR, ROOT) for arg in hook["args"])])
+            else:
+                found.append(["/bin/sh", "-c", command])
+    return found
+
+
+def missing_script(argv: Sequence[str]) -> str | None:
+    """The first ``*.py`` argument under the plugin root that does not exist (a part not written yet)."""
+    for arg in argv[1:]:
+        if arg.startswith(ROOT) and arg.endswith(".py") and not os.path.isfile(arg):
+            return os.path.relpath(arg, ROOT)
+    return None
+
+
+# --- scenarios ---------------------------------------------------------------------------------------------
+
+
+def base_env(load: workload.Workload) -> dict[str, str]:
+    env = {name: value for name, value in os.environ.items() if not name.startswith(DROPPED_ENV_PREFIXES)}
+    env["HOME"] = load.home
+    return env
+
+
+def hook_env(load: workload.Workload, session: workload.Session, plugin_data: str | None = None) -> dict[str, str]:
+    """What Claude Code adds for a plugin hook, pointed into the workload."""
+    env = base_env(load)
+    env.update(
+        CLAUDE_PLUGIN_ROOT=ROOT,
+        CLAUDE_PLUGIN_DATA=plugin_data or load.plugin_data,
+        CLAUDE_PROJECT_DIR=session.project,
+        CLAUDE_CONFIG_DIR=session.config,
+        SESSION_WORKFLOW_TASKS_ROOT=os.path.join(session.config, "tasks"),
+    )
+    return env
+
+
+def session_start_payload(session: workload.Session, source: str) -> bytes:
+    payload: dict[str, object] = {
+        "session_id": session.session_id,
+        "transcript_path": session.transcript,
+        "cwd": session.project,
+        "hook_event_name": "SessionStart",
+        "source": source,
+    }
+    if source == "compact":
+        payload.update(model="claude-opus-5-5", prompt_id=str(uuid.uuid4()))
+    return json.dumps(payload).encode("utf-8")
+
+
+def prompt_payload(session: workload.Session) -> bytes:
+    payload = {
+        "session_id": session.session_id,
+        "transcript_path": session.transcript,
+        "cwd": session.project,
+        "prompt_id": str(uuid.uuid4()),
+        "permission_mode": "default",
+        "hook_event_name": "UserPromptSubmit",
+        "prompt": "continue with the next step of the cursor",
+    }
+    return json.dumps(payload).encode("utf-8")
+
+
+def hook_scenario(
+    key: str,
+    label: str,
+    spec: Mapping[str, object],
+    python: str,
+    event: str,
+    source: str | None,
+    *,
+    env: dict[str, str],
+    cwd: str,
+    payload: bytes,
+    expect: tuple[str, ...],
+    growth: tuple[str, float] | None = None,
+) -> Scenario:
+    """A hook scenario, or an n/a one when hooks.json has no such hook or its script is not there yet."""
+    argvs = hook_argvs(spec, event, source, python)
+    reason = ""
+    if not argvs:
+        reason = f"no {event} hook in hooks.json" + (f" for {source}" if source else "")
+    elif missing_script(argvs[0]):
+        reason = f"{missing_script(argvs[0])} missing"
+    if len(argvs) > 1:
+        label += f" (first of {len(argvs)} hooks)"
+    return Scenario(
+        key,
+        label,
+        None if reason else argvs[0],
+        env=env,
+        cwd=cwd,
+        payload=payload,
+        expect=expect,
+        growth=growth,
+        reason=reason,
+    )
+
+
+def scenarios(load: workload.Workload, python: str) -> list[Scenario]:
+    """Floors first, then every hook and writer scenario, in table order."""
+    with open(HOOKS_JSON, encoding="utf-8") as handle:
+        spec = json.load(handle)
+    empty = load.anchorless
+    writer = load.writer
+    assert empty is not None and writer is not None
+    found = [
+        Scenario(FLOOR_P, "floor P: python3 -I -c pass", [python, "-I", "-c", "pass"], env=base_env(load), cwd=ROOT),
+        Scenario(
+            FLOOR_J,
+            'floor J: python3 -I -S -c "import json"',
+            [python, "-I", "-S", "-c", "import json"],
+            env=base_env(load),
+            cwd=ROOT,
+        ),
+        hook_scenario(
+            "ss-anchorless",
+            "SessionStart startup, anchor-less",
+            spec,
+            python,
+            "SessionStart",
+            "startup",
+            env=hook_env(load, empty),
+            cwd=empty.project,
+            payload=session_start_payload(empty, "startup"),
+            expect=(),
+        ),
+    ]
+    full_parts = (workload.STATE_TITLE, workload.ANCHOR_TITLE, workload.TASK_SUBJECT, workload.LAST_PROMPT)
+    sizes = sorted(load.compact)
+    for size in sizes:
+        session = load.compact[size]
+        found.append(
+            hook_scenario(
+                "ss-compact" if size == sizes[0] else f"ss-compact-{report.human_size(size).replace(' ', '')}",
+                f"SessionStart compact, full, {report.human_size(size)} transcript",
+                spec,
+                python,
+                "SessionStart",
+                "compact",
+                env=hook_env(load, session),
+                cwd=session.project,
+                payload=session_start_payload(session, "compact"),
+                expect=full_parts,
+                growth=("compact", size),
+            )
+        )
+    sizes = sorted(load.scale)
+    for size in sizes:
+        session = load.scale[size]
+        found.append(
+            hook_scenario(
+                "ss-scale" if size == sizes[-1] else f"ss-scale-{report.human_size(size).replace(' ', '')}",
+                f"SessionStart compact, scale, {report.human_size(size)} transcript",
+                spec,
+                python,
+                "SessionStart",
+                "compact",
+                env=hook_env(load, session),
+                cwd=session.project,
+                payload=session_start_payload(session, "compact"),
+                expect=full_parts,
+                growth=("scale", size),
+            )
+        )
+    for count in sorted(load.fallback):
+        session = load.fallback[count]
+        found.append(
+            hook_scenario(
+                f"ss-fallback-{count}",
+                f"SessionStart startup, fallback, {count:,} siblings",
+                spec,
+                python,
+                "SessionStart",
+                "startup",
+                env=hook_env(load, session),
+                cwd=session.project,
+                payload=session_start_payload(session, "startup"),
+                expect=(workload.TASK_SUBJECT,),
+                growth=("fallback", count),
+            )
+        )
+    full = load.compact[min(load.compact)]
+    for key, label, session in (
+        ("ups-unchanged", "UserPromptSubmit, work state unchanged", full),
+        ("ups-no-state", "UserPromptSubmit, no work state", empty),
+    ):
+        found.append(
+            hook_scenario(
+                key,
+                label,
+                spec,
+                python,
+                "UserPromptSubmit",
+                None,
+                env=hook_env(load, session),
+                cwd=session.project,
+                payload=prompt_payload(session),
+                expect=(),
+            )
+        )
+    writer_env = base_env(load)
+    writer_env.update(CLAUDECODE="1", CLAUDE_CODE_SESSION_ID=writer.session_id, CLAUDE_CONFIG_DIR=writer.config)
+    for key, label, args in (
+        ("writer-state-step", "writer: session-workflow state step", ["state", "step", "bench step {n}"]),
+        (
+            "writer-anchor-step",
+            "writer: session-workflow anchor step",
+            ["anchor", "step", load.writer_anchor, "done: bench step {n}; next: bench step {n} + 1"],
+        ),
+    ):
+        present = os.path.isfile(CLI)
+        found.append(
+            Scenario(
+                key,
+                label,
+                [python, CLI, *args] if present else None,
+                env=writer_env,
+                cwd=writer.project,
+                reason="" if present else "bin/session-workflow missing",
+            )
+        )
+    return found
+
+
+# --- checking one run --------------------------------------------------------------------------------------
+
+
+def run_once(scenario: Scenario, run: int = 0, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[bytes]:
+    """One untimed run with its output captured (for the checks and the profiles)."""
+    return subprocess.run(
+        scenario.argv_for(run),
+        input=scenario.payload,
+        capture_output=True,
+        cwd=scenario.cwd,
+        env=env or scenario.env,
+        timeout=CHECK_TIMEOUT_SECONDS,
+        check=False,
+    )
+
+
+def context_of(stdout: bytes) -> str | None:
+    """The additionalContext of a hook's JSON answer; None when it printed something else."""
+    try:
+        document = json.loads(stdout)
+        text = document["hookSpecificOutput"]["additionalContext"]
+    except (ValueError, KeyError, TypeError):
+        return None
+    return text if isinstance(text, str) else None
+
+
+def check(scenario: Scenario, load: workload.Workload) -> tuple[str, str]:
+    """(``ok`` or what is wrong, what the command printed in short) from one untimed run.
+
+    For the unchanged-prompt scenario, a run with an empty plugin-data dir must first deliver the section, so
+    its later silence is the latch, not a hook that finds nothing.
+    """
+    if scenario.key == "ups-unchanged":
+        with tempfile.TemporaryDirectory() as fresh:
+            env = dict(scenario.env, CLAUDE_PLUGIN_DATA=fresh)
+            first = context_of(run_once(scenario, env=env).stdout) or ""
+        if workload.STATE_TITLE not in first:
+            return "the first prompt did not deliver the work state", "silent"
+        run_once(scenario)
+    done = run_once(scenario)
+    if done.returncode != 0:
+        lines = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        return f"exit {done.returncode}: {lines[-1] if lines else 'no stderr'}", ""
+    if scenario.expect is None:
+        return "ok", "exit 0"
+    if done.stderr:
+        return f"stderr: {done.stderr.decode('utf-8', 'replace').strip().splitlines()[0]}", ""
+    if not scenario.expect:
+        return ("ok", "silent") if not done.stdout else (f"expected silence, got {len(done.stdout)} bytes", "")
+    text = context_of(done.stdout)
+    if text is None:
+        return "no additionalContext in the output", ""
+    missing = [part for part in scenario.expect if part not in text]
+    units = len(text.encode("utf-16-le")) // 2
+    if missing:
+        return f"output ({units:,} units) lacks: " + "; ".join(missing), ""
+    return "ok", f"{units:,} UTF-16 units"
+
+
+# --- timing ------------------------------------------------------------------------------------------------
+
+
+def launch(python: str, jobs: list[tuple[object, ...]]) -> list[tuple[int, float, int, int]]:
+    """Run jobs through the small launcher (see spawn.py for why); one result per job."""
+    done = subprocess.run(
+        [python, "-I", "-S", SPAWN],
+        input=marshal.dumps(jobs),
+        capture_output=True,
+        timeout=JOB_TIMEOUT_SECONDS * max(1, len(jobs)),
+        check=True,
+    )
+    results: list[tuple[int, float, int, int]] = marshal.loads(done.stdout)
+    return results
+
+
+def rss_resolution(python: str, scratch: str) -> int:
+    """The launcher's own share of a child's ru_maxrss: what a trivial ``true`` child reports (KiB)."""
+    true = shutil.which("true")
+    if true is None:
+        return 0
+    null = os.devnull
+    results = launch(python, [([true], {}, scratch, null, null, null)] * 3)
+    return min(rss for _wall, _cpu, rss, _code in results)
+
+
+def measure(
+    python: str, timed: list[Scenario], out_dir: str, rounds: int, warmup: int, seed: int
+) -> dict[str, list[tuple[int, float, int, int]]]:
+    """All rounds in one launcher, each round every scenario once in a shuffled order; warm-up rounds dropped."""
+    shuffler = random.Random(seed)
+    payloads = {}
+    for scenario in timed:
+        payloads[scenario.key] = os.path.join(out_dir, f"{scenario.key}.payload")
+        with open(payloads[scenario.key], "wb") as handle:
+            handle.write(scenario.payload)
+    jobs: list[tuple[object, ...]] = []
+    keys: list[tuple[str, int]] = []
+    for round_index in range(warmup + rounds):
+        order = list(timed)
+        shuffler.shuffle(order)
+        for scenario in order:
+            stem = os.path.join(out_dir, scenario.key)
+            argv = scenario.argv_for(round_index + 1)
+            jobs.append((argv, scenario.env, scenario.cwd, payloads[scenario.key], f"{stem}.out", f"{stem}.err"))
+            keys.append((scenario.key, round_index))
+    samples: dict[str, list[tuple[int, float, int, int]]] = {scenario.key: [] for scenario in timed}
+    for (key, round_index), result in zip(keys, launch(python, jobs)):
+        if round_index >= warmup:
+            samples[key].append(result)
+    return samples
+
+
+def collect(
+    all_scenarios: Sequence[Scenario],
+    checks: dict[str, tuple[str, str]],
+    samples: dict[str, list[tuple[int, float, int, int]]],
+) -> list[Measured]:
+    """Samples into Measured records; a paired ratio divides a run by the floor's run of the same round."""
+    floor_p, floor_j = samples[FLOOR_P], samples[FLOOR_J]
+    results = []
+    for scenario in all_scenarios:
+        status, output = checks.get(scenario.key, (f"n/a: {scenario.reason}", ""))
+        result = Measured(
+            scenario.key, scenario.label, target=scenario.target, growth=scenario.growth, check=status, output=output
+        )
+        for index, (wall, cpu, rss, code) in enumerate(samples.get(scenario.key, [])):
+            result.wall_ms.append(wall / 1e6)
+            result.cpu_ms.append(cpu * 1e3)
+            result.rss_kib.append(rss)
+            result.exit_codes.append(code)
+            result.paired_p.append(wall / floor_p[index][0])
+            result.paired_j.append(wall / floor_j[index][0])
+        if any(result.exit_codes) and result.check == "ok":
+            result.check = f"exit {max(result.exit_codes, key=abs)} in a timed run"
+        results.append(result)
+    return results
+
+
+# --- profiling ---------------------------------------------------------------------------------------------
+
+# Runs a hook shim under cProfile in-process: the shims end in os._exit (which would skip the report), so
+# os._exit is turned into an exception for the length of the run. The report goes to stderr.
+PROFILE_CODE = """
+import cProfile, os, pstats, sys
+class _Exit(BaseException):
+    pass
+def _exit(code):
+    raise _Exit(code)
+script = sys.argv[1]
+sys.argv = sys.argv[1:]
+os._exit = _exit
+namespace = {"__file__": script, "__name__": "__main__"}
+with open(script) as handle:
+    code = compile(handle.read(), script, "exec")
+profile = cProfile.Profile()
+try:
+    profile.runctx(code, namespace, namespace)
+except _Exit:
+    pass
+sys.stdout.flush()
+pstats.Stats(profile, stream=sys.stderr).sort_stats("cumulative").print_stats(%d)
+"""
+IMPORT_LINE = re.compile(r"import time:\s+(\d+) \|\s+(\d+) \|( *)(\S+)")
+
+
+def profile(scenario: Scenario, top: int) -> list[str]:
+    """``-X importtime`` (slowest imports by self and cumulative time) and a cProfile of one run."""
+    assert scenario.argv is not None
+    argv = scenario.argv_for(0)
+    lines = [f"profile of {scenario.label}: {' '.join(argv)}"]
+    timed = Scenario(
+        scenario.key,
+        scenario.label,
+        [argv[0], "-X", "importtime", *argv[1:]],
+        env=scenario.env,
+        cwd=scenario.cwd,
+        payload=scenario.payload,
+    )
+    imports = []
+    for line in run_once(timed).stderr.decode("utf-8", "replace").splitlines():
+        match = IMPORT_LINE.match(line)
+        if match:
+            imports.append((int(match.group(1)), int(match.group(2)), len(match.group(3)) // 2, match.group(4)))
+    total = sum(own for own, _cumulative, _depth, _name in imports)
+    lines.append(f"-X importtime: {len(imports)} modules, {total / 1000:.1f} ms of imports in all")
+    lines.append("  slowest by own time (µs own | cumulative | module):")
+    for own, cumulative, _depth, name in sorted(imports, reverse=True)[:top]:
+        lines.append(f"  {own:>7} | {cumulative:>8} | {name}")
+    lines.append("  top-level imports by cumulative time:")
+    for own, cumulative, _depth, name in sorted((i for i in imports if i[2] == 0), key=lambda i: -i[1])[:top]:
+        lines.append(f"  {own:>7} | {cumulative:>8} | {name}")
+    flags = [arg for arg in argv[1:] if arg.startswith("-")]
+    script = next((arg for arg in argv[1:] if not arg.startswith("-")), None)
+    if script is None:
+        return lines
+    profiled = Scenario(
+        scenario.key,
+        scenario.label,
+        [argv[0], *flags, "-c", PROFILE_CODE % top, script],
+        env=scenario.env,
+        cwd=scenario.cwd,
+        payload=scenario.payload,
+    )
+    lines.append("cProfile (cumulative):")
+    lines += ["  " + line for line in run_once(profiled).stderr.decode("utf-8", "replace").splitlines() if line]
+    return lines
+
+
+# --- the run -----------------------------------------------------------------------------------------------
+
+
+def machine_line(python: str, version: str, loads: tuple[float, float], resolution: int) -> str:
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as handle:
+            cpu = next((line.split(":", 1)[1].strip() for line in handle if line.startswith("model name")), cpu)
+    except OSError:
+        pass
+    stamp = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    return (
+        f"machine: {platform.system()} {platform.release()} {platform.machine()}, {cpu}, {os.cpu_count()} CPUs;"
+        f" Python {version} ({python}); load {loads[0]:.2f} → {loads[1]:.2f}; {stamp};"
+        f" RSS resolution {resolution / 1024:.1f} MB"
+    )
+
+
+def load_average() -> float:
+    return os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+
+
+def update_readme(block: list[str]) -> bool:
+    """Put the table between the README's markers; False when the markers are missing."""
+    with open(README, encoding="utf-8") as handle:
+        text = handle.read()
+    if README_BEGIN not in text or README_END not in text:
+        return False
+    before, rest = text.split(README_BEGIN, 1)
+    _old, after = rest.split(README_END, 1)
+    body = "\n".join(["```", *block, "```"])
+    with open(README, "w", encoding="utf-8") as handle:
+        handle.write(f"{before}{README_BEGIN}\n{body}\n{README_END}{after}")
+    return True
+
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="benchmarks/run.py", description=__doc__.splitlines()[0] if __doc__ else "")
+    parser.add_argument("--runs", type=int, default=20, help="timed rounds (default 20)")
+    parser.add_argument("--warmup", type=int, default=3, help="untimed rounds first (default 3)")
+    parser.add_argument("--tiny", action="store_true", help="a tiny workload (the smoke test's), not the issue's")
+    parser.add_argument("--python", default=sys.executable, help="the interpreter hooks.json's python3 stands for")
+    parser.add_argument("--workdir", help="where the workload is generated and cached (default benchmarks/results/)")
+    parser.add_argument("--regenerate", action="store_true", help="rebuild the cached workload")
+    parser.add_argument("--only", help="comma-separated scenario keys or prefixes to run (floors always run)")
+    parser.add_argument("--json", help="write the results here (default benchmarks/results/bench-<time>.json)")
+    parser.add_argument("--seed", type=int, default=11, help="shuffle seed of the interleaving")
+    parser.add_argument("--profile", metavar="KEY", help="profile one scenario (-X importtime, cProfile) instead")
+    parser.add_argument("--update-readme", action="store_true", help="put this run's table in benchmarks/README.md")
+    parser.add_argument("--strict", action="store_true", help="exit 1 when a target is missed or a check fails")
+    parser.add_argument("--list", action="store_true", help="list the scenario keys and exit")
+    return parser.parse_args(argv)
+
+
+def selected(all_scenarios: list[Scenario], only: str | None) -> list[Scenario]:
+    if not only:
+        return all_scenarios
+    wanted = [item.strip() for item in only.split(",") if item.strip()]
+    return [s for s in all_scenarios if s.key in (FLOOR_P, FLOOR_J) or any(s.key.startswith(w) for w in wanted)]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(argv)
+    python = os.path.abspath(args.python)
+    sizes = workload.TINY if args.tiny else workload.FULL
+    workdir = args.workdir or os.path.join(RESULTS, "workload-tiny" if args.tiny else "workload")
+    started = time.monotonic()
+    load_start = load_average()
+    load, reused = workload.ensure(workdir, sizes, args.regenerate)
+    print(f"workload: {load.root} ({'cached' if reused else 'generated'} in {time.monotonic() - started:.1f} s)")
+    chosen = selected(scenarios(load, python), args.only)
+    if args.list:
+        for scenario in chosen:
+            print(f"{scenario.key:<22} {scenario.label}" + (f"  [n/a: {scenario.reason}]" if scenario.reason else ""))
+        return 0
+    if args.profile:
+        match = [s for s in chosen if s.key == args.profile and s.argv is not None]
+        if not match:
+            print(f"no runnable scenario {args.profile!r} (see --list)", file=sys.stderr)
+            return 2
+        print("\n".join(profile(match[0], 25)))
+        return 0
+    checks = {s.key: check(s, load) for s in chosen if s.argv is not None}
+    # A hook whose output is wrong is still timed (and flagged); a command that fails outright is not.
+    timed = [s for s in chosen if s.argv is not None and not checks[s.key][0].startswith("exit ")]
+    out_dir = os.path.join(load.root, "out")
+    os.makedirs(out_dir, exist_ok=True)
+    resolution = rss_resolution(python, out_dir)
+    print(f"measuring {len(timed)} commands × {args.runs} rounds (+{args.warmup} warm-up), interleaved …", flush=True)
+    samples = measure(python, timed, out_dir, args.runs, args.warmup, args.seed)
+    results = collect(chosen, checks, samples)
+    version = subprocess.run(
+        [python, "-I", "-S", "-c", "import sys; print(sys.version.split()[0])"], capture_output=True, text=True
+    ).stdout.strip()
+    machine = machine_line(python, version, (load_start, load_average()), resolution)
+    found = report.verdicts(results, resolution)
+    block = [
+        f"session-workflow hook benchmarks: {args.runs} rounds after {args.warmup} warm-up, interleaved"
+        + (" (tiny workload)" if args.tiny else ""),
+        machine,
+        "",
+        *report.table_lines(results, resolution),
+        "",
+        *report.growth_lines(results),
+        "",
+        "targets:",
+        *(f"  {v.result:<4} {v.name}" + (f" (measured {v.value:.2f})" if v.value is not None else "") for v in found),
+    ]
+    print("\n".join(block))
+    document = {
+        "machine": machine,
+        "python": python,
+        "python_version": version,
+        "runs": args.runs,
+        "warmup": args.warmup,
+        "tiny": args.tiny,
+        "rss_resolution_kib": resolution,
+        "sizes": sizes.as_dict(),
+        "scenarios": [
+            {
+                "key": r.key,
+                "label": r.label,
+                "check": r.check,
+                "output": r.output,
+                "target": r.target,
+                "growth": list(r.growth) if r.growth else None,
+                "wall_ms": r.wall_ms,
+                "cpu_ms": r.cpu_ms,
+                "rss_kib": r.rss_kib,
+                "paired_j": r.paired_j,
+            }
+            for r in results
+        ],
+        "verdicts": [v.as_dict() for v in found],
+        "table": block,
+    }
+    path = args.json or os.path.join(RESULTS, time.strftime("bench-%Y%m%d-%H%M%S.json", time.gmtime()))
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    with open(path, "w", encoding="utf-8") as handle:
+        json.dump(document, handle, indent=1)
+    print(f"\nresults: {path} ({time.monotonic() - started:.0f} s in all)")
+    if args.update_readme and not update_readme(block):
+        print(f"{README} has no {README_BEGIN} … {README_END} markers; not updated", file=sys.stderr)
+    failed = any(v.result == "MISS" for v in found) or any(r.check not in ("ok",) and r.measured for r in results)
+    return 1 if args.strict and failed else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,563 @@
+"""Realistic on-disk workloads for the hook benchmarks: projects, Claude Code config dirs, transcripts, tasks.
+
+Everything is generated under one folder and cached there (``manifest.json`` names the generator version, the
+sizes and the folder), because the 200 MB transcripts and the tens of thousands of small files take a while
+to write. Transcripts are built from the real Claude Code records in ``tests/fixtures/transcripts`` (paths and
+session ids rewritten), plus large tool results and request blobs, written in big blocks. Anchors follow
+``references/anchor-format.md``; task files follow Claude Code's task store; the work state is encoded by the
+writer's own ``encode``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import re
+import shutil
+import sys
+import time
+import uuid
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "src"))
+
+from session_workflow.workstate_section import WorkState  # noqa: E402
+from session_workflow.workstate_writer import encode  # noqa: E402
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
+    from typing import Any
+
+GENERATOR_VERSION = 1
+KB = 1 << 10
+MB = 1 << 20
+FIXTURES = os.path.join(ROOT, "tests", "fixtures", "transcripts")
+FIXTURE_PROJECT = "/home/user/proj"
+FIXTURE_CONFIG = "/home/user/.claude"
+SEED = 20261129
+
+# What the verification looks for in the hook output, so a timing is never of a hook that silently did nothing.
+ANCHOR_TITLE = "Move billing to the ledger (bench)"
+STATE_TITLE = "Bench: migrate invoices to the ledger"
+TASK_SUBJECT = "Bench task"
+LAST_PROMPT = "prompt five: this one triggers auto compaction"
+
+
+class Sizes:
+    """How big each workload is; ``FULL`` is the issue's, ``TINY`` keeps the smoke test to seconds."""
+
+    __slots__ = (
+        "anchorless_siblings",
+        "compact_transcripts",
+        "fallback_siblings",
+        "full_tasks",
+        "head_bytes",
+        "scale_anchors",
+        "scale_siblings",
+        "scale_tasks",
+        "scale_transcripts",
+        "tail_bytes",
+    )
+
+    def __init__(
+        self,
+        *,
+        compact_transcripts: Sequence[int],
+        scale_transcripts: Sequence[int],
+        fallback_siblings: Sequence[int],
+        scale_anchors: int,
+        scale_tasks: int,
+        scale_siblings: int,
+        full_tasks: int = 40,
+        anchorless_siblings: int = 20,
+        head_bytes: int = 8 * KB,
+        tail_bytes: int = 40 * KB,
+    ) -> None:
+        self.compact_transcripts = tuple(compact_transcripts)
+        self.scale_transcripts = tuple(scale_transcripts)
+        self.fallback_siblings = tuple(fallback_siblings)
+        self.scale_anchors = scale_anchors
+        self.scale_tasks = scale_tasks
+        self.scale_siblings = scale_siblings
+        self.full_tasks = full_tasks
+        self.anchorless_siblings = anchorless_siblings
+        self.head_bytes = head_bytes
+        self.tail_bytes = tail_bytes
+
+    def as_dict(self) -> dict[str, object]:
+        return {name: getattr(self, name) for name in self.__slots__}
+
+
+FULL = Sizes(
+    compact_transcripts=(2 * MB, 20 * MB, 200 * MB),
+    scale_transcripts=(2 * MB, 20 * MB, 200 * MB),
+    fallback_siblings=(100, 1_000, 10_000),
+    scale_anchors=1_000,
+    scale_tasks=5_000,
+    scale_siblings=10_000,
+)
+TINY = Sizes(
+    compact_transcripts=(8 * KB, 32 * KB, 128 * KB),
+    scale_transcripts=(8 * KB, 32 * KB, 128 * KB),
+    fallback_siblings=(3, 10, 30),
+    scale_anchors=12,
+    scale_tasks=60,
+    scale_siblings=40,
+    anchorless_siblings=3,
+)
+
+
+class Session:
+    """One Claude Code session as a hook payload names it: its project, config dir, id and transcript."""
+
+    __slots__ = ("config", "project", "session_id", "transcript")
+
+    def __init__(self, project: str, config: str, session_id: str, transcript: str) -> None:
+        self.project = project
+        self.config = config
+        self.session_id = session_id
+        self.transcript = transcript
+
+    def as_list(self) -> list[str]:
+        return [self.project, self.config, self.session_id, self.transcript]
+
+
+class Workload:
+    """Where everything is; rebuilt from ``manifest.json`` when the cache is reused."""
+
+    __slots__ = (
+        "anchorless",
+        "compact",
+        "fallback",
+        "home",
+        "plugin_data",
+        "root",
+        "scale",
+        "writer",
+        "writer_anchor",
+    )
+
+    def __init__(self, root: str) -> None:
+        self.root = root
+        self.home = os.path.join(root, "home")
+        self.plugin_data = os.path.join(root, "plugin-data")
+        self.anchorless: Session | None = None
+        self.compact: dict[int, Session] = {}
+        self.scale: dict[int, Session] = {}
+        self.fallback: dict[int, Session] = {}
+        self.writer: Session | None = None
+        self.writer_anchor = ""
+
+    def sessions(self) -> dict[str, object]:
+        def table(sessions: dict[int, Session]) -> dict[str, list[str]]:
+            return {str(size): session.as_list() for size, session in sessions.items()}
+
+        return {
+            "anchorless": self.anchorless.as_list() if self.anchorless else None,
+            "compact": table(self.compact),
+            "scale": table(self.scale),
+            "fallback": table(self.fallback),
+            "writer": self.writer.as_list() if self.writer else None,
+            "writer_anchor": self.writer_anchor,
+        }
+
+    @classmethod
+    def from_manifest(cls, root: str, sessions: dict[str, Any]) -> Workload:
+        workload = cls(root)
+
+        def table(key: str) -> dict[int, Session]:
+            return {int(size): Session(*fields) for size, fields in sessions[key].items()}
+
+        workload.anchorless = Session(*sessions["anchorless"])
+        workload.compact = table("compact")
+        workload.scale = table("scale")
+        workload.fallback = table("fallback")
+        workload.writer = Session(*sessions["writer"])
+        workload.writer_anchor = str(sessions["writer_anchor"])
+        return workload
+
+
+def slug_of(path: str) -> str:
+    """Claude Code's projects folder name for a project path."""
+    return re.sub(r"[^A-Za-z0-9]", "-", path)
+
+
+def transcript_path(config: str, project: str, session_id: str) -> str:
+    return os.path.join(config, "projects", slug_of(project), f"{session_id}.jsonl")
+
+
+def session_id(rng: random.Random) -> str:
+    return str(uuid.UUID(int=rng.getrandbits(128), version=4))
+
+
+def write_bytes(path: str, data: bytes) -> None:
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "wb") as handle:
+        handle.write(data)
+
+
+# --- anchors -----------------------------------------------------------------------------------------------
+
+_VERBS = ("port", "verify", "backfill", "migrate", "review", "benchmark", "document", "retire")
+_THINGS = ("invoice writer", "ledger client", "refund path", "tax report", "billing_v1 reads", "webhook retry")
+
+
+def _phrase(index: int) -> str:
+    return f"{_VERBS[index % len(_VERBS)]} the {_THINGS[index % len(_THINGS)]}"
+
+
+def anchor_text(
+    title: str, head_bytes: int, tail_bytes: int, *, steps: int = 24, status: str | None = None, parked: str = ""
+) -> str:
+    """An ``anchor/v1`` file: a HEAD of about ``head_bytes`` (cursor, invariants and last-known-good grow to fill
+    it), the tail marker, then a Decisions log and Folded history of about ``tail_bytes``."""
+    front = ["---", "format: anchor/v1", "date: 2026-11-28", f"task: {title}", f"step: {steps}"]
+    front += ["source: session-workflow anchor new (session bench)"]
+    if parked:
+        front.append(f"parked: {parked}")
+    front.append("---")
+    top = [*front, "", f"# {title}", ""]
+    if status:
+        top += [f"**Status:** {status}", ""]
+    mission = [
+        "## Mission",
+        "Move every invoice write from `billing_v1` to the ledger API with no downtime; keep a dual-write until",
+        'phase 3. User rule U1 (verbatim): "never run the backfill against production without a dry-run first".',
+        "",
+    ]
+    cursor = [
+        f"- Step {step}: done: {_phrase(step)}; next: {_phrase(step + 1)} (see log/{step}.txt)"
+        for step in range(steps, 0, -1)
+    ][:6]
+    invariants = ["- Writes go through `LedgerClient`; reads may hit `billing_v1` until phase 3."]
+    known_good = ["- Branch `ledger-migration`, commit `4f2c1ab` (tests green on CI run 7741)."]
+    rest = [
+        "## Resume steps",
+        "1. Read this file: /srv/app/.claude/anchors/2026-11-28-move-billing-to-the-ledger.md",
+        "2. `git -C /srv/app log --oneline -5` and `git -C /srv/app status`.",
+        "3. Continue from the cursor's next action; record each step with `session-workflow anchor step`.",
+        "",
+        "## Parallel tracks",
+        "- Track B (reporting) owns `reports/`; never touch it from this run.",
+        "",
+        "## In-flight work",
+        "- Backfill dry-run job 5521 on staging; log /srv/app/logs/backfill-dry-run.log; relaunch only if dead.",
+        "",
+        "## Plan pointer",
+        "- /srv/app/docs/plans/ledger-migration.md",
+        "",
+    ]
+
+    def head() -> str:
+        body = [*top, *mission, "## Cursor", *cursor, "", "## Invariants", *invariants, ""]
+        return "\n".join([*body, "## Last-known-good", *known_good, "", *rest])
+
+    filler = 0
+    while len(head().encode("utf-8")) < head_bytes:
+        filler += 1
+        invariants.append(f"- I{filler}: {_phrase(filler)} only behind the `ledger_write` flag; keep it reversible.")
+        known_good.append(f"- Checkpoint {filler}: `{_phrase(filler + 3)}` verified at commit {filler * 7919:07x}.")
+    tail = ["<!-- anchor:tail -->", "", "## Decisions log"]
+    index = 0
+    while len("\n".join(tail).encode("utf-8")) < tail_bytes:
+        index += 1
+        tail.append(
+            f"- D{index}: chose to {_phrase(index)} before we {_phrase(index + 2)}, because a rollback must stay"
+            f" a config flip; rejected a cut-over (risk R{index % 9})."
+        )
+        if index % 25 == 0:
+            tail += ["", "## Folded history", f"- Phase {index // 25}: {_phrase(index)} — landed in PR {400 + index}."]
+    return head() + "\n".join(tail) + "\n"
+
+
+# --- tasks -------------------------------------------------------------------------------------------------
+
+
+def task_document(task_id: int, status: str, blocked_by: Sequence[int] = ()) -> dict[str, object]:
+    return {
+        "id": str(task_id),
+        "subject": f"{TASK_SUBJECT} {task_id}: {_phrase(task_id)}",
+        "description": (
+            f"{_phrase(task_id).capitalize()} for tenant shard {task_id % 16}; update the runbook and attach the"
+            f" dry-run output. Acceptance: zero diffs between billing_v1 and the ledger for shard {task_id % 16}."
+        ),
+        "activeForm": f"Working on {_phrase(task_id)}",
+        "status": status,
+        "blocks": [],
+        "blockedBy": [str(blocker) for blocker in blocked_by],
+    }
+
+
+def malformed_task(task_id: int, kind: int) -> bytes:
+    """The kinds of damage a task store shows: a cut write, a wrong id, a missing field, a bad status."""
+    document = task_document(task_id, "pending")
+    if kind == 0:
+        return json.dumps(document).encode("utf-8")[:60]
+    if kind == 1:
+        document["id"] = str(task_id + 100_000)
+    elif kind == 2:
+        del document["subject"]
+    else:
+        document["status"] = "blocked"
+    return json.dumps(document).encode("utf-8")
+
+
+def write_task_store(folder: str, statuses: Sequence[str], malformed_every: int = 0) -> None:
+    """``1.json`` … ``n.json`` with the given statuses (``malformed_every``-th file damaged), ``.lock`` and
+    ``.highwatermark`` beside them, as Claude Code leaves a list directory."""
+    os.makedirs(folder, exist_ok=True)
+    for task_id, status in enumerate(statuses, start=1):
+        if malformed_every and task_id % malformed_every == 0:
+            data = malformed_task(task_id, task_id // malformed_every % 4)
+        else:
+            blockers = [task_id - 1] if status == "pending" and task_id % 5 == 0 else []
+            data = json.dumps(task_document(task_id, status, blockers), indent=2).encode("utf-8")
+        write_bytes(os.path.join(folder, f"{task_id}.json"), data)
+    write_bytes(os.path.join(folder, ".lock"), b"")
+    write_bytes(os.path.join(folder, ".highwatermark"), str(len(statuses)).encode("ascii"))
+
+
+def mixed_statuses(count: int, open_count: int) -> list[str]:
+    """History first (completed), then the newest ``open_count`` ids open: one in progress, the rest pending."""
+    history = ["completed"] * max(0, count - open_count)
+    recent = ["in_progress" if index == 0 else "pending" for index in range(min(count, open_count))]
+    return history + recent
+
+
+# --- transcripts -------------------------------------------------------------------------------------------
+
+
+def fixture_lines(name: str, project: str, config: str, sid: str) -> list[bytes]:
+    """A fixture transcript's lines with its project, config dir and session id rewritten (bytes kept as is)."""
+    with open(os.path.join(FIXTURES, name), encoding="utf-8") as handle:
+        lines = handle.read().splitlines()
+    old_ids = {json.loads(line).get("sessionId") for line in lines} - {None}
+    rewritten = []
+    for line in lines:
+        line = line.replace(FIXTURE_PROJECT, json.dumps(project)[1:-1]).replace(FIXTURE_CONFIG, config)
+        for old in old_ids:
+            line = line.replace(str(old), sid)
+        rewritten.append(line.encode("utf-8") + b"\n")
+    return rewritten
+
+
+def bulky_lines(project: str, sid: str, rng: random.Random) -> list[bytes]:
+    """A large Bash tool result and an ``api-request-blob``: the records that make real transcripts big."""
+    words = " ".join(f"{_phrase(rng.randrange(1000))} ok" for _ in range(6000))
+    output = (words * 2)[: 96 * KB]
+    result = {
+        "parentUuid": str(uuid.UUID(int=rng.getrandbits(128))),
+        "isSidechain": False,
+        "type": "user",
+        "message": {
+            "role": "user",
+            "content": [{"tool_use_id": "toolu_bench", "type": "tool_result", "content": output, "is_error": False}],
+        },
+        "uuid": str(uuid.UUID(int=rng.getrandbits(128))),
+        "timestamp": "2026-11-29T19:03:49.000Z",
+        "toolUseResult": {"stdout": output, "stderr": "", "interrupted": False, "isImage": False},
+        "sourceToolAssistantUUID": str(uuid.UUID(int=rng.getrandbits(128))),
+        "userType": "external",
+        "entrypoint": "sdk-cli",
+        "cwd": project,
+        "sessionId": sid,
+        "version": "2.1.332",
+        "gitBranch": "HEAD",
+    }
+    blob = {
+        "type": "api-request-blob",
+        "message": {"role": "user", "content": [{"type": "text", "text": (words * 3)[: 120 * KB]}]},
+        "sessionId": sid,
+    }
+    compact = (",", ":")
+    return [(json.dumps(record, separators=compact) + "\n").encode("utf-8") for record in (result, blob)]
+
+
+def write_transcript(path: str, size: int, project: str, config: str, sid: str) -> None:
+    """About ``size`` bytes of JSON Lines: a session's opening records, a repeated body, and a compaction at
+    the end (so the tail holds prompts, boundaries and a summary, as at SessionStart(compact))."""
+    rng = random.Random(SEED)
+    head = fixture_lines("basic.jsonl", project, config, sid)[:16]
+    tail = fixture_lines("after_compact.jsonl", project, config, sid)
+    body_lines = [
+        *fixture_lines("with_tools.jsonl", project, config, sid),
+        *bulky_lines(project, sid, rng),
+        *tail,
+    ]
+    block = b"".join(body_lines)
+    fixed = sum(map(len, head)) + sum(map(len, tail))
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "wb", buffering=4 * MB) as handle:
+        handle.writelines(head)
+        remaining = size - fixed
+        while remaining >= len(block):
+            handle.write(block)
+            remaining -= len(block)
+        for line in body_lines:
+            if remaining <= 0:
+                break
+            handle.write(line)
+            remaining -= len(line)
+        handle.writelines(tail)
+
+
+def write_siblings(folder: str, project: str, config: str, sids: Iterable[str], newest: float) -> None:
+    """Small finished sessions beside the current transcript, each older than ``newest`` by a minute more."""
+    opening = fixture_lines("basic.jsonl", project, config, "SID")[:5]
+    template = b"".join(opening)
+    for age, sid in enumerate(sids, start=1):
+        path = os.path.join(folder, f"{sid}.jsonl")
+        write_bytes(path, template.replace(b"SID", sid.encode("ascii")))
+        stamp = newest - 60.0 * age
+        os.utime(path, (stamp, stamp))
+
+
+# --- projects ----------------------------------------------------------------------------------------------
+
+
+def write_state(project: str, sid: str, title: str = STATE_TITLE) -> None:
+    state = WorkState(
+        ticket=34,
+        title=title,
+        map=12,
+        step="execute: port the invoice writer",
+        session=sid,
+        updated_at="2026-11-29T19:00:00Z",
+    )
+    write_bytes(os.path.join(project, ".claude", "session-workflow", "work-state.json"), encode(state, None))
+
+
+def anchor_name(index: int) -> str:
+    return "2026-11-28-move-billing-to-the-ledger.md" if index == 0 else f"2026-11-{index % 28 + 1:02d}-run-{index}.md"
+
+
+def write_anchors(project: str, count: int, sizes: Sizes) -> None:
+    """The live anchor first; the others done in content or parked, so the hook reads its classification cap."""
+    folder = os.path.join(project, ".claude", "anchors")
+    for index in range(count):
+        if index == 0:
+            text = anchor_text(ANCHOR_TITLE, sizes.head_bytes, sizes.tail_bytes)
+        elif index % 2:
+            text = anchor_text(f"Run {index}", 3 * KB, 12 * KB, status="done")
+        else:
+            text = anchor_text(f"Run {index}", 3 * KB, 12 * KB, parked="waiting for the reporting track")
+        write_bytes(os.path.join(folder, anchor_name(index)), text.encode("utf-8"))
+
+
+def refresh(workload: Workload, now: float) -> None:
+    """Make anchor ages what the scenarios assume (minutes old, the chosen one newest) and reset the writers'
+    project, whose files the writer scenarios change on every run."""
+    for sessions in (workload.compact, workload.scale):
+        folder = os.path.join(next(iter(sessions.values())).project, ".claude", "anchors")
+        others = sorted(name for name in os.listdir(folder) if name.endswith(".md") and name != anchor_name(0))
+        for index, name in enumerate([anchor_name(0), *others]):
+            stamp = now - 300.0 - 60.0 * index
+            os.utime(os.path.join(folder, name), (stamp, stamp))
+    writer = workload.writer
+    assert writer is not None
+    write_bytes(workload.writer_anchor, anchor_text(ANCHOR_TITLE, 8 * KB, 40 * KB).encode("utf-8"))
+    shutil.rmtree(os.path.join(writer.project, ".claude", "session-workflow"), ignore_errors=True)
+    write_state(writer.project, writer.session_id)
+
+
+def generate(root: str, sizes: Sizes) -> Workload:
+    """Write every workload under ``root`` (which must not exist) and return where things are."""
+    rng = random.Random(SEED)
+    workload = Workload(root)
+    os.makedirs(workload.home)
+    os.makedirs(workload.plugin_data)
+    now = time.time()
+
+    # SessionStart anchor-less: a project with nothing of ours; a few earlier sessions without task lists.
+    project = os.path.join(root, "anchorless", "project")
+    config = os.path.join(root, "anchorless", "config")
+    os.makedirs(project)
+    sid = session_id(rng)
+    workload.anchorless = Session(project, config, sid, transcript_path(config, project, sid))
+    siblings = [session_id(rng) for _ in range(sizes.anchorless_siblings)]
+    write_siblings(os.path.dirname(workload.anchorless.transcript), project, config, siblings, now)
+
+    # Full compact: one anchor, 40 tasks (some malformed), a work state; one config dir per transcript size.
+    project = os.path.join(root, "full", "project")
+    sid = session_id(rng)
+    write_anchors(project, 1, sizes)
+    write_state(project, sid)
+    for size in sizes.compact_transcripts:
+        config = os.path.join(root, "full", f"config-{size}")
+        session = Session(project, config, sid, transcript_path(config, project, sid))
+        write_task_store(os.path.join(config, "tasks", sid), mixed_statuses(sizes.full_tasks, 12), 13)
+        write_transcript(session.transcript, size, project, config, sid)
+        workload.compact[size] = session
+
+    # Scale: 1,000 anchors, the session's list missing so the fallback walks 10,000 siblings and finds the one
+    # predecessor with 5,000 tasks; one projects folder per transcript size, the siblings hard-linked.
+    project = os.path.join(root, "scale", "project")
+    config = os.path.join(root, "scale", "config")
+    sid = session_id(rng)
+    write_anchors(project, sizes.scale_anchors, sizes)
+    write_state(project, sid)
+    siblings = [session_id(rng) for _ in range(sizes.scale_siblings)]
+    write_task_store(os.path.join(config, "tasks", siblings[0]), mixed_statuses(sizes.scale_tasks, 60), 97)
+    first_folder = ""
+    for size in sizes.scale_transcripts:
+        folder = os.path.join(config, "projects", f"{slug_of(project)}-{size}")
+        session = Session(project, config, sid, os.path.join(folder, f"{sid}.jsonl"))
+        if first_folder:
+            os.makedirs(folder)
+            for name in os.listdir(first_folder):
+                if name != f"{sid}.jsonl":
+                    os.link(os.path.join(first_folder, name), os.path.join(folder, name))
+        else:
+            write_siblings(folder, project, config, siblings, now - 3600)
+            first_folder = folder
+        write_transcript(session.transcript, size, project, config, sid)
+        workload.scale[size] = session
+
+    # Fallback growth: no anchor, no state, no list of its own; the newest earlier session holds 40 tasks and
+    # every 100th other one a finished list, so the lookup reads some lists but finds exactly one predecessor.
+    project = os.path.join(root, "fallback", "project")
+    os.makedirs(project)
+    sid = session_id(rng)
+    for count in sizes.fallback_siblings:
+        config = os.path.join(root, "fallback", f"config-{count}")
+        session = Session(project, config, sid, transcript_path(config, project, sid))
+        siblings = [session_id(rng) for _ in range(count)]
+        write_siblings(os.path.dirname(session.transcript), project, config, siblings, now - 3600)
+        write_task_store(os.path.join(config, "tasks", siblings[0]), mixed_statuses(sizes.full_tasks, 12), 13)
+        for other in siblings[100::100]:
+            write_task_store(os.path.join(config, "tasks", other), ["completed"] * 3)
+        workload.fallback[count] = session
+
+    # Writers: their own project (reset before every run), so they never disturb the SessionStart scenarios.
+    project = os.path.join(root, "writer", "project")
+    config = os.path.join(root, "writer", "config")
+    os.makedirs(config)
+    sid = session_id(rng)
+    workload.writer = Session(project, config, sid, transcript_path(config, project, sid))
+    workload.writer_anchor = os.path.join(project, ".claude", "anchors", anchor_name(0))
+    return workload
+
+
+def manifest_key(root: str, sizes: Sizes) -> dict[str, object]:
+    return {"generator": GENERATOR_VERSION, "root": os.path.abspath(root), "sizes": sizes.as_dict()}
+
+
+def ensure(root: str, sizes: Sizes, regenerate: bool = False) -> tuple[Workload, bool]:
+    """The cached workload under ``root`` when its manifest matches, else a fresh one; (workload, reused)."""
+    manifest = os.path.join(root, "manifest.json")
+    key = manifest_key(root, sizes)
+    if not regenerate and os.path.isfile(manifest):
+        with open(manifest, encoding="utf-8") as handle:
+            document = json.load(handle)
+        if {name: document.get(name) for name in key} == json.loads(json.dumps(key)):
+            workload = Workload.from_manifest(os.path.abspath(root), document["sessions"])
+            refresh(workload, time.time())
+            return workload, True
+    shutil.rmtree(root, ignore_errors=True)
+    workload = generate(os.path.abspath(root), sizes)
+    refresh(workload, time.time())
+    with open(manifest, "w", encoding="utf-8") as handle:
+        json.dump({**key, "sessions": workload.sessions()}, handle, indent=1)
+    return workload, False

@@ -1,0 +1,262 @@
+"""The SessionStart hook end to end on real state: the per-source table, the cap, and the hot-path imports."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from session_workflow import compose, workstate_writer
+from session_workflow.context import HookContext
+from session_workflow.hookio import hook_json, run_hook
+from session_workflow.textutil import utf16_len
+from session_workflow.workstate import state_path
+
+REPO = Path(__file__).resolve().parents[1]
+SESSION = "0b7c7d1e-5f7a-4c39-9a53-0d3f3f1f2a10"
+NOW = time.time()
+
+ANCHOR = """---
+format: anchor/v1
+step: 3
+---
+# Mission
+Ship the exporter.
+
+## Cursor
+- Step 3: wrote the CSV writer
+- Next action: run the exporter tests
+
+<!-- anchor:tail -->
+## Decisions log
+- kept the old API
+"""
+
+
+class Project:
+    """A project dir, a task store and a transcript under one temp root."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.dir = root / "project"
+        self.dir.mkdir()
+        self.tasks_root = root / "tasks"
+        self.transcript = root / "transcripts" / f"{SESSION}.jsonl"
+        self.transcript.parent.mkdir()
+        self.data = root / "plugin-data"
+
+    def anchor(self, text: str = ANCHOR, age_hours: float = 0.0) -> Path:
+        folder = self.dir / ".claude" / "anchors"
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / "2026-11-29-exporter.md"
+        path.write_text(text, encoding="utf-8")
+        stamp = NOW - age_hours * 3600
+        os.utime(path, (stamp, stamp))
+        return path
+
+    def task(self, number: int, subject: str, status: str = "pending") -> None:
+        folder = self.tasks_root / SESSION
+        folder.mkdir(parents=True, exist_ok=True)
+        task = {"id": str(number), "subject": subject, "description": "", "status": status}
+        (folder / f"{number}.json").write_text(json.dumps({**task, "blocks": [], "blockedBy": []}))
+
+    def work_state(self, title: str = "Ship the exporter", owner: str = SESSION) -> None:
+        workstate_writer.set_ticket(state_path(str(self.dir)), owner, ticket=34, title=title, now=NOW, step="plan")
+
+    def prompts(self, *texts: str) -> None:
+        with self.transcript.open("w") as handle:
+            for text in texts:
+                record = {"type": "user", "promptSource": "sdk", "cwd": str(self.dir), "sessionId": SESSION}
+                handle.write(json.dumps({**record, "message": {"role": "user", "content": text}}) + "\n")
+
+    def env(self, **extra: str) -> dict[str, str]:
+        return {"SESSION_WORKFLOW_TASKS_ROOT": str(self.tasks_root), "CLAUDE_PLUGIN_DATA": str(self.data), **extra}
+
+    def payload(self, source: str | None, **extra: object) -> dict[str, object]:
+        payload: dict[str, object] = {
+            "session_id": SESSION,
+            "transcript_path": str(self.transcript),
+            "cwd": str(self.dir),
+            "hook_event_name": "SessionStart",
+            **extra,
+        }
+        if source is not None:
+            payload["source"] = source
+        return payload
+
+    def inject(self, source: str | None, env: dict[str, str] | None = None, **extra: object) -> str:
+        ctx = HookContext.from_payload(self.payload(source, **extra), env or self.env(), NOW)
+        return compose.compose(ctx).text
+
+
+@pytest.fixture()
+def project(tmp_path: Path) -> Project:
+    return Project(tmp_path)
+
+
+@pytest.fixture()
+def full(project: Project) -> Project:
+    project.anchor()
+    project.task(1, "Write the CSV writer", "in_progress")
+    project.task(2, "Document the exporter")
+    project.work_state()
+    project.prompts("please ship the exporter", "and keep the old API")
+    return project
+
+
+ANCHOR_MARK = "- Next action: run the exporter tests"
+TASK_MARK = "#2 [pending] Document the exporter"
+STATE_MARK = 'Ticket: #34 "Ship the exporter"'
+RECOVERY_MARK = "> and keep the old API"
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("compact", {ANCHOR_MARK, TASK_MARK, STATE_MARK, RECOVERY_MARK}),
+        ("resume", {ANCHOR_MARK, TASK_MARK, STATE_MARK}),
+        ("startup", {ANCHOR_MARK, TASK_MARK, STATE_MARK}),
+        ("clear", {ANCHOR_MARK}),
+    ],
+)
+def test_each_source_gets_its_row_of_the_table(full: Project, source: str, expected: set[str]) -> None:
+    text = full.inject(source, seconds_since_last_response=12, context_tokens=48_000)
+    for mark in (ANCHOR_MARK, TASK_MARK, STATE_MARK, RECOVERY_MARK):
+        assert (mark in text) == (mark in expected), mark
+    assert text.startswith(f"session-workflow: state restored from disk at SessionStart ({source});")
+
+
+@pytest.mark.parametrize("source", [None, "other", "Compact"])
+def test_unknown_or_missing_source_gets_nothing(full: Project, source: str | None) -> None:
+    assert full.inject(source) == ""
+
+
+def test_startup_skips_an_anchor_older_than_six_hours(project: Project) -> None:
+    project.anchor(age_hours=6.1)
+    assert project.inject("startup") == ""
+    assert ANCHOR_MARK in project.inject("compact")
+    project.anchor(age_hours=5.9)
+    assert ANCHOR_MARK in project.inject("startup")
+
+
+def test_mod_delivers_the_work_state_instead(full: Project) -> None:
+    assert STATE_MARK not in full.inject("compact", session_workflow_mod=1)
+    assert ANCHOR_MARK in full.inject("compact", session_workflow_mod=1)
+
+
+def test_orphaned_work_state_is_not_injected(project: Project) -> None:
+    project.work_state(owner="another-session")
+    assert project.inject("compact") == ""
+
+
+def test_anchor_opt_out(full: Project) -> None:
+    text = full.inject("compact", env=full.env(SESSION_WORKFLOW_ANCHOR_HOOKS="0"))
+    assert ANCHOR_MARK not in text and TASK_MARK in text
+
+
+def test_a_session_with_no_state_gets_zero_bytes(project: Project, capsysbinary: pytest.CaptureFixture[bytes]) -> None:
+    for source in ("startup", "resume", "clear", "compact"):
+        assert project.inject(source) == ""
+    run_hook(compose.session_start, io.BytesIO(json.dumps(project.payload("compact")).encode()))
+    assert capsysbinary.readouterr().out == b""
+
+
+def test_everything_huge_stays_under_the_cap_and_names_its_cuts(project: Project) -> None:
+    sections = "".join(f"## Section {i}\n{'x' * 900}\n" for i in range(20))
+    project.anchor(ANCHOR.replace("# Mission\n", "# Mission\n" + "😀" * 3000 + "\n" + sections))
+    for number in range(1, 201):
+        project.task(number, f"task {number} " + "é" * 150, "in_progress" if number % 7 == 0 else "pending")
+    project.work_state(title="T" * 500)
+    project.prompts(*["p" * 2000] * 5)
+    text = project.inject("compact")
+    assert utf16_len(text) <= compose.CAP_UTF16
+    assert ANCHOR_MARK in text
+    assert "STRUCTURED TASK LIST" in text and "more: call TaskList" in text
+    assert 'Ticket: #34 "TTT' in text
+
+
+def _run_shim(name: str, payload: bytes, env: dict[str, str], *flags: str) -> subprocess.CompletedProcess[bytes]:
+    argv = [sys.executable, *flags, "-I", "-S", str(REPO / "hooks" / name)]
+    return subprocess.run(argv, input=payload, capture_output=True, env={**os.environ, **env}, timeout=60)
+
+
+def test_the_real_shim_emits_one_hook_json(full: Project) -> None:
+    done = _run_shim("session_start.py", json.dumps(full.payload("compact")).encode(), full.env())
+    assert done.returncode == 0
+    body = json.loads(done.stdout)
+    context = body["hookSpecificOutput"]["additionalContext"]
+    assert body["hookSpecificOutput"]["hookEventName"] == "SessionStart"
+    assert ANCHOR_MARK in context and TASK_MARK in context and STATE_MARK in context
+
+
+@pytest.mark.parametrize("stdin", [b"", b"not json", b"[]", b'{"source": 5}', b"\xff" * 100])
+def test_the_real_shim_is_silent_on_bad_input(stdin: bytes, tmp_path: Path) -> None:
+    done = _run_shim("session_start.py", stdin, {"CLAUDE_PLUGIN_DATA": str(tmp_path)})
+    assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
+
+
+HEAVY = {"platformdirs", "filelock", "asyncio", "logging", "inspect", "typing", "dataclasses", "pathlib", "email"}
+HEAVY |= {"http", "tempfile", "argparse", "datetime", "subprocess", "typing_extensions", "yaml", "contextlib"}
+
+
+@pytest.mark.parametrize(
+    ("shim", "event"),
+    [
+        ("session_start.py", "SessionStart"),
+        ("pre_compact.py", "PreCompact"),
+        ("user_prompt_submit.py", "UserPromptSubmit"),
+    ],
+)
+def test_hooks_import_only_cheap_stdlib_modules(full: Project, shim: str, event: str) -> None:
+    payload = {**full.payload("compact"), "hook_event_name": event, "prompt": "hi", "trigger": "manual"}
+    done = _run_shim(shim, json.dumps(payload).encode(), full.env(), "-X", "importtime")
+    imported = {line.rsplit("|", 1)[-1].strip().split(".")[0] for line in done.stderr.decode().splitlines()}
+    assert done.returncode == 0
+    assert imported & HEAVY == set()
+
+
+_anchor_text = st.text(st.characters(blacklist_categories=("Cs",)), max_size=3000).map(
+    lambda body: ANCHOR.replace("Ship the exporter.", body)
+)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    anchor=st.one_of(st.none(), _anchor_text),
+    subjects=st.lists(st.text(max_size=400), max_size=60),
+    title=st.one_of(st.none(), st.text(min_size=1, max_size=600)),
+    source=st.sampled_from(["startup", "resume", "clear", "compact"]),
+    mod=st.booleans(),
+)
+def test_any_state_and_source_gives_one_hook_json_under_the_cap(
+    anchor: str | None, subjects: list[str], title: str | None, source: str, mod: bool
+) -> None:
+    with tempfile.TemporaryDirectory() as temp:
+        project = Project(Path(temp))
+        if anchor is not None:
+            project.anchor(anchor)
+        for number, subject in enumerate(subjects, start=1):
+            project.task(number, subject)
+        if title is not None:
+            project.work_state(title=title)
+        extra = {"session_workflow_mod": 1} if mod else {}
+        result = compose.compose(HookContext.from_payload(project.payload(source, **extra), project.env(), NOW))
+    text = result.text
+    assert utf16_len(text) <= compose.CAP_UTF16
+    if text:
+        assert json.loads(hook_json("SessionStart", text))["hookSpecificOutput"]["additionalContext"] == text
+    for name in result.omitted:
+        assert name in text.rsplit("\n", 1)[-1]
+    if subjects and source != "clear" and "tasks" not in result.omitted:
+        assert "STRUCTURED TASK LIST" in text
+    if title is not None and not mod and source != "clear" and "work state" not in result.omitted:
+        assert "Ticket: #34" in text
