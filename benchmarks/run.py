@@ -174,20 +174,14 @@ def prompt_payload(session: workload.Session) -> bytes:
 
 
 def hook_scenario(
-    key: str,
-    label: str,
     spec: Mapping[str, object],
     python: str,
-    event: str,
-    source: str | None,
-    *,
-    env: dict[str, str],
-    cwd: str,
-    payload: bytes,
-    expect: tuple[str, ...],
-    growth: tuple[str, float] | None = None,
+    load: workload.Workload,
+    row: tuple[str, str, workload.Session, str, str | None, tuple[str, ...], tuple[str, float] | None],
 ) -> Scenario:
-    """A hook scenario, or an n/a one when hooks.json has no such hook or its script is not there yet."""
+    """A hook scenario from ``(key, label, session, event, source, expected parts, growth)``; an n/a one when
+    hooks.json has no such hook or its script is not there yet."""
+    key, label, session, event, source, expect, growth = row
     argvs = hook_argvs(spec, event, source, python)
     reason = ""
     if not argvs:
@@ -200,9 +194,11 @@ def hook_scenario(
         key,
         label,
         None if reason else argvs[0],
-        env=env,
-        cwd=cwd,
-        payload=payload,
+        env=hook_env(load, session),
+        cwd=session.project,
+        payload=session_start_payload(session, source or "startup")
+        if event == "SessionStart"
+        else prompt_payload(session),
         expect=expect,
         growth=growth,
         reason=reason,
@@ -225,92 +221,38 @@ def scenarios(load: workload.Workload, python: str) -> list[Scenario]:
             env=base_env(load),
             cwd=ROOT,
         ),
-        hook_scenario(
-            "ss-anchorless",
-            "SessionStart startup, anchor-less",
-            spec,
-            python,
-            "SessionStart",
-            "startup",
-            env=hook_env(load, empty),
-            cwd=empty.project,
-            payload=session_start_payload(empty, "startup"),
-            expect=(),
-        ),
     ]
     full_parts = (workload.STATE_TITLE, workload.ANCHOR_TITLE, workload.TASK_SUBJECT, workload.LAST_PROMPT)
-    sizes = sorted(load.compact)
-    for size in sizes:
-        session = load.compact[size]
-        found.append(
-            hook_scenario(
-                "ss-compact" if size == sizes[0] else f"ss-compact-{report.human_size(size).replace(' ', '')}",
-                f"SessionStart compact, full, {report.human_size(size)} transcript",
-                spec,
-                python,
-                "SessionStart",
-                "compact",
-                env=hook_env(load, session),
-                cwd=session.project,
-                payload=session_start_payload(session, "compact"),
-                expect=full_parts,
-                growth=("compact", size),
+    rows: list[tuple[str, str, workload.Session, str, str | None, tuple[str, ...], tuple[str, float] | None]] = [
+        ("ss-anchorless", "SessionStart startup, anchor-less", empty, "SessionStart", "startup", (), None)
+    ]
+    for group, sessions, headline in (
+        ("compact", load.compact, min(load.compact)),
+        ("scale", load.scale, max(load.scale)),
+    ):
+        for size, session in sorted(sessions.items()):
+            key = f"ss-{group}" if size == headline else f"ss-{group}-{report.human_size(size).replace(' ', '')}"
+            label = (
+                f"SessionStart compact, {'full' if group == 'compact' else group}, {report.human_size(size)} transcript"
             )
-        )
-    sizes = sorted(load.scale)
-    for size in sizes:
-        session = load.scale[size]
-        found.append(
-            hook_scenario(
-                "ss-scale" if size == sizes[-1] else f"ss-scale-{report.human_size(size).replace(' ', '')}",
-                f"SessionStart compact, scale, {report.human_size(size)} transcript",
-                spec,
-                python,
-                "SessionStart",
-                "compact",
-                env=hook_env(load, session),
-                cwd=session.project,
-                payload=session_start_payload(session, "compact"),
-                expect=full_parts,
-                growth=("scale", size),
-            )
-        )
-    for count in sorted(load.fallback):
-        session = load.fallback[count]
-        found.append(
-            hook_scenario(
+            rows.append((key, label, session, "SessionStart", "compact", full_parts, (group, size)))
+    for count, session in sorted(load.fallback.items()):
+        label = f"SessionStart startup, fallback, {count:,} siblings"
+        rows.append(
+            (
                 f"ss-fallback-{count}",
-                f"SessionStart startup, fallback, {count:,} siblings",
-                spec,
-                python,
+                label,
+                session,
                 "SessionStart",
                 "startup",
-                env=hook_env(load, session),
-                cwd=session.project,
-                payload=session_start_payload(session, "startup"),
-                expect=(workload.TASK_SUBJECT,),
-                growth=("fallback", count),
+                (workload.TASK_SUBJECT,),
+                ("fallback", count),
             )
         )
     full = load.compact[min(load.compact)]
-    for key, label, session in (
-        ("ups-unchanged", "UserPromptSubmit, work state unchanged", full),
-        ("ups-no-state", "UserPromptSubmit, no work state", empty),
-    ):
-        found.append(
-            hook_scenario(
-                key,
-                label,
-                spec,
-                python,
-                "UserPromptSubmit",
-                None,
-                env=hook_env(load, session),
-                cwd=session.project,
-                payload=prompt_payload(session),
-                expect=(),
-            )
-        )
+    rows.append(("ups-unchanged", "UserPromptSubmit, work state unchanged", full, "UserPromptSubmit", None, (), None))
+    rows.append(("ups-no-state", "UserPromptSubmit, no work state", empty, "UserPromptSubmit", None, (), None))
+    found += [hook_scenario(spec, python, load, row) for row in rows]
     writer_env = base_env(load)
     writer_env.update(CLAUDECODE="1", CLAUDE_CODE_SESSION_ID=writer.session_id, CLAUDE_CONFIG_DIR=writer.config)
     for key, label, args in (
@@ -392,6 +334,14 @@ def check(scenario: Scenario, load: workload.Workload) -> tuple[str, str]:
     if missing:
         return f"output ({units:,} units) lacks: " + "; ".join(missing), ""
     return "ok", f"{units:,} UTF-16 units"
+
+
+def checked(scenario: Scenario, load: workload.Workload) -> tuple[str, str]:
+    """``check``, with a command that hangs reported instead of raised (it is then not timed)."""
+    try:
+        return check(scenario, load)
+    except subprocess.TimeoutExpired:
+        return f"exit: none, still running after {CHECK_TIMEOUT_SECONDS:.0f} s", ""
 
 
 # --- timing ------------------------------------------------------------------------------------------------
@@ -625,9 +575,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 2
         print("\n".join(profile(match[0], 25)))
         return 0
-    checks = {s.key: check(s, load) for s in chosen if s.argv is not None}
+    checks = {s.key: checked(s, load) for s in chosen if s.argv is not None}
     # A hook whose output is wrong is still timed (and flagged); a command that fails outright is not.
-    timed = [s for s in chosen if s.argv is not None and not checks[s.key][0].startswith("exit ")]
+    timed = [s for s in chosen if s.argv is not None and not checks[s.key][0].startswith("exit")]
     out_dir = os.path.join(load.root, "out")
     os.makedirs(out_dir, exist_ok=True)
     resolution = rss_resolution(python, out_dir)

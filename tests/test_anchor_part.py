@@ -521,7 +521,7 @@ def test_log_rotates_past_its_bound(tmp_path: Path) -> None:
     log.write_bytes(b"x" * (LOG_MAX_BYTES + 1))
     assert append_log(str(tmp_path), {"event": "inject"})
     assert (tmp_path / "log.1.ndjson").stat().st_size == LOG_MAX_BYTES + 1
-    assert log.read_text() == '{"event": "inject"}\n'
+    assert log.read_text() == '{"event":"inject"}\n'
 
 
 # --- bad input -------------------------------------------------------------------------------------------------

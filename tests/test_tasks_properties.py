@@ -65,7 +65,11 @@ def write_store(directory: str, files: dict[int, object], mtimes: list[float]) -
     return expected_open
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=600 if os.environ.get("SESSION_WORKFLOW_STRESS") == "1" else 40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 @given(
     files=st.integers(min_value=0, max_value=80).flatmap(
         lambda size: st.lists(task_file, min_size=size, max_size=size).map(

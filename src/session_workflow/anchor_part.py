@@ -9,7 +9,6 @@ one old copy, ``log.1.ndjson``.
 
 from __future__ import annotations
 
-import json
 import os
 import stat
 import time
@@ -33,6 +32,7 @@ from session_workflow.anchor import (
 )
 from session_workflow.boundedio import read_prefix
 from session_workflow.gitignore import ensure_gitignore
+from session_workflow.jsonlog import MAX_LOG_BYTES, append_record
 from session_workflow.parts import PreparedPart
 from session_workflow.textutil import ELLIPSIS, cut_utf16, one_line, utf16_len
 
@@ -58,9 +58,8 @@ TITLE_CAP = 120
 LINE_CAP = 240
 DROP_NAMES_CAP = 400
 LOG_NAME = "log.ndjson"
-LOG_MAX_BYTES = 256 * 1024
+LOG_MAX_BYTES = MAX_LOG_BYTES
 LOG_ROTATED_NAME = "log.1.ndjson"
-_LOG_FLAGS = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
 
 
 def anchors_dir(directory: str) -> str:
@@ -532,26 +531,10 @@ class AnchorPart(PreparedPart):
         }
 
 
-def append_log(folder: str, record: dict[str, object]) -> bool:
-    """Append one JSON line to ``<anchors>/log.ndjson``; past 256 KB the log is rotated to one old copy.
-
-    One ``write`` of one short line under O_APPEND, so concurrent hooks never interleave. Never raises.
-    """
+def append_log(folder: str, record: dict[str, object], max_bytes: int = LOG_MAX_BYTES) -> bool:
+    """Append one JSON line to ``<anchors>/log.ndjson`` (rotated to ``log.1.ndjson`` past 256 KB)."""
     path = os.path.join(folder, LOG_NAME)
-    try:
-        line = (json.dumps(record, ensure_ascii=True, sort_keys=True) + "\n").encode("ascii")
-        info = os.lstat(path) if os.path.lexists(path) else None
-        if info is not None and stat.S_ISREG(info.st_mode) and info.st_size > LOG_MAX_BYTES:
-            os.replace(path, os.path.join(folder, LOG_ROTATED_NAME))
-        fd = os.open(path, _LOG_FLAGS, 0o644)
-        try:
-            if not stat.S_ISREG(os.fstat(fd).st_mode):
-                return False
-            return os.write(fd, line) == len(line)
-        finally:
-            os.close(fd)
-    except (OSError, ValueError, TypeError):
-        return False
+    return append_record(path, record, os.path.join(folder, LOG_ROTATED_NAME), max_bytes)
 
 
 def precompact_dirs(ctx: HookContext) -> list[str]:

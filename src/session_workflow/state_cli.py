@@ -131,22 +131,22 @@ def _map(value: str) -> int | str:
     return ticket
 
 
-def _title(value: str) -> str:
-    title = one_line(value)
-    if not title:
-        raise argparse.ArgumentTypeError("the title is empty")
-    if len(title) > MAX_TITLE_POINTS:
-        raise argparse.ArgumentTypeError(f"the title is longer than {MAX_TITLE_POINTS} characters")
-    return title
+def _one_line_of_at_most(what: str, limit: int) -> Callable[[str], str]:
+    """An argparse type: the value flattened to one line, neither empty nor over ``limit`` code points."""
+
+    def convert(value: str) -> str:
+        text = one_line(value)
+        if not text:
+            raise argparse.ArgumentTypeError(f"the {what} is empty")
+        if len(text) > limit:
+            raise argparse.ArgumentTypeError(f"the {what} is longer than {limit} characters")
+        return text
+
+    return convert
 
 
-def _step(value: str) -> str:
-    step = one_line(value)
-    if not step:
-        raise argparse.ArgumentTypeError("the step is empty")
-    if len(step) > MAX_STEP_POINTS:
-        raise argparse.ArgumentTypeError(f"the step is longer than {MAX_STEP_POINTS} characters")
-    return step
+_title = _one_line_of_at_most("title", MAX_TITLE_POINTS)
+_step = _one_line_of_at_most("step", MAX_STEP_POINTS)
 
 
 def _url(value: str) -> str:

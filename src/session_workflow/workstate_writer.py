@@ -16,6 +16,7 @@ import time
 from session_workflow import atomic
 from session_workflow.boundedio import read_prefix
 from session_workflow.gitignore import ensure_gitignore
+from session_workflow.jsonlog import MAX_LOG_BYTES, append_record
 from session_workflow.workstate import MAX_STATE_BYTES, decode
 from session_workflow.workstate_section import FORMAT_VERSION, WorkState, section, snapshot_key, ticket_label
 
@@ -26,7 +27,7 @@ if TYPE_CHECKING:
 DEFAULT_STEP = "start"
 JOURNAL_NAME = "work-state.log"
 # The journal is rotated to ``work-state.log.1`` past this size, so it stays within twice the bound.
-MAX_JOURNAL_BYTES = 256 * 1024
+MAX_JOURNAL_BYTES = MAX_LOG_BYTES
 
 
 class WorkStateError(Exception):
@@ -89,22 +90,7 @@ def _append_journal(
         "state": _describe(after),
         "was": _describe(before),
     }
-    line = (json.dumps(entry, ensure_ascii=True, separators=(",", ":")) + "\n").encode("ascii")
-    try:
-        if os.path.getsize(journal) > MAX_JOURNAL_BYTES:
-            os.replace(journal, journal + ".1")
-    except OSError:
-        pass
-    try:
-        fd = os.open(journal, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o644)
-    except OSError:
-        return
-    try:
-        os.write(fd, line)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
+    append_record(journal, entry, journal + ".1", MAX_JOURNAL_BYTES)
 
 
 def _no_state(path: str) -> WorkStateError:

@@ -30,6 +30,7 @@ from .harness import (
     Claude,
     all_text,
     hook_contexts,
+    iter_debug_hook_runs,
     new_session_id,
     session_start_contexts,
     system_text,
@@ -297,6 +298,16 @@ def test_startup_injects_anchor_tasks_and_work_state(claude: Claude, fake_api: F
     in_order(block, ANCHOR_HEADING, TASKS_HEADER, "#1 [in_progress]", "#2 [pending]")
     assert_ticket(first, delivery, block, ticket="34", step="plan")
     assert len(session_start_contexts(first)) == 1, show(first)
+
+
+def test_startup_reads_the_task_list_named_by_claude_code_task_list_id(claude: Claude, fake_api: FakeAnthropic) -> None:
+    claude.write_task("shared-list", 4, "Shared task from another session", "in_progress")
+    claude.write_task(new_session_id(), 1, "A task of another session", "pending")
+    claude.run(["-p", "hi"], env_extra={"CLAUDE_CODE_TASK_LIST_ID": "shared-list"}).check()
+    first = fake_api.message_requests()[0]
+    block = the_block(first, "startup")
+    has(block, TASKS_HEADER, "#4 [in_progress] Shared task from another session", body=first)
+    lacks(block, "A task of another session", ANCHOR_HEADING, body=first)
 
 
 # ---------------------------------------------------------------------------
@@ -623,8 +634,20 @@ def test_precompact_text_reaches_manual_compaction_instructions(claude: Claude, 
     sid = new_session_id()
     anchor = write_anchor(claude.project)
     set_ticket(claude, sid, step="review")
-    claude.run(["-p", "first prompt", "--session-id", sid]).check()
-    claude.run(["-p", "--resume", sid, "/compact keep the benchmarks"]).check()
+    debug = claude.debug_file()
+    claude.run(["-p", "first prompt", "--session-id", sid, "--debug-file", str(debug)]).check()
+    claude.run(["-p", "--resume", sid, "/compact keep the benchmarks", "--debug-file", str(debug)]).check()
+    # every hook of ours ran from this checkout and exited 0
+    runs = list(iter_debug_hook_runs(debug.read_text(encoding="utf-8", errors="replace")))
+    ran = {(event, status) for event, command, status in runs if "hooks/" in command}
+    expected = {
+        "SessionStart:startup",
+        "UserPromptSubmit",
+        "SessionStart:resume",
+        "PreCompact:manual",
+        "SessionStart:compact",
+    }
+    assert {(event, 0) for event in expected} <= ran and all(status == 0 for _, status in ran), runs
     (compaction,) = fake_api.compaction_requests()
     added = instructions(compaction)
     has(

@@ -45,6 +45,19 @@ class Child:
             self.status = os.waitpid(self.pid, 0)[1]
         os.close(self.result_fd)
 
+    def finish(self, timeout: float) -> int:
+        """Wait for the child to end by itself (killed by its own hand counts); SIGKILL it past ``timeout``."""
+        deadline = time.monotonic() + timeout
+        while self.alive():
+            if time.monotonic() > deadline:
+                break
+            select.select([self.result_fd], [], [], 0.01)
+            with contextlib.suppress(OSError):
+                os.read(self.result_fd, 1 << 16)
+        self.kill()
+        assert self.status is not None
+        return self.status
+
     def result(self, timeout: float) -> object:
         """Wait for the child's result; raise with its traceback if it failed, or kill it past ``timeout``."""
         deadline = time.monotonic() + timeout
