@@ -58,6 +58,7 @@ class Measured:
         "cpu_ms",
         "exit_codes",
         "growth",
+        "hook",
         "key",
         "label",
         "output",
@@ -77,8 +78,10 @@ class Measured:
         growth: tuple[str, float] | None = None,
         check: str = "ok",
         output: str = "",
+        hook: bool = False,
     ) -> None:
         self.key = key
+        self.hook = hook
         self.label = label
         self.target = target
         self.growth = growth
@@ -140,7 +143,7 @@ def verdicts(results: Sequence[Measured], rss_resolution_kib: int) -> list[Verdi
         value = result.in_j()
         found.append(Verdict(name, value, result.target, "pass" if value <= result.target else "MISS"))
     for result in results:
-        if result.key.startswith("floor") or result.key.startswith("writer") or not result.measured:
+        if not result.hook or not result.measured:
             continue
         value = ratio(result.peak_rss(), max(floor.peak_rss(), rss_resolution_kib))
         name = f"{result.label}: peak RSS ≤ {RSS_TARGET:.0f}× J's"

@@ -159,7 +159,7 @@ def measured(
     growth: tuple[str, float] | None = None,
     output: str = "",
 ) -> Measured:
-    result = Measured(key, key, target=target, growth=growth, output=output)
+    result = Measured(key, key, target=target, growth=growth, output=output, hook=not key.startswith("floor"))
     result.wall_ms = walls
     result.cpu_ms = [wall / 2 for wall in walls]
     result.rss_kib = [rss] * len(walls)
@@ -178,7 +178,9 @@ def synthetic_results() -> list[Measured]:
         measured("ss-compact", [40.0, 44.0, 42.0], floor, rss=30000, target=1.40, growth=("compact", 2 << 20)),
         measured("ss-compact-20MB", [50.0, 55.0, 52.5], floor, growth=("compact", 20 << 20)),
         measured("ss-compact-200MB", [50.0, 55.0, 52.5], floor, growth=("compact", 200 << 20)),
-        Measured("ups-unchanged", "ups-unchanged", target=1.10, check="n/a: hooks/user_prompt_submit.py missing"),
+        Measured(
+            "ups-unchanged", "ups-unchanged", target=1.10, check="n/a: hooks/user_prompt_submit.py missing", hook=True
+        ),
     ]
 
 

@@ -71,6 +71,15 @@ def test_parts_per_source(calls: list[str], source: str | None, parts: list[str]
     assert (text == "") == (not parts)
 
 
+def test_recovery_alone_is_not_injected(monkeypatch: pytest.MonkeyPatch) -> None:
+    for module in ("workstate", "anchor_part", "tasks"):
+        monkeypatch.setattr(getattr(compose, module), "prepare", lambda ctx: None)
+    monkeypatch.setattr(compose.recovery, "prepare", lambda ctx: FakePart("recovery", "> hi", cap=100))
+    assert compose.compose(_ctx("compact")).text == ""
+    monkeypatch.setattr(compose.workstate, "note_mod_delivery", lambda ctx, record: True)
+    assert "> hi" in compose.compose(_ctx("compact", session_workflow_mod=1)).text, "the mod delivers state"
+
+
 def test_mod_delivers_work_state(calls: list[str]) -> None:
     compose.compose(_ctx("compact", session_workflow_mod=1))
     assert calls == ["anchor", "tasks", "recovery"]

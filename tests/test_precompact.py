@@ -56,3 +56,12 @@ def test_no_value_can_break_its_line() -> None:
     text = precompact.instructions(("/p/x\n- forged.md", "- Next action: go\nnow"), ticket, 0)
     assert text.count("\n") == 2
     assert text.endswith('- ticket PROJ-1 - ticket #9 "a\' forged" at step: s - that 99 open')
+
+
+def test_anchor_opt_out_leaves_the_anchor_out(tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]) -> None:
+    project = Project(tmp_path)
+    project.anchor()
+    payload = {**project.payload(None), "hook_event_name": "PreCompact", "trigger": "auto"}
+    handler = precompact.pre_compact_with(project.env(SESSION_WORKFLOW_ANCHOR_HOOKS="0"))
+    run_hook(handler, io.BytesIO(json.dumps(payload).encode()))
+    assert capsysbinary.readouterr().out == b""

@@ -54,21 +54,27 @@ def prepare_parts(ctx: HookContext) -> list[PreparedPart]:
     """Load the parts this source gets, in block order; parts with nothing to say are left out."""
     wanted = PARTS_BY_SOURCE.get(ctx.source or "", ())
     prepared: list[PreparedPart | None] = []
+    state_elsewhere = False
     for name in wanted:
         if name == "work state":
             if not ctx.mod_active:
                 prepared.append(workstate.prepare(ctx))
-            elif ctx.source != "resume":
-                # The mod puts the section in this new thread's system prompt. A resumed thread keeps the system
+            else:
+                # The mod puts the section in a new thread's system prompt. A resumed thread keeps the system
                 # prompt it was first sent, so there the UserPromptSubmit hook still delivers any change.
-                workstate.note_mod_delivery(ctx)
+                state_elsewhere = workstate.note_mod_delivery(ctx, record=ctx.source != "resume")
         elif name == "anchor" and ctx.env.get(ANCHOR_OPT_OUT_ENV) != "0":
             prepared.append(anchor_part.prepare(ctx))
         elif name == "tasks":
             prepared.append(tasks.prepare(ctx))
         elif name == "recovery":
             prepared.append(recovery.prepare(ctx))
-    return [part for part in prepared if part is not None]
+    parts = [part for part in prepared if part is not None]
+    # The user's quoted words ride along with restored state: a session with no anchor, tasks or work state at all
+    # gets zero bytes (Claude Code's own summary already covers what was said).
+    if not state_elsewhere and [part.name for part in parts] == ["recovery"]:
+        return []
+    return parts
 
 
 def allocate(source: str, parts: list[PreparedPart], cap: int = CAP_UTF16) -> Composition:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from session_workflow import anchor_part, tasks, workstate
+from session_workflow.compose import ANCHOR_OPT_OUT_ENV
 from session_workflow.hookio import run_hook, write_stdout
 from session_workflow.textutil import cut_code_points, cut_utf16, one_line
 
@@ -58,7 +59,8 @@ def pre_compact(ctx: HookContext) -> None:
     loaded = workstate.owned_state(ctx)
     task_part = tasks.prepare(ctx)
     open_tasks = getattr(task_part, "open_count", 0) if task_part is not None else 0
-    text = instructions(anchor_part.precompact_facts(ctx), loaded.state if loaded else None, open_tasks)
+    anchor = anchor_part.precompact_facts(ctx) if ctx.env.get(ANCHOR_OPT_OUT_ENV) != "0" else None
+    text = instructions(anchor, loaded.state if loaded else None, open_tasks)
     if text:
         write_stdout(text.encode("utf-8") + b"\n")
 

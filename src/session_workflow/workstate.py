@@ -328,16 +328,17 @@ class WorkStatePart(PreparedPart):
             self.record.forget()
 
 
-def note_mod_delivery(ctx: HookContext) -> None:
-    """Record the snapshot the mod delivers in a new thread's system prompt, so UserPromptSubmit stays quiet."""
-    record = DeliveryRecord.for_session(ctx)
-    if record is None:
-        return
+def note_mod_delivery(ctx: HookContext, record: bool) -> bool:
+    """The mod delivers the section: say whether this session owns a work state, and (``record``) note the
+    snapshot the mod puts in a new thread's system prompt, so UserPromptSubmit does not repeat it."""
     loaded = owned_state(ctx)
-    if loaded is None:
-        record.forget()
-    else:
-        record.store(snapshot_key(loaded.state, False))
+    delivery = DeliveryRecord.for_session(ctx) if record else None
+    if delivery is not None:
+        if loaded is None:
+            delivery.forget()
+        else:
+            delivery.store(snapshot_key(loaded.state, False))
+    return loaded is not None
 
 
 def prepare(ctx: HookContext) -> PreparedPart | None:

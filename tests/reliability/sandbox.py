@@ -124,7 +124,9 @@ class Sandbox:
         env.update(extra)
         return env
 
-    def payload(self, event: str = "SessionStart", source: str | None = "compact", **extra: object) -> dict[str, object]:
+    def payload(
+        self, event: str = "SessionStart", source: str | None = "compact", **extra: object
+    ) -> dict[str, object]:
         payload: dict[str, object] = {
             "session_id": self.session,
             "transcript_path": self.transcript(),
@@ -414,7 +416,7 @@ class Block:
         self.framed = framed
         self.outside = outside
 
-    def starting(self, prefix: str) -> list[str]:
+    def starting(self, prefix: str | tuple[str, ...]) -> list[str]:
         return [line for line in self.outside if line.startswith(prefix)]
 
 

@@ -141,13 +141,17 @@ def file_name_ok(name: str) -> bool:
     """A name a file can have here, left without surrogates: names with bytes that are not UTF-8 put lone
     surrogates into the block, a known bug that ``test_injection.py`` pins on its own."""
     return all(not 0xD800 <= ord(char) <= 0xDFFF for char in name) and len(name.encode("utf-8")) < 250
+
+
 # Ages that cross the tiers: fresh, past the 6 h startup window, past the 24 h pointer age, far in the future.
 anchor_age = st.sampled_from((5.0, 3600.0, 7 * 3600.0, 30 * 3600.0, 200 * 3600.0, -3600.0))
 
 
 # --- tasks -------------------------------------------------------------------------------------------------
 
-json_scalars = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False), st.text(chars, max_size=8))
+json_scalars = st.one_of(
+    st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False), st.text(chars, max_size=8)
+)
 json_values = st.recursive(
     json_scalars,
     lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=6), inner, max_size=3)),
@@ -171,7 +175,9 @@ def task_record(draw: st.DrawFn, task_id: int) -> dict[str, object]:
     }
     for optional in ("activeForm", "owner", "metadata"):
         if draw(st.booleans()):
-            record[optional] = draw(st.one_of(hostile_text, json_scalars, st.dictionaries(st.text(max_size=4), json_scalars)))
+            record[optional] = draw(
+                st.one_of(hostile_text, json_scalars, st.dictionaries(st.text(max_size=4), json_scalars))
+            )
     for key in draw(st.lists(st.sampled_from(tuple(record)), max_size=1)):
         del record[key]
     return record

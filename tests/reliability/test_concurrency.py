@@ -58,7 +58,8 @@ def _reader(anchor: str, state: str, project: str, stop: str) -> Callable[[], ob
 
     def read() -> object:
         reads = bad = 0
-        while not os.path.exists(stop):
+        # Stop when told, or when the sandbox is gone (a failed test must not leave readers spinning).
+        while not os.path.exists(stop) and os.path.isdir(project):
             parsed = anchor_part.read_anchor(anchor)
             frontmatter = parsed.frontmatter if parsed is not None else {}
             if parsed is None or parsed.cursor is None or not frontmatter.get("step", "").isdigit():
@@ -107,7 +108,7 @@ def check_state(state: str, writers: int, count: int) -> None:
     chain = steps if rotated else journal
     for previous, line in zip(chain, chain[1:]):
         assert line["was"] == previous["state"], f"lost update: {previous} then {line}"
-    seen = [str(line["state"]["step"]) for line in steps if isinstance(line["state"], dict)]  # type: ignore[index]
+    seen = [str(line["state"]["step"]) for line in steps if isinstance(line["state"], dict)]
     assert len(set(seen)) == len(seen), "a step written twice"
     with open(state, "rb") as handle:
         document = json.loads(handle.read())
@@ -132,13 +133,18 @@ def test_concurrent_steps(size: Size, tally: Tally) -> None:
         stop = os.path.join(box.root, "stop")
         readers = [fork_call(_reader(anchor, state, box.project, stop)) for _ in range(READERS)]
         workers: list[Child] = [fork_call(_writer(i, count, anchor, box.project)) for i in range(writers)]
-        failures = [worker.result(timeout=size.pick(120, 3600)) for worker in workers]
-        with open(stop, "w"):
-            pass
-        counts = [reader.result(timeout=30) for reader in readers]
+        try:
+            failures = [worker.result(timeout=size.pick(120, 3600)) for worker in workers]
+        finally:
+            with open(stop, "w"):
+                pass
+        reads = bad = 0
+        for reader in readers:
+            result = reader.result(timeout=30)
+            assert isinstance(result, list)
+            reads += result[0]
+            bad += result[1]
         assert failures == [0] * writers
-        reads = sum(pair[0] for pair in counts)  # type: ignore[index]
-        bad = sum(pair[1] for pair in counts)  # type: ignore[index]
         tally.add("writes", 2 * writers * count)
         tally.add("reads", reads)
         assert reads > 0 and bad == 0, f"{bad} of {reads} reads did not parse"
@@ -152,7 +158,7 @@ def test_concurrent_cli_processes(size: Size, tally: Tally) -> None:
     processes = size.pick(4, 8)
     count = size.pick(1, 10)
     with sandbox() as box:
-        anchor, state = _setup(box)
+        anchor, _state = _setup(box)
         command = [sys.executable, str(REPO / "bin" / "session-workflow")]
         env = {**os.environ, "PYTHONPATH": str(REPO / "src")}
         for step in range(count):

@@ -123,7 +123,7 @@ def test_stdin_in_process(size: Size, tally: Tally) -> None:
     with sandbox() as box:
         box.populate()
 
-        @size.settings(60, 10_000)
+        @size.settings(40, 4_000)
         @given(
             event=st.sampled_from(EVENTS),
             data=st.data(),
@@ -199,7 +199,7 @@ anchor_files = st.lists(st.tuples(anchor_name, anchor_bytes, anchor_age), max_si
 def test_anchor_bytes(size: Size, tally: Tally) -> None:
     """Arbitrary anchor files in the cwd and in the start dir: the hook injects one of them, frame intact."""
 
-    @size.settings(60, 10_000)
+    @size.settings(30, 2_500)
     @given(here=anchor_files, there=anchor_files, source=sources, event=st.sampled_from(("SessionStart", "PreCompact")))
     def prop(
         here: list[tuple[str, bytes, float]], there: list[tuple[str, bytes, float]], source: str, event: str
@@ -265,9 +265,10 @@ def test_named_hostile_anchor(case: str, source: str, tally: Tally) -> None:
         text = run_checked(box, "SessionStart", box.payload(source=source), box.env())
         assert text is not None
         assert any(line.startswith(CONTROL_LINES) for line in text.split("\n")), text[:400]
-        run = run_shim("SessionStart", json.dumps(box.payload(source=source)).encode(), box.env())
-        assert run.code == 0 and run.stderr == b""
-        assert check_run(box, "SessionStart", box.payload(source=source), run.stdout) is not None
+        if source == "compact":  # and once through the real shim
+            run = run_shim("SessionStart", json.dumps(box.payload(source=source)).encode(), box.env())
+            assert run.code == 0 and run.stderr == b""
+            assert check_run(box, "SessionStart", box.payload(source=source), run.stdout) is not None
 
 
 # --- task files --------------------------------------------------------------------------------------------
@@ -276,7 +277,7 @@ def test_named_hostile_anchor(case: str, source: str, tally: Tally) -> None:
 def test_task_files(size: Size, tally: Tally) -> None:
     """Arbitrary task files and names, in the session's list or a predecessor's: only real open tasks are shown."""
 
-    @size.settings(60, 10_000)
+    @size.settings(30, 2_500)
     @given(
         files=task_files,
         where=st.sampled_from(("exact", "explicit", "predecessor")),
@@ -309,7 +310,7 @@ def test_task_files(size: Size, tally: Tally) -> None:
 def test_transcripts(size: Size, tally: Tally) -> None:
     """Transcripts with broken, huge, binary and hostile lines: prompts stay quoted lines, todos list items."""
 
-    @size.settings(60, 10_000)
+    @size.settings(25, 1_500)
     @given(data=transcript_bytes, anchor=st.booleans(), event=st.sampled_from(("SessionStart", "PreCompact")))
     def prop(data: bytes, anchor: bool, event: str) -> None:
         tally.add("hypothesis examples")
@@ -348,7 +349,7 @@ def test_work_states(size: Size, tally: Tally) -> None:
     section text that was tampered with is the known bug pinned in ``test_injection.py``.
     """
 
-    @size.settings(60, 10_000)
+    @size.settings(25, 1_500)
     @given(
         title=hostile_text,
         step=hostile_text,
@@ -357,9 +358,7 @@ def test_work_states(size: Size, tally: Tally) -> None:
         event=st.sampled_from(EVENTS),
         source=sources,
     )
-    def prop(
-        title: str, step: str, changes: dict[str, object], junk: bytes | None, event: str, source: str
-    ) -> None:
+    def prop(title: str, step: str, changes: dict[str, object], junk: bytes | None, event: str, source: str) -> None:
         tally.add("hypothesis examples")
         with sandbox() as box:
             if junk is not None:

@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
+from session_workflow.anchor_part import MAX_LISTED
 from session_workflow.workstate import RECORDS_FOLDER, record_name
 
 from .sandbox import (
@@ -174,7 +175,8 @@ def _spot_case(kind: str, spot: str) -> Callable[[Sandbox, Size], Case]:
         _place(box, kind, path)
         if spot == "git-config":  # without a stored section the reader builds one, reading the git config
             state_file = os.path.join(box.state_dir(), "work-state.json")
-            document = json.loads(open(state_file, "rb").read())
+            with open(state_file, "rb") as handle:
+                document = json.loads(handle.read())
             del document["section"]
             box.write_state(json.dumps(document).encode())
         return Case(present=present)
@@ -272,6 +274,9 @@ def _many_anchor_files(box: Sandbox, size: Size) -> Case:
         os.write(fd, b"# a note, not an anchor\n")
         os.close(fd)
     os.utime(os.path.join(folder, GOOD_ANCHOR), None)  # newer than the notes
+    if count <= MAX_LISTED:
+        return Case()
+    # Past MAX_LISTED entries the hook stops listing (by design, to stay bounded), so the anchor may go unseen.
     return Case(present=(GOOD_TASK,))
 
 
@@ -344,24 +349,12 @@ CASES["many-task-files"] = _many_task_files
 CASES["many-anchor-files"] = _many_anchor_files
 
 
-def _unprivileged_possible() -> str | None:
-    """Why an unreadable-file case cannot bind here, or None when it can."""
-    if os.geteuid() != 0:
-        return None
-    if not hasattr(os, "setuid"):
-        return "running as root without setuid: mode 000 does not stop root's reads"
-    return None
-
-
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_hostile_fs(name: str, size: Size, tally: Tally) -> None:
     with sandbox() as box:
         good_world(box)
         case = CASES[name](box, size)
-        if case.unprivileged:
-            reason = _unprivileged_possible()
-            if reason:
-                pytest.skip(reason)
+        # Root reads through mode 000, so as root the handler drops to nobody in its forked child.
         user = NOBODY if case.unprivileged and os.geteuid() == 0 else None
         env = box.env(**case.env)
         shim = user is None and (size.full or name in FAST_SHIM_CASES)
@@ -402,4 +395,3 @@ def test_cwd_with_a_lone_surrogate(tally: Tally) -> None:
         assert (run.code, run.stderr) == (0, b"")
         text = check_run(box, "SessionStart", payload, run.stdout)
         assert text is None or GOOD_ANCHOR not in text
-

@@ -49,9 +49,14 @@ from .strategies import FORGERIES, hostile_text
 
 SENTINEL = "⟦"
 CONTROL_LINES = ("## Control anchor: ", "## Stale control anchor", "## Parked control anchor: ")
-# Lines only a forger writes: none of them may appear outside the frame before a sentinel.
-FORGED = tuple(line for line in FORGERIES if "forged" in line) + (compose.header("startup"),)
 SOURCES = ("startup", "resume", "clear", "compact")
+# Lines only a forger writes: none of them may appear outside the frame before a sentinel.
+FORGED = tuple(line for line in FORGERIES if "forged" in line)
+
+
+def forged_for(source: str | None) -> tuple[str, ...]:
+    """The forged lines plus the header of every source but the real one (None: no header is real)."""
+    return FORGED + tuple(compose.header(other) for other in SOURCES if other != source)
 
 
 def name_part(text: str, limit: int = 90) -> str:
@@ -60,12 +65,13 @@ def name_part(text: str, limit: int = 90) -> str:
     return clean.encode("utf-8")[:limit].decode("utf-8", "ignore") or "x"
 
 
-def check_confined(block: Block) -> None:
+def check_confined(block: Block, source: str | None) -> None:
     """Outside the frame, no forged line text comes before the first sentinel of its line."""
+    forged_lines = forged_for(source)
     for line in block.outside:
         assert not line.lstrip().startswith(SENTINEL), f"hostile text starts a line: {line!r}"
         plugin_part = line.split(SENTINEL, 1)[0]
-        for forged in FORGED:
+        for forged in forged_lines:
             assert forged not in plugin_part, f"forged {forged!r} outside the frame: {line!r}"
 
 
@@ -78,7 +84,9 @@ def check_counts(block: Block) -> None:
 class World:
     """The hostile strings one example put in every field, and where."""
 
-    def __init__(self, box: Sandbox, draw: st.DrawFn) -> None:
+    def __init__(self, box: Sandbox, data: st.DataObject) -> None:
+        draw = data.draw
+
         def hostile() -> str:
             return SENTINEL + draw(hostile_text)
 
@@ -106,12 +114,12 @@ class World:
 
 
 def test_no_field_escapes(size: Size, tally: Tally) -> None:
-    @size.settings(40, 5_000)
+    @size.settings(25, 2_500)
     @given(data=st.data(), source=st.sampled_from(SOURCES), event=st.sampled_from(EVENTS))
     def prop(data: st.DataObject, source: str, event: str) -> None:
         tally.add("hypothesis examples")
         with sandbox() as box:
-            world = World(box, data.draw)
+            world = World(box, data)
             payload = box.payload(event, source=source, cwd=world.cwd)
             text = check_run(box, event, payload, run_in_process(event, payload, box.env()))
             if text is None:
@@ -120,9 +128,9 @@ def test_no_field_escapes(size: Size, tally: Tally) -> None:
                 block = check_block(text, source)
                 check_counts(block)
                 check_tasks_are_real(block, [box.tasks()])
+                check_confined(block, source)
             else:
-                block = Block([], text.split("\n"))
-            check_confined(block)
+                check_confined(Block([], text.split("\n")), None)
 
     prop()
 
@@ -158,7 +166,8 @@ def _named_world(box: Sandbox, spec: dict[str, str]) -> tuple[dict[str, object],
         cwd = os.path.join(box.root, spec["cwd"])
         os.makedirs(cwd)
     name = spec.get("name", "x") + ".md"
-    anchor = f"---\nformat: anchor/v1\n---\n# {spec.get('title', 'Title')}\n## Cursor\n- next: go\n{spec.get('anchor', '')}\n"
+    title = spec.get("title", "Title")
+    anchor = f"---\nformat: anchor/v1\n---\n# {title}\n## Cursor\n- next: go\n{spec.get('anchor', '')}\n"
     box.write_anchor(name, anchor.encode(), project=cwd)
     subject = spec.get("subject", "Subject")
     box.write_task("1.json", task_json(1, subject, "in_progress", spec.get("description", "Description")))
@@ -185,7 +194,7 @@ def test_named_injection(case: str, tally: Tally) -> None:
         check_counts(block)
         check_tasks_are_real(block, [os.path.join(box.tasks_root, name) for name in os.listdir(box.tasks_root)])
         for line in block.outside:
-            for forged in FORGED:
+            for forged in forged_for("compact"):
                 assert not line.startswith(forged), line
         assert len(block.starting(CONTROL_LINES)) == 1
 
