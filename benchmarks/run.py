@@ -446,8 +446,9 @@ def collect(
 
 # --- profiling ---------------------------------------------------------------------------------------------
 
-# Runs a hook shim under cProfile in-process: the shims end in os._exit (which would skip the report), so
-# os._exit is turned into an exception for the length of the run. The report goes to stderr.
+# Runs a hook shim (or the CLI) under cProfile in-process: the shims end in os._exit, which would skip the report,
+# so os._exit becomes an exception for the length of the run; the CLI's SystemExit is caught too. The report
+# goes to stderr.
 PROFILE_CODE = """
 import cProfile, os, pstats, sys
 class _Exit(BaseException):
@@ -463,7 +464,7 @@ with open(script) as handle:
 profile = cProfile.Profile()
 try:
     profile.runctx(code, namespace, namespace)
-except _Exit:
+except (_Exit, SystemExit):
     pass
 sys.stdout.flush()
 pstats.Stats(profile, stream=sys.stderr).sort_stats("cumulative").print_stats(%d)
@@ -504,14 +505,13 @@ def profile(scenario: Scenario, top: int) -> list[str]:
     lines.append("  top-level imports by cumulative time:")
     for own, cumulative, _depth, name in sorted((i for i in imports if i[2] == 0), key=lambda i: -i[1])[:top]:
         lines.append(f"  {own:>7} | {cumulative:>8} | {name}")
-    flags = [arg for arg in argv[1:] if arg.startswith("-")]
-    script = next((arg for arg in argv[1:] if not arg.startswith("-")), None)
-    if script is None:
+    script_at = next((index for index, arg in enumerate(argv) if index and not arg.startswith("-")), None)
+    if script_at is None:
         return lines
     profiled = Scenario(
         scenario.key,
         scenario.label,
-        [argv[0], *flags, "-c", PROFILE_CODE % top, script],
+        [argv[0], *argv[1:script_at], "-c", PROFILE_CODE % top, *argv[script_at:]],
         env=scenario.env,
         cwd=scenario.cwd,
         payload=scenario.payload,

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from session_workflow import compose
+from session_workflow import anchor_part, compose, locations, recovery, tasks, workstate
 from session_workflow.context import HookContext
 from session_workflow.parts import PreparedPart
 from session_workflow.textutil import cut_utf16, utf16_len
@@ -41,14 +41,16 @@ def _ctx(source: str | None, **extra: object) -> HookContext:
 def calls(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Replace every part's prepare with one that records its name and returns a small part."""
     seen: list[str] = []
-    modules = {"work state": "workstate", "anchor": "anchor_part", "tasks": "tasks", "recovery": "recovery"}
+    modules = {"work state": workstate, "anchor": anchor_part, "tasks": tasks, "recovery": recovery}
     for name, module in modules.items():
 
         def prepare(ctx: HookContext, name: str = name) -> PreparedPart:
             seen.append(name)
             return FakePart(name, f"[{name}]", cap=100)
 
-        monkeypatch.setattr(getattr(compose, module), "prepare", prepare)
+        monkeypatch.setattr(module, "prepare", prepare)
+    monkeypatch.setattr(locations, "any_anchors", lambda folders: True)
+    monkeypatch.setattr(locations, "any_work_state", lambda folders, env: True)
     return seen
 
 
@@ -71,13 +73,13 @@ def test_parts_per_source(calls: list[str], source: str | None, parts: list[str]
     assert (text == "") == (not parts)
 
 
-def test_recovery_alone_is_not_injected(monkeypatch: pytest.MonkeyPatch) -> None:
-    for module in ("workstate", "anchor_part", "tasks"):
-        monkeypatch.setattr(getattr(compose, module), "prepare", lambda ctx: None)
-    monkeypatch.setattr(compose.recovery, "prepare", lambda ctx: FakePart("recovery", "> hi", cap=100))
+def test_recovery_alone_is_not_injected(calls: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    for module in (workstate, anchor_part, tasks):
+        monkeypatch.setattr(module, "prepare", lambda ctx: None)
     assert compose.compose(_ctx("compact")).text == ""
-    monkeypatch.setattr(compose.workstate, "note_mod_delivery", lambda ctx, record: True)
-    assert "> hi" in compose.compose(_ctx("compact", session_workflow_mod=1)).text, "the mod delivers state"
+    assert "recovery" not in calls
+    monkeypatch.setattr(workstate, "note_mod_delivery", lambda ctx, record: True)
+    assert "[recovery]" in compose.compose(_ctx("compact", session_workflow_mod=1)).text, "the mod delivers state"
 
 
 def test_mod_delivers_work_state(calls: list[str]) -> None:

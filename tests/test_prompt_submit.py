@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from session_workflow import compose, hookio, prompt_submit, workstate, workstate_writer
+from session_workflow import compose, hookio, locations, prompt_submit, workstate, workstate_writer
 from session_workflow.context import HookContext
 
 REPO = Path(__file__).resolve().parents[1]
@@ -26,7 +26,7 @@ class Project:
     def __init__(self, root: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[bytes]) -> None:
         self.dir = root / "project"
         self.dir.mkdir()
-        self.path = workstate.state_path(str(self.dir))
+        self.path = locations.state_path(str(self.dir))
         self.capsys = capsys
         monkeypatch.setenv("CLAUDE_PLUGIN_DATA", str(root / "data"))
 
@@ -102,7 +102,7 @@ def test_orphaned_or_absent_state_emits_nothing(project: Project) -> None:
     assert project.prompt() is None
     project.put(owner="another-session")
     assert project.prompt() is None
-    data = Path(os.environ["CLAUDE_PLUGIN_DATA"]) / workstate.RECORDS_FOLDER
+    data = Path(os.environ["CLAUDE_PLUGIN_DATA"]) / locations.RECORDS_FOLDER
     assert not data.exists(), "nothing delivered, nothing recorded"
 
 

@@ -18,8 +18,8 @@ from hypothesis import strategies as st
 from session_workflow import compose, workstate_writer
 from session_workflow.context import HookContext
 from session_workflow.hookio import hook_json, run_hook
+from session_workflow.locations import state_path
 from session_workflow.textutil import utf16_len
-from session_workflow.workstate import state_path
 
 REPO = Path(__file__).resolve().parents[1]
 SESSION = "0b7c7d1e-5f7a-4c39-9a53-0d3f3f1f2a10"

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from session_workflow import state_cli, workstate
+from session_workflow import locations, state_cli, workstate
 from session_workflow.cli import main
 
 REPO = Path(__file__).resolve().parents[1]
@@ -34,7 +34,7 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
 
 
 def stored(project: Path) -> dict[str, object]:
-    document = json.loads(Path(workstate.state_path(str(project))).read_text())
+    document = json.loads(Path(locations.state_path(str(project))).read_text())
     assert isinstance(document, dict)
     return document
 
@@ -63,13 +63,13 @@ def test_a_ticket_through_its_steps(tmp_path: Path, capsys: pytest.CaptureFixtur
     text = document["section"]["text"]  # type: ignore[index]
     assert "Map: #12 https://github.com/acme/widgets/issues/12" in text
     assert run(capsys, "clear")[1] == 'work state: cleared #34 "Fix the parser" (map #12), step verify, auto\n'
-    assert run(capsys, "clear")[1] == f"work state: nothing to clear in {workstate.state_path(str(tmp_path))}\n"
+    assert run(capsys, "clear")[1] == f"work state: nothing to clear in {locations.state_path(str(tmp_path))}\n"
 
 
 def test_show_in_text_and_json(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    path = workstate.state_path(str(tmp_path))
+    path = locations.state_path(str(tmp_path))
     assert run(capsys, "show") == (0, f"no work state in {path}\n", "")
     assert json.loads(run(capsys, "show", "--json")[1]) == {"path": path, "orphaned": None, "state": None}
     run(capsys, "set", "--ticket", "PROJ-12", "--title", "Tracker \x1b[2J ticket", "--map", "none", "--step", "plan")
@@ -122,8 +122,8 @@ def test_the_project_dir_rules(
     monkeypatch.chdir(deep)
     assert state_cli.locate(None, {}).project_dir == str(repo)
     inner = repo / "src"
-    os.makedirs(os.path.dirname(workstate.state_path(str(inner))))
-    Path(workstate.state_path(str(inner))).write_text("{}")
+    os.makedirs(os.path.dirname(locations.state_path(str(inner))))
+    Path(locations.state_path(str(inner))).write_text("{}")
     assert state_cli.locate(None, {}).project_dir == str(inner), "an existing state wins over the git toplevel"
     other = tmp_path / "other"
     other.mkdir()
@@ -190,7 +190,7 @@ def test_a_missing_owner_is_a_bad_argument(capsys: pytest.CaptureFixture[str], m
 
 
 def test_refusals_exit_1(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    path = workstate.state_path(str(tmp_path))
+    path = locations.state_path(str(tmp_path))
     assert run(capsys, "step", "x") == (
         1,
         "",
@@ -209,8 +209,8 @@ def test_the_real_command_never_prints_a_traceback(tmp_path: Path) -> None:
     env = {**os.environ, "PYTHONPATH": SRC + (os.pathsep + extra if extra else ""), "CLAUDE_CODE_SESSION_ID": "s1"}
     folder = tmp_path / "p"
     folder.mkdir()
-    os.makedirs(os.path.dirname(workstate.state_path(str(folder))))
-    os.mkfifo(workstate.state_path(str(folder)))
+    os.makedirs(os.path.dirname(locations.state_path(str(folder))))
+    os.mkfifo(locations.state_path(str(folder)))
     for argv, code in (
         (["state", "set", "--ticket", "x y", "--title", "T"], 2),
         (["state", "show", "--dir", str(folder)], 1),

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from session_workflow import compose, workstate, workstate_writer
+from session_workflow import compose, locations, workstate, workstate_writer
 from session_workflow.context import HookContext
 from session_workflow.workstate_section import WorkState, section, snapshot_key
 
@@ -20,7 +20,7 @@ NOW = 1_795_978_800.0
 def put(project: Path, owner: str = SESSION, **fields: object) -> None:
     options: dict[str, object] = {"ticket": 34, "title": "Fix the parser", "map_number": 12, "map_given": True}
     options.update({"step": "execute", "slug": "acme/widgets", **fields})
-    workstate_writer.set_ticket(workstate.state_path(str(project)), owner, now=NOW, **options)  # type: ignore[arg-type]
+    workstate_writer.set_ticket(locations.state_path(str(project)), owner, now=NOW, **options)  # type: ignore[arg-type]
 
 
 def context(
@@ -45,7 +45,7 @@ def transcript_starting_in(path: Path, folder: Path) -> Path:
 
 def test_load_trusts_only_a_valid_bounded_regular_file(tmp_path: Path) -> None:
     put(tmp_path)
-    path = workstate.state_path(str(tmp_path))
+    path = locations.state_path(str(tmp_path))
     loaded = workstate.load(path, str(tmp_path))
     assert loaded is not None and loaded.state.ticket == 34 and loaded.stored_text is not None
     original = Path(path).read_text()
@@ -69,7 +69,7 @@ def test_load_trusts_only_a_valid_bounded_regular_file(tmp_path: Path) -> None:
 )
 def test_an_untrustworthy_stored_section_is_rebuilt(tmp_path: Path, stored: object) -> None:
     put(tmp_path)
-    path = Path(workstate.state_path(str(tmp_path)))
+    path = Path(locations.state_path(str(tmp_path)))
     path.write_text(json.dumps({**json.loads(path.read_text()), "section": stored}))
     loaded = workstate.load(str(path), None)
     assert loaded is not None and loaded.stored_key is None and loaded.stored_text is None
@@ -78,7 +78,7 @@ def test_an_untrustworthy_stored_section_is_rebuilt(tmp_path: Path, stored: obje
 
 def test_the_stored_section_is_used_while_its_key_matches(tmp_path: Path) -> None:
     put(tmp_path)
-    path = Path(workstate.state_path(str(tmp_path)))
+    path = Path(locations.state_path(str(tmp_path)))
     document = json.loads(path.read_text())
     document["section"]["text"] = "STORED"
     path.write_text(json.dumps(document))

@@ -19,7 +19,8 @@ from pathlib import Path
 import pytest
 
 from session_workflow import workstate_writer
-from session_workflow.workstate import decode, state_path
+from session_workflow.locations import state_path
+from session_workflow.workstate import decode
 from session_workflow.workstate_section import section, snapshot_key
 from session_workflow.workstate_writer import WorkStateError
 

@@ -8,7 +8,7 @@ parts after it), renders within that, and names anything it had to cut.
 
 from __future__ import annotations
 
-from session_workflow import anchor_part, recovery, tasks, workstate
+from session_workflow import locations
 from session_workflow.hookio import hook_json, run_hook, write_stdout
 from session_workflow.textutil import utf8_len, utf16_len
 
@@ -51,30 +51,40 @@ def header(source: str) -> str:
 
 
 def prepare_parts(ctx: HookContext) -> list[PreparedPart]:
-    """Load the parts this source gets, in block order; parts with nothing to say are left out."""
+    """Load the parts this source gets, in block order; parts with nothing to say are left out.
+
+    A part's module is imported only when there is something on disk for it to read: every session start pays
+    for these imports, and most projects have no anchors or work state.
+    """
     wanted = PARTS_BY_SOURCE.get(ctx.source or "", ())
+    folders = ctx.project_dirs()
     prepared: list[PreparedPart | None] = []
     state_elsewhere = False
     for name in wanted:
-        if name == "work state":
+        if name == "work state" and locations.any_work_state(folders, ctx.env):
+            from session_workflow import workstate
+
             if not ctx.mod_active:
                 prepared.append(workstate.prepare(ctx))
             else:
                 # The mod puts the section in a new thread's system prompt. A resumed thread keeps the system
                 # prompt it was first sent, so there the UserPromptSubmit hook still delivers any change.
                 state_elsewhere = workstate.note_mod_delivery(ctx, record=ctx.source != "resume")
-        elif name == "anchor" and ctx.env.get(ANCHOR_OPT_OUT_ENV) != "0":
+        elif name == "anchor" and ctx.env.get(ANCHOR_OPT_OUT_ENV) != "0" and locations.any_anchors(folders):
+            from session_workflow import anchor_part
+
             prepared.append(anchor_part.prepare(ctx))
         elif name == "tasks":
+            from session_workflow import tasks
+
             prepared.append(tasks.prepare(ctx))
-        elif name == "recovery":
+        elif name == "recovery" and (state_elsewhere or any(prepared)):
+            # The user's quoted words ride along with restored state: a session with no anchor, tasks or work
+            # state at all gets zero bytes (Claude Code's own summary already covers what was said).
+            from session_workflow import recovery
+
             prepared.append(recovery.prepare(ctx))
-    parts = [part for part in prepared if part is not None]
-    # The user's quoted words ride along with restored state: a session with no anchor, tasks or work state at all
-    # gets zero bytes (Claude Code's own summary already covers what was said).
-    if not state_elsewhere and [part.name for part in parts] == ["recovery"]:
-        return []
-    return parts
+    return [part for part in prepared if part is not None]
 
 
 def allocate(source: str, parts: list[PreparedPart], cap: int = CAP_UTF16) -> Composition:

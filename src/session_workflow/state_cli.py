@@ -14,8 +14,9 @@ import time
 from session_workflow import workstate_writer
 from session_workflow.boundedio import read_prefix
 from session_workflow.cli import CliError, OneLineParser
+from session_workflow.locations import state_path
 from session_workflow.textutil import one_line
-from session_workflow.workstate import MAX_STATE_BYTES, decode, fallback_state_path, origin_slug, state_path
+from session_workflow.workstate import MAX_STATE_BYTES, decode, fallback_state_path, origin_slug
 from session_workflow.workstate_section import (
     MAX_STEP_POINTS,
     MAX_URL_CHARS,

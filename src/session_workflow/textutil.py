@@ -13,10 +13,11 @@ ELLIPSIS = "…"
 
 # Characters that can hide or reorder text without being control characters: zero-width spaces and joiners,
 # the word joiner and invisible operators, the BOM, and the bidi embeddings, overrides and isolates.
-_INVISIBLE = re.compile("[\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\u061c\u180e]")
+_INVISIBLE = "[\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\u061c\u180e]"
 # C0/C1 controls, Unicode line and paragraph separators, any whitespace run, and lone surrogates
-# (which JSON can smuggle in and which would make the hook's stdout unencodable).
-_BREAKING = re.compile("(?:[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]|\\s)+")
+# (which JSON can smuggle in and which would make the hook's stdout unencodable). Both are compiled on first use
+# (re caches them): compiling these classes costs more than most hooks spend on everything else.
+_BREAKING = "(?:[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]|\\s)+"
 
 
 def utf16_len(text: str) -> int:
@@ -31,7 +32,7 @@ def utf8_len(text: str) -> int:
 
 def one_line(text: str) -> str:
     """Flatten text to one printable line: invisible and bidi controls go, control and space runs become one space."""
-    return _BREAKING.sub(" ", _INVISIBLE.sub("", text)).strip()
+    return re.sub(_BREAKING, " ", re.sub(_INVISIBLE, "", text)).strip()
 
 
 def cut_utf8(text: str, max_bytes: int, marker: str = ELLIPSIS) -> str:

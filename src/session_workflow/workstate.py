@@ -13,11 +13,11 @@ import os
 import re
 
 from session_workflow.boundedio import read_prefix, read_text_prefix
+from session_workflow.locations import PLUGIN_DATA_ENV, RECORDS_FOLDER, state_path
 from session_workflow.parts import PreparedPart
 from session_workflow.textutil import utf8_len
 from session_workflow.workstate_section import (
     MAX_SECTION_BYTES,
-    STATE_RELPATH,
     WorkState,
     parse_state,
     repo_slug,
@@ -30,12 +30,10 @@ if TYPE_CHECKING:
     from session_workflow.context import HookContext
 
 APP_NAME = "session-workflow"
-PLUGIN_DATA_ENV = "CLAUDE_PLUGIN_DATA"
 # The writer's files are a few hundred bytes; a larger one is not ours to trust (the mod applies the same bound).
 MAX_STATE_BYTES = 64 * 1024
 MAX_GIT_FILE_BYTES = 64 * 1024
 MAX_ANCESTORS = 64
-RECORDS_FOLDER = "work-state-delivered"
 # A key is ASCII JSON of at most a state file's fields, each character escaped to at most six bytes.
 MAX_RECORD_BYTES = 6 * MAX_STATE_BYTES
 MAX_SESSION_ID_CHARS = 4096
@@ -46,10 +44,6 @@ _UNSAFE_NAME = re.compile(r"[^A-Za-z0-9_-]")
 # Compiled on first use (re caches them): only a rebuild reads the git config.
 _CONFIG_SECTION = r'\s*\[\s*([A-Za-z0-9.-]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\]'
 _CONFIG_URL = r"(?i)\s*url\s*=(.*)"
-
-
-def state_path(project_dir: str) -> str:
-    return os.path.join(project_dir, *STATE_RELPATH.split("/"))
 
 
 def user_state_dir() -> str | None:

@@ -12,10 +12,10 @@ from __future__ import annotations
 import json
 import re
 
+from session_workflow.locations import STATE_RELPATH
 from session_workflow.textutil import cut_code_points, cut_utf8, one_line
 
 # Relative to the project dir; also named in the section so the agent can read the live step.
-STATE_RELPATH = ".claude/session-workflow/work-state.json"
 FORMAT_VERSION = 1
 MAX_SECTION_BYTES = 1024
 MAX_TITLE_POINTS = 120

@@ -128,7 +128,7 @@ def check_debris(box: Sandbox, anchor: str) -> None:
 def test_concurrent_steps(size: Size, tally: Tally) -> None:
     writers = size.pick(3, 8)
     count = size.pick(15, 500)
-    with sandbox() as box:
+    with sandbox(on_disk=True) as box:
         anchor, state = _setup(box)
         stop = os.path.join(box.root, "stop")
         readers = [fork_call(_reader(anchor, state, box.project, stop)) for _ in range(READERS)]
@@ -157,7 +157,7 @@ def test_concurrent_cli_processes(size: Size, tally: Tally) -> None:
     """The real command, started as separate processes, on one anchor at once."""
     processes = size.pick(4, 8)
     count = size.pick(1, 10)
-    with sandbox() as box:
+    with sandbox(on_disk=True) as box:
         anchor, _state = _setup(box)
         command = [sys.executable, str(REPO / "bin" / "session-workflow")]
         env = {**os.environ, "PYTHONPATH": str(REPO / "src")}

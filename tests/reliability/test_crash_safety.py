@@ -134,7 +134,7 @@ def _count_calls(target: Target) -> int:
 @pytest.mark.parametrize("kind", ["anchor", "state"])
 def test_kill_before_each_call(kind: str, tally: Tally) -> None:
     """Deterministic: die just before each file-system call of a write, in turn."""
-    with sandbox() as box:
+    with sandbox(on_disk=True) as box:
         target = Target(box, kind)
         calls = _count_calls(target)
         old = target.read()
@@ -155,7 +155,7 @@ def test_kill_before_each_call(kind: str, tally: Tally) -> None:
 def test_kill_at_random_times(kind: str, size: Size, tally: Tally) -> None:
     """Die at a random moment of a forked write (timed against how long a write takes here)."""
     rng = random.Random(0x5EED)
-    with sandbox() as box:
+    with sandbox(on_disk=True) as box:
         target = Target(box, kind)
         started = time.monotonic()
         for warmup in range(5):
@@ -180,7 +180,7 @@ def test_kill_the_real_command(kind: str, size: Size, tally: Tally) -> None:
     """Kill ``bin/session-workflow`` at a random moment of its run, start-up included."""
     rng = random.Random(0xC0FFEE)
     command = [sys.executable, str(REPO / "bin" / "session-workflow")]
-    with sandbox() as box:
+    with sandbox(on_disk=True) as box:
         target = Target(box, kind)
         started = time.monotonic()
         probe = subprocess.run([*command, *target.cli_args("probe")], capture_output=True, timeout=60)
@@ -201,7 +201,7 @@ def test_kill_the_real_command(kind: str, size: Size, tally: Tally) -> None:
 
 def test_journal_stays_parseable_after_kills(tally: Tally) -> None:
     """A writer killed mid-journal-append leaves whole lines: every line of work-state.log parses."""
-    with sandbox() as box:
+    with sandbox(on_disk=True) as box:
         target = Target(box, "state")
         calls = _count_calls(target)
         for call_number in range(1, calls + 2):
