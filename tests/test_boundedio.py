@@ -4,14 +4,19 @@ from __future__ import annotations
 
 import os
 import socket
+import tempfile
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from session_workflow.boundedio import (
     iter_lines_from_end,
     iter_lines_from_start,
+    iter_marked_lines_from_end,
     read_prefix,
+    read_prefix_and_stat,
     read_text_prefix,
 )
 
@@ -74,3 +79,83 @@ def test_lines_from_end_read_only_the_tail(tmp_path: Path) -> None:
     assert list(iter_lines_from_end(str(path), 1 << 20, chunk_size=7)) == list(reversed(lines))
     tail = list(iter_lines_from_end(str(path), 30, chunk_size=7))
     assert tail == [b"line 999", b"line 998", b"line 997"]
+
+
+def test_prefix_and_stat_is_bounded_and_stats_the_file_read(tmp_path: Path) -> None:
+    path = tmp_path / "1.json"
+    path.write_bytes(b"y" * 100)
+    os.utime(path, (1_000_000, 1_234_567))
+    read = read_prefix_and_stat(str(path), 10)
+    assert read is not None
+    assert read[0] == b"y" * 10
+    assert (read[1].st_size, read[1].st_mtime) == (100, 1_234_567)
+    assert read_prefix_and_stat(str(tmp_path), 10) is None
+    assert read_prefix_and_stat(str(tmp_path / "missing"), 10) is None
+
+
+def record_reads(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Spy on ``os.read``: the returned list collects the size of every read made from now on."""
+    sizes: list[int] = []
+    real_read = os.read
+
+    def read(fd: int, count: int) -> bytes:
+        data = real_read(fd, count)
+        sizes.append(len(data))
+        return data
+
+    monkeypatch.setattr(os, "read", read)
+    return sizes
+
+
+# Lines made of a few pieces that often cut a marker in two, so chunk edges land inside lines and markers.
+line_pieces = st.sampled_from([b"ab", b"MARK", b"MA", b"RK", b"zz", b"\xff", b"x" * 9, b"OTHER", b"\r"])
+lines_strategy = st.lists(st.lists(line_pieces, max_size=6).map(b"".join), max_size=25)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    lines=lines_strategy,
+    trailing_newline=st.booleans(),
+    markers=st.sets(st.sampled_from([b"MARK", b"RK", b"OTHER", b"\xff", b"abab"]), min_size=1).map(sorted),
+    budget=st.integers(0, 400),
+    chunk_size=st.integers(1, 40),
+)
+def test_marked_lines_are_exactly_the_filtered_lines(
+    lines: list[bytes], trailing_newline: bool, markers: list[bytes], budget: int, chunk_size: int
+) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "t.jsonl")
+        with open(path, "wb") as handle:
+            handle.write(b"\n".join(lines) + (b"\n" if trailing_newline else b""))
+        expected = [
+            line
+            for line in iter_lines_from_end(path, budget, chunk_size=chunk_size)
+            if any(marker in line for marker in markers)
+        ]
+        assert list(iter_marked_lines_from_end(path, budget, list(markers), chunk_size=chunk_size)) == expected
+
+
+def test_marked_lines_read_only_the_tail_and_stop_when_no_marker_is_left(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "t.jsonl"
+    body = b"".join(b"filler %d " % n + b"f" * 200 + b"\n" for n in range(5000))
+    path.write_bytes(b"old MARK\n" + body + b"new MARK and LAST\n" + b"tail\n")
+    read_bytes = record_reads(monkeypatch)
+    assert list(iter_marked_lines_from_end(str(path), 64 * 1024, [b"MARK"], chunk_size=4096)) == [b"new MARK and LAST"]
+    assert sum(read_bytes) == 64 * 1024
+    read_bytes.clear()
+    markers = [b"MARK", b"LAST"]
+    for line in iter_marked_lines_from_end(str(path), 1 << 30, markers, chunk_size=4096):
+        assert line == b"new MARK and LAST"
+        markers.clear()
+    assert sum(read_bytes) == 4096
+
+
+def test_marked_lines_refuse_what_is_not_a_regular_file(tmp_path: Path) -> None:
+    fifo = tmp_path / "pipe.jsonl"
+    os.mkfifo(fifo)
+    link = tmp_path / "zero.jsonl"
+    link.symlink_to("/dev/zero")
+    for path in (fifo, link, tmp_path, tmp_path / "missing.jsonl"):
+        assert list(iter_marked_lines_from_end(str(path), 1 << 20, [b"x"])) == []

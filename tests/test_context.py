@@ -66,6 +66,12 @@ def test_hook_json_is_ascii_and_round_trips() -> None:
     assert json.loads(data) == {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": "é😀\n"}}
 
 
+def test_hook_json_replaces_lone_surrogates_but_keeps_pairs() -> None:
+    text = json.loads(hook_json("SessionStart", "a\udcff b\ud800 😀"))["hookSpecificOutput"]["additionalContext"]
+    assert text == "a\ufffd b\ufffd 😀"
+    text.encode("utf-8")
+
+
 def test_run_hook_swallows_handler_errors_and_bad_stdin() -> None:
     seen: list[HookContext] = []
 

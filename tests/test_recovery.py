@@ -15,6 +15,7 @@ from session_workflow import compose, recovery
 from session_workflow.context import HookContext
 from session_workflow.recovery import PROMPTS_HEADER, TODOS_HEADER, RecoveryPart, scan_transcript
 from session_workflow.textutil import one_line, utf8_len
+from tests.test_boundedio import record_reads
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "transcripts"
 SESSION = "4ee416ae-5200-49dc-a88e-4bf4d2730e36"
@@ -200,15 +201,7 @@ def test_stops_reading_once_three_prompts_and_todos_are_found(tmp_path: Path, mo
     filler = [record("assistant", [{"type": "text", "text": "x" * 1000}]) for _ in range(3000)]
     tail = [todos_result(("pending", "a")), prompt("one"), prompt("two"), prompt("three")]
     transcript = write_jsonl(tmp_path / "t.jsonl", [*filler, *tail])
-    read_bytes: list[int] = []
-    real_read = os.read
-
-    def read(fd: int, count: int) -> bytes:
-        data = real_read(fd, count)
-        read_bytes.append(len(data))
-        return data
-
-    monkeypatch.setattr(os, "read", read)
+    read_bytes = record_reads(monkeypatch)
     assert scan_transcript(str(transcript)) == (["one", "two", "three"], [("pending", "a")])
     assert sum(read_bytes) <= 256 * 1024
 

@@ -525,18 +525,19 @@ def test_hundred_thousand_files_stay_fast_and_reads_are_capped(tmp_path: Path, m
     write_task(list_dir, 100_000, "in_progress", "newest")
     write_task(list_dir, 5, "pending", "ancient")
     reads: list[str] = []
-    real_read = boundedio.read_prefix
+    real_read = boundedio.read_prefix_and_stat
 
-    def counting(path: str, max_bytes: int) -> tuple[bytes, int] | None:
+    def counting(path: str, max_bytes: int) -> tuple[bytes, os.stat_result] | None:
         reads.append(path)
         return real_read(path, max_bytes)
 
-    monkeypatch.setattr(tasks, "read_prefix", counting)
+    monkeypatch.setattr(tasks, "read_prefix_and_stat", counting)
     start = time.monotonic()
     text = render(make_ctx(tmp_path)) or ""
     assert time.monotonic() - start < 5
-    assert len(reads) == tasks.MAX_TASK_FILES_READ
-    assert text == HEADER_EXACT + "\n#100000 [in_progress] newest\n…99000 older task files not read: call TaskList"
+    assert len(reads) == tasks.MAX_TASK_FILES_READ == 200
+    assert reads[0].endswith("/100000.json") and reads[-1].endswith("/99801.json")
+    assert text == HEADER_EXACT + "\n#100000 [in_progress] newest\n…99800 older task files not read: call TaskList"
 
 
 def test_capped_store_without_open_tasks_read_gives_the_hint(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

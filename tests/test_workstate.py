@@ -76,14 +76,18 @@ def test_an_untrustworthy_stored_section_is_rebuilt(tmp_path: Path, stored: obje
     assert workstate.section_text(loaded) == section(loaded.state, False, None)
 
 
-def test_the_stored_section_is_used_while_its_key_matches(tmp_path: Path) -> None:
-    put(tmp_path)
+def test_the_stored_section_is_used_only_when_the_fields_build_it(tmp_path: Path) -> None:
+    put(tmp_path, slug="acme/widgets")
     path = Path(locations.state_path(str(tmp_path)))
     document = json.loads(path.read_text())
+    loaded = workstate.load(str(path), str(tmp_path))
+    assert loaded is not None and loaded.stored_text is not None
+    assert workstate.section_text(loaded) == loaded.stored_text, "no git read needed: the links come from the url"
+    assert "https://github.com/acme/widgets/issues/12" in loaded.stored_text
     document["section"]["text"] = "STORED"
     path.write_text(json.dumps(document))
     loaded = workstate.load(str(path), str(tmp_path))
-    assert loaded is not None and workstate.section_text(loaded) == "STORED"
+    assert loaded is not None and workstate.section_text(loaded) == section(loaded.state, False, None)
     document["title"] = "Edited by hand"
     path.write_text(json.dumps(document))
     (tmp_path / ".git").mkdir()

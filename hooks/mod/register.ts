@@ -49,6 +49,24 @@ export function utf8Length(text: string): number {
 }
 
 /**
+ * True when every line of the text is printable: no control character but the line breaks, and no lone
+ * surrogate. The Python writer never stores either; a hand-edited file could, and a lone surrogate in the system
+ * prompt makes the Messages API refuse every request of the session.
+ */
+export function isPrintableSection(text: string): boolean {
+  if (/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028\u2029]/.test(text)) return false
+  for (let index = 0; index < text.length; index++) {
+    const unit = text.charCodeAt(index)
+    if (unit >= 0xd800 && unit <= 0xdbff) {
+      const next = index + 1 < text.length ? text.charCodeAt(index + 1) : 0
+      if (next < 0xdc00 || next > 0xdfff) return false
+      index++
+    } else if (unit >= 0xdc00 && unit <= 0xdfff) return false
+  }
+  return true
+}
+
+/**
  * The section a work-state file's text stores, or null when it is not one this module can use: over
  * MAX_FILE_BYTES, not a JSON object, another format version, no ticket, title or owner session, a malformed
  * map, or no section of non-empty key and text within MAX_SECTION_BYTES. The identity checks are the Python
@@ -69,7 +87,7 @@ export function parseWorkState(raw: string): StoredSection | null {
   if (typeof session !== 'string' || !SESSION_ID.test(session) || !isRecord(section)) return null
   const { key, text } = section
   if (typeof key !== 'string' || key === '' || typeof text !== 'string' || text.trim() === '') return null
-  if (utf8Length(text) > MAX_SECTION_BYTES) return null
+  if (utf8Length(text) > MAX_SECTION_BYTES || !isPrintableSection(text)) return null
   return { owner: session, key, text }
 }
 

@@ -16,27 +16,40 @@ from session_workflow.textutil import cut_utf16, utf16_len
 
 TAIL_MARKER = "<!-- anchor:tail -->"
 BOM = "\ufeff"
+_MARKER_BYTES = TAIL_MARKER.encode("ascii")
+_UTF8_BOM = BOM.encode("utf-8")
 
-# Patterns are plain strings that ``re`` compiles and caches on first use, so an anchor-less session that
-# merely imports this module pays no compile time.
-# ATX headings (CommonMark): up to three spaces, 1-6 '#', then a space/tab or the end of the line.
-_HEADING = r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*$"
-_CLOSING_HASHES = r"(?:^|[ \t]+)#+[ \t]*$"
-# Fence openers: up to three spaces, then three or more backticks or tildes (a backtick fence has no backtick
-# in its info string).
-_FENCE = r"^ {0,3}(`{3,}(?=[^`]*$)|~{3,})"
-_FRONTMATTER_PAIR = r"^([A-Za-z0-9_][A-Za-z0-9_.-]*)[ \t]*:(.*)$"
-# A whole HEAD line (after removing '*' and '#', stripping and lower-casing) that declares the work finished.
-_DONE_LINE = (
-    r"^status[ .]*:?[ .]*(?:closed|done|complete|completed|landed|shipped|merged)"
-    r"(?:[ .]+(?:on|to)[ .]+[^ ]+?)?[ .]*$"
-)
+# Headings, fences and frontmatter pairs are recognised with string methods and the rest of the patterns are plain
+# strings that ``re`` compiles on first use: compiling costs 0.1-0.5 ms a pattern, which a hook that ranks
+# anchors by their kind, or an anchor-less session that merely imports this module, should not pay.
+_WORD_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
+_FRONTMATTER_KEY = _WORD_CHARS | frozenset(".-")
+# A done line (see ``is_done_line``): the word after "status", and what may follow it besides spaces and dots.
+_DONE_WORDS = ("closed", "done", "complete", "completed", "landed", "shipped", "merged")
+_DONE_TARGET = r"[ .]+(?:on|to)[ .]+[^ ]+?[ .]*"
 _NOT_PARKED = frozenset(("", "false", "no", "none", "0", "null", "~"))
-# The writer's cursor bullets: "- Step 12: ..." (any list marker); compiled, as the writer matches it per line.
-STEP_BULLET = re.compile(r"^[ \t]*[-*+][ \t]+Step[ \t]+(\d{1,9})\b")
 # Characters that must not reach the model from an anchor: C0/C1 controls other than tab and newline, and the
 # bidi embeddings, overrides and isolates that reorder how text reads.
 _UNSAFE = "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]"
+# Everything ``clean_for_model`` changes besides a leading BOM: the unsafe characters and the line ends it rewrites.
+_NOT_PLAIN = "[\r\u2028\u2029" + _UNSAFE[1:]
+_PLAIN_ASCII = bytes(range(0x20, 0x7F)) + b"\t\n"
+
+
+class _LazyPattern:
+    """A regex compiled on its first use (by ``re``'s cache), so importing this module compiles nothing."""
+
+    __slots__ = ("pattern",)
+
+    def __init__(self, pattern: str) -> None:
+        self.pattern = pattern
+
+    def match(self, text: str) -> re.Match[str] | None:
+        return re.match(self.pattern, text)
+
+
+# The writer's cursor bullets: "- Step 12: ..." (any list marker).
+STEP_BULLET = _LazyPattern(r"^[ \t]*[-*+][ \t]+Step[ \t]+(\d{1,9})\b")
 
 
 def lines_of(text: str) -> list[str]:
@@ -54,21 +67,40 @@ def _bare(line: str) -> str:
     return line.rstrip("\r\n").replace(BOM, "")
 
 
+def _line_bounds(text: str, index: int) -> tuple[int, int]:
+    """Start and end (past its ``\\n``, if any) of the line that holds ``text[index]``."""
+    end = text.find("\n", index)
+    return text.rfind("\n", 0, index) + 1, len(text) if end < 0 else end + 1
+
+
+def _marker_offset(text: str) -> int | None:
+    """Where the first line that is exactly the marker (stripped, BOMs removed) starts, or None."""
+    if text.find(BOM, 1) >= 0:  # a BOM inside the marker still counts: compare line by line
+        offset = 0
+        for line in lines_of(text):
+            if _bare(line).strip() == TAIL_MARKER:
+                return offset
+            offset += len(line)
+        return None
+    found = text.find(TAIL_MARKER)
+    while found >= 0:
+        start, end = _line_bounds(text, found)
+        if _bare(text[start:end]).strip() == TAIL_MARKER:
+            return start
+        found = text.find(TAIL_MARKER, end)
+    return None
+
+
 def split_head(text: str) -> tuple[str, str | None]:
     """Return (HEAD, TAIL): TAIL starts at the first line that is exactly the marker (stripped) and includes it.
 
     ``head + tail == text``. No marker, or a marker with only whitespace above it, makes the whole text the
     HEAD and the TAIL None — an anchor never injects zero bytes.
     """
-    offset = 0
-    for line in lines_of(text):
-        if _bare(line).strip() == TAIL_MARKER:
-            head = text[:offset]
-            if not head.replace(BOM, "").strip():
-                return text, None
-            return head, text[offset:]
-        offset += len(line)
-    return text, None
+    offset = _marker_offset(text)
+    if offset is None or not text[:offset].replace(BOM, "").strip():
+        return text, None
+    return text[:offset], text[offset:]
 
 
 def tail_has_content(tail: str | None) -> bool:
@@ -78,18 +110,35 @@ def tail_has_content(tail: str | None) -> bool:
     return bool("".join(lines_of(tail)[1:]).strip())
 
 
+def _frontmatter_body(head: str) -> tuple[int, int] | None:
+    """Offsets of the frontmatter's inner lines: from below the opening ``---`` (line 1, a BOM allowed) to the
+    start of the closing one; None without both. Reads no further than the closing line."""
+    _start, end = _line_bounds(head, 0)
+    if not head or _bare(head[:end]).strip() != "---":
+        return None
+    if head.find(BOM, 1) >= 0:  # a BOM inside a closing ``---`` still counts: compare line by line
+        offset = end
+        for line in lines_of(head[end:]):
+            if _bare(line).strip() == "---":
+                return end, offset
+            offset += len(line)
+        return None
+    found = head.find("---", end)
+    while found >= 0:
+        start, stop = _line_bounds(head, found)
+        if head[start:stop].strip() == "---":
+            return end, start
+        found = head.find("---", stop)
+    return None
+
+
 def frontmatter_span(head: str) -> tuple[int, int] | None:
     """Line indices (in ``lines_of(head)``) of the opening and closing ``---`` of the frontmatter, or None.
 
     The opening ``---`` must be line 1 (a BOM before it is allowed).
     """
-    lines = lines_of(head)
-    if not lines or _bare(lines[0]).strip() != "---":
-        return None
-    for index in range(1, len(lines)):
-        if _bare(lines[index]).strip() == "---":
-            return 0, index
-    return None
+    body = _frontmatter_body(head)
+    return (0, 1 + head.count("\n", body[0], body[1])) if body is not None else None
 
 
 def frontmatter_value(raw: str) -> str:
@@ -101,15 +150,19 @@ def frontmatter_value(raw: str) -> str:
 
 
 def parse_frontmatter(head: str) -> dict[str, str] | None:
-    """The ``key: value`` pairs of the frontmatter (later keys win); None when there is no frontmatter."""
-    span = frontmatter_span(head)
-    if span is None:
+    """The ``key: value`` pairs of the frontmatter (later keys win); None when there is no frontmatter.
+
+    A key is ``[A-Za-z0-9_][A-Za-z0-9_.-]*`` at the start of the line, then spaces or tabs and a colon.
+    """
+    body = _frontmatter_body(head)
+    if body is None:
         return None
     pairs: dict[str, str] = {}
-    for line in lines_of(head)[span[0] + 1 : span[1]]:
-        match = re.match(_FRONTMATTER_PAIR, _bare(line))
-        if match:
-            pairs[match.group(1).lower()] = frontmatter_value(match.group(2))
+    for line in head[body[0] : body[1]].split("\n"):
+        key, colon, value = _bare(line).partition(":")
+        key = key.rstrip(" \t")
+        if colon and key and key[0] in _WORD_CHARS and _FRONTMATTER_KEY.issuperset(key):
+            pairs[key.lower()] = frontmatter_value(value)
     return pairs
 
 
@@ -145,17 +198,38 @@ class Section:
 
 
 def heading_of(line: str) -> tuple[int, str] | None:
-    """(level, heading text) when ``line`` is an ATX heading, else None (fences are the caller's concern)."""
-    match = re.match(_HEADING, line.rstrip("\r\n"))
-    if match is None:
+    """(level, heading text) when ``line`` is an ATX heading, else None (fences are the caller's concern).
+
+    CommonMark: up to three spaces, one to six ``#``, then a space, a tab or the end of the line; a closing run
+    of ``#`` (alone or after a space or tab) is not part of the text.
+    """
+    stripped = line.rstrip("\r\n")
+    body = stripped.lstrip(" ")
+    if len(stripped) - len(body) > 3 or not body.startswith("#"):
         return None
-    text = re.sub(_CLOSING_HASHES, "", match.group(2) or "")
-    return len(match.group(1)), text.strip()
+    rest = body.lstrip("#")
+    level = len(body) - len(rest)
+    if level > 6 or rest[:1] not in ("", " ", "\t"):
+        return None
+    text = rest.strip(" \t")
+    unclosed = text.rstrip("#")
+    if unclosed != text and unclosed[-1:] in ("", " ", "\t"):
+        text = unclosed.rstrip(" \t")
+    return level, text.strip()
 
 
 def _fence_opener(line: str) -> str | None:
-    match = re.match(_FENCE, line.rstrip("\r\n"))
-    return match.group(1) if match else None
+    """The run that opens a code fence: up to three spaces, then three or more tildes, or backticks with no
+    backtick after them (in the info string)."""
+    stripped = line.rstrip("\r\n")
+    body = stripped.lstrip(" ")
+    if len(stripped) - len(body) > 3:
+        return None
+    for char in "`~":
+        run = len(body) - len(body.lstrip(char))
+        if run >= 3:
+            return body[:run] if char == "~" or "`" not in body[run:] else None
+    return None
 
 
 def _closes_fence(line: str, opener: str) -> bool:
@@ -183,7 +257,7 @@ def split_sections(head: str) -> list[Section]:
             if fence is not None:
                 if _closes_fence(line, fence):
                     fence = None
-            else:
+            elif line.lstrip(" ").startswith(("#", "`", "~")):
                 fence = _fence_opener(line)
                 found = heading_of(line) if fence is None else None
                 if found is not None:
@@ -215,23 +289,53 @@ def cursor_index(sections: list[Section]) -> int | None:
 
 def is_anchor_shaped(head: str) -> bool:
     """Frontmatter ``format: anchor/…``, or a heading whose name contains "cursor"."""
-    sections = split_sections(head)
-    return _shaped(parse_frontmatter(head) or {}, cursor_index(sections))
+    if _has_format(parse_frontmatter(head) or {}):
+        return True
+    return "cursor" in head.lower() and cursor_index(split_sections(head)) is not None
 
 
-def _shaped(frontmatter: dict[str, str], cursor: int | None) -> bool:
-    return cursor is not None or frontmatter.get("format", "").lower().startswith("anchor/")
+def _has_format(frontmatter: dict[str, str]) -> bool:
+    return frontmatter.get("format", "").lower().startswith("anchor/")
 
 
 def is_done_line(line: str) -> bool:
-    """A line that wholly says ``status: done`` (or closed, landed, merged to main…), markup aside."""
-    cleaned = _bare(line).replace("*", "").replace("#", "").strip().lower()
-    return bool(re.match(_DONE_LINE, " ".join(cleaned.split())))
+    """A line that wholly says ``status: done`` (or closed, landed, merged to main…), markup aside.
+
+    After removing ``*`` and ``#``, stripping, lower-casing and collapsing spaces: ``status``, spaces or dots, an
+    optional colon, spaces or dots, one of the words, then only spaces and dots or ``on``/``to`` and one word.
+    """
+    cleaned = " ".join(_bare(line).replace("*", "").replace("#", "").strip().lower().split())
+    if not cleaned.startswith("status"):
+        return False
+    rest = cleaned[len("status") :].lstrip(" .")
+    if rest.startswith(":"):
+        rest = rest[1:].lstrip(" .")
+    for word in _DONE_WORDS:
+        if rest.startswith(word):
+            after = rest[len(word) :]
+            if not after.strip(" .") or (after.lstrip(" .")[:2] in ("on", "to") and re.fullmatch(_DONE_TARGET, after)):
+                return True
+    return False
 
 
 def is_done_in_content(head: str) -> bool:
     """True when a HEAD line declares the work finished (a status line in the TAIL never counts)."""
-    return any("tatus" in line.lower() and is_done_line(line) for line in lines_of(head))
+    return _done_in(head, head.lower())
+
+
+def _done_in(head: str, lowered: str) -> bool:
+    """``is_done_in_content`` given the lower-cased HEAD: only the lines holding "tatus" (any case) are looked at."""
+    if "tatus" not in lowered:
+        return False
+    if len(lowered) != len(head):  # a character lower-cased into two: positions in ``lowered`` do not line up
+        return any("tatus" in line.lower() and is_done_line(line) for line in lines_of(head))
+    found = lowered.find("tatus")
+    while found >= 0:
+        start, end = _line_bounds(head, found)
+        if is_done_line(head[start:end]):
+            return True
+        found = lowered.find("tatus", end)
+    return False
 
 
 def parked_reason(head: str) -> str | None:
@@ -393,31 +497,114 @@ FULL, POINTER, PARKED_TIER = "full", "pointer", "parked"
 HEAD_CLOSE = "</anchor-head>"
 
 
-class AnchorText:
-    """One anchor file's HEAD as the reader sees it: cleaned for the model, split and classified once."""
+def _is_plain(text: str) -> bool:
+    """True when ``clean_for_model`` would leave ``text`` (without a leading BOM) exactly as it is."""
+    if text.isascii():
+        return not text.encode("ascii").translate(None, _PLAIN_ASCII)
+    return text.replace("\n", "").replace("\t", "").isprintable() or re.search(_NOT_PLAIN, text) is None
 
-    __slots__ = ("cursor", "frontmatter", "head", "kind", "parked", "sections", "tail", "title", "truncated")
+
+def _text_below(data: bytes, start: int) -> bool:
+    """Whether the bytes from ``start`` hold anything but whitespace once cleaned for the model."""
+    for index in range(start, len(data)):
+        byte = data[index]
+        if byte in b" \t\n\r\x0b\x0c":
+            continue
+        if 0x21 <= byte <= 0x7E:  # printable ASCII: cleaning keeps it
+            return True
+        return bool(re.sub(_UNSAFE, "", data[start:].decode("utf-8", "replace")).strip())
+    return False
+
+
+def _plain_split(data: bytes) -> tuple[str, bool | None] | None:
+    """(HEAD, whether text follows the marker line or None without one) of UTF-8 ``data``, decoding and checking
+    only the HEAD and the marker line; None when that could differ from cleaning and splitting the whole text.
+
+    Exact when neither the HEAD nor the marker line holds anything ``clean_for_model`` changes (CR, U+2028,
+    controls, bidi) nor a BOM (past the first byte): then cleaning leaves every line up to the marker line as it
+    is, so the same line is the first marker line of the cleaned text.
+    """
+    if data.startswith(_UTF8_BOM):
+        data = data[len(_UTF8_BOM) :]
+    found = data.find(_MARKER_BYTES)
+    while found >= 0:
+        end = data.find(b"\n", found)
+        start, end = data.rfind(b"\n", 0, found) + 1, len(data) if end < 0 else end + 1
+        line = data[start:end].decode("utf-8", "replace")
+        if line.strip() == TAIL_MARKER:
+            head = data[:start].decode("utf-8", "replace")
+            # A blank HEAD makes the whole text the HEAD; a BOM may hide an earlier marker line.
+            if not head or head.isspace() or BOM in head or BOM in line or not (_is_plain(head) and _is_plain(line)):
+                return None
+            return head, _text_below(data, end)
+        found = data.find(_MARKER_BYTES, end)
+    head = data.decode("utf-8", "replace")
+    return (head, None) if BOM not in head and _is_plain(head) else None
+
+
+_NOT_LOOKED = -1
+
+
+class AnchorText:
+    """One anchor file's HEAD as the reader sees it: cleaned for the model and classified once.
+
+    Ranking many anchors needs only their kind, so the sections (and with them the cursor and the title) are
+    split only when asked for, and ``from_bytes`` decodes and cleans no more than the HEAD when that is exact.
+    """
+
+    __slots__ = ("_cursor", "_sections", "frontmatter", "head", "kind", "parked", "tail", "truncated")
 
     def __init__(self, text: str, truncated: bool = False) -> None:
-        cleaned = clean_for_model(text).replace(HEAD_CLOSE, "<\\/anchor-head>")
-        head, tail = split_head(cleaned)
-        self.head = head
+        head, tail = split_head(clean_for_model(text))
+        self._classify(head, None if tail is None else tail_has_content(tail), truncated)
+
+    @classmethod
+    def from_bytes(cls, data: bytes, truncated: bool = False) -> AnchorText:
+        """The same as ``AnchorText(data.decode("utf-8", "replace"), truncated)``, without decoding the TAIL."""
+        plain = _plain_split(data)
+        if plain is None:
+            return cls(data.decode("utf-8", "replace"), truncated)
+        anchor = cls.__new__(cls)
+        anchor._classify(plain[0], plain[1], truncated)
+        return anchor
+
+    def _classify(self, head: str, text_below: bool | None, truncated: bool) -> None:
+        """``text_below``: None without a marker, else whether the TAIL has text below its marker line."""
+        self.head = head.replace(HEAD_CLOSE, "<\\/anchor-head>")
         # A read that stopped below the marker leaves unread TAIL behind it.
-        self.tail = tail is not None and (truncated or tail_has_content(tail))
-        self.truncated = truncated and tail is None
-        self.sections = split_sections(head)
-        self.cursor = cursor_index(self.sections)
-        self.frontmatter = parse_frontmatter(head) or {}
+        self.tail = text_below is not None and (truncated or text_below)
+        self.truncated = truncated and text_below is None
+        self._sections: list[Section] | None = None
+        lowered = self.head.lower()
+        # No section heading can name the cursor when the word is nowhere in the HEAD; else look when asked.
+        self._cursor: int | None = _NOT_LOOKED if "cursor" in lowered else None
+        self.frontmatter = parse_frontmatter(self.head) or {}
         self.parked = _parked(self.frontmatter)
-        self.title = title_of(head, self.sections)
-        if not _shaped(self.frontmatter, self.cursor):
+        if not _has_format(self.frontmatter) and self.cursor is None:
             self.kind = NOT_ANCHOR
-        elif is_done_in_content(head):
+        elif _done_in(self.head, lowered):
             self.kind = DONE
         elif self.parked is not None:
             self.kind = PARKED
         else:
             self.kind = LIVE
+
+    @property
+    def sections(self) -> list[Section]:
+        if self._sections is None:
+            self._sections = split_sections(self.head)
+        return self._sections
+
+    @property
+    def cursor(self) -> int | None:
+        """Index of the cursor section, or None."""
+        if self._cursor == _NOT_LOOKED:
+            self._cursor = cursor_index(self.sections)
+        return self._cursor
+
+    @property
+    def title(self) -> str | None:
+        return title_of(self.head, self.sections)
 
     @property
     def size(self) -> int:
@@ -450,15 +637,16 @@ def age_text(age: float) -> str:
     return f"{seconds // 60} min" if seconds < 3600 else f"{seconds // 3600}h"
 
 
-_SHELL_SAFE = r"[A-Za-z0-9_./:@%+=,~-]+"
+_SHELL_SAFE = _WORD_CHARS | frozenset("./:@%+=,~-")
+# Control and invisible characters; a printable text has none (``str.isprintable`` is false for all of them).
 _SHELL_ODD = "[\x00-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\u2028\u2029]"
 
 
 def shell_quote(text: str) -> str:
     """Quote a path for a POSIX shell on one visible line; control and invisible characters become escapes."""
-    if re.fullmatch(_SHELL_SAFE, text):
+    if text and _SHELL_SAFE.issuperset(text):
         return text
-    if re.search(_SHELL_ODD, text) is None:
+    if text.isprintable() or re.search(_SHELL_ODD, text) is None:
         return "'" + text.replace("'", "'\\''") + "'"
     escaped = []
     for char in text:

@@ -3,8 +3,9 @@
 All file-system work happens in ``prepare`` (and, after a successful injection, in ``after_emit``); rendering
 is pure. Reads are bounded: a HEAD is read up to what an 8,000-unit budget can use plus a margin for naming what
 was dropped, and open files are read newest first only until the choice and the names the block shows are
-settled (at most ``MAX_CLASSIFIED``). Telemetry goes to ``<anchors>/log.ndjson``, rotated past 256 KB into
-one old copy, ``log.1.ndjson``.
+settled (at most ``MAX_CLASSIFIED``). Ranking needs only each file's kind, which ``AnchorText.from_bytes`` finds
+in its HEAD without splitting it into sections; only the chosen anchor is split and fitted. Telemetry goes to
+``<anchors>/log.ndjson``, rotated past 256 KB into one old copy, ``log.1.ndjson``.
 """
 
 from __future__ import annotations
@@ -60,6 +61,7 @@ DROP_NAMES_CAP = 400
 LOG_NAME = "log.ndjson"
 LOG_MAX_BYTES = MAX_LOG_BYTES
 LOG_ROTATED_NAME = "log.1.ndjson"
+_DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
 
 
 def anchors_dir(directory: str) -> str:
@@ -98,9 +100,22 @@ def list_open(folder: str) -> list[Candidate]:
 
     Symlinks are followed; loops, dangling links, directories, FIFOs and devices are skipped.
     """
-    found: list[Candidate] = []
+    return _candidates(folder, _open_files(folder))
+
+
+def _open_files(folder: str) -> list[tuple[float, str]]:
+    """(-mtime, name) of each open anchor, sorted: ``list_open`` without building a Candidate for each file.
+
+    Where the platform allows, the folder is listed through a descriptor, so each stat resolves one name
+    instead of the whole path.
+    """
+    found: list[tuple[float, str]] = []
     try:
-        with os.scandir(folder) as entries:
+        listing: int | str = os.open(folder, _DIR_FLAGS) if os.scandir in os.supports_fd else folder
+    except (OSError, ValueError):
+        return []
+    try:
+        with os.scandir(listing) as entries:
             for count, entry in enumerate(entries):
                 if count >= MAX_LISTED:
                     break
@@ -111,33 +126,41 @@ def list_open(folder: str) -> list[Candidate]:
                 except (OSError, ValueError):
                     continue
                 if stat.S_ISREG(info.st_mode):
-                    found.append(Candidate(entry.path, info.st_mtime, entry.name))
+                    found.append((-info.st_mtime, entry.name))
     except (OSError, ValueError):
         return []
-    found.sort(key=lambda candidate: (-candidate.mtime, candidate.name))
+    finally:
+        if isinstance(listing, int):
+            os.close(listing)
+    found.sort()
     return found
+
+
+def _candidates(folder: str, files: list[tuple[float, str]]) -> list[Candidate]:
+    prefix = os.path.join(folder, "")
+    return [Candidate(prefix + name, -negative_mtime, name) for negative_mtime, name in files]
 
 
 def read_anchor(path: str, max_bytes: int = HEAD_READ_BYTES) -> AnchorText | None:
     """Read a HEAD boundedly: a first small read, a second one only when the marker was not reached."""
-    text, truncated = _read_text(path, min(FIRST_READ_BYTES, max_bytes))
-    if text is None:
+    data, truncated = _read_bytes(path, min(FIRST_READ_BYTES, max_bytes))
+    if data is None:
         return None
-    if truncated and max_bytes > FIRST_READ_BYTES and split_head(text)[1] is None:
-        text, truncated = _read_text(path, max_bytes)
-        if text is None:
+    if truncated and max_bytes > FIRST_READ_BYTES and split_head(data.decode("utf-8", "replace"))[1] is None:
+        data, truncated = _read_bytes(path, max_bytes)
+        if data is None:
             return None
-    if truncated and "\n" in text:
-        text = text[: text.rindex("\n") + 1]  # the last line was cut by the read
-    return AnchorText(text, truncated)
+    if truncated and b"\n" in data:
+        data = data[: data.rindex(b"\n") + 1]  # the last line was cut by the read
+    return AnchorText.from_bytes(data, truncated)
 
 
-def _read_text(path: str, max_bytes: int) -> tuple[str | None, bool]:
+def _read_bytes(path: str, max_bytes: int) -> tuple[bytes | None, bool]:
     read = read_prefix(path, max_bytes)
     if read is None:
         return None, False
     data, size = read
-    return data.decode("utf-8", "replace"), size > len(data)
+    return data, size > len(data)
 
 
 def rank(candidates: list[Candidate]) -> list[Candidate]:
@@ -165,12 +188,12 @@ def scan_folder(folder: str, directory: str, classify: bool = True, limit: int |
     name the block shows are live. With ``limit`` (the reports) up to that many files are all read. Files that
     vanish or turn unreadable between the listing and the read are left out.
     """
-    listed = list_open(folder)
+    listed = _open_files(folder)
     if not classify:
-        return DirScan(directory, folder, listed, len(listed)) if listed else None
+        return DirScan(directory, folder, _candidates(folder, listed), len(listed)) if listed else None
     readable: list[Candidate] = []
     unreadable = live = 0
-    for candidate in listed[: limit or MAX_CLASSIFIED]:
+    for candidate in _candidates(folder, listed[: limit or MAX_CLASSIFIED]):
         candidate.anchor = read_anchor(candidate.path)
         if candidate.anchor is None:
             unreadable += 1

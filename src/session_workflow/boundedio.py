@@ -48,12 +48,21 @@ def _read_exactly(fd: int, size: int) -> bytes:
 
 def read_prefix(path: str, max_bytes: int) -> tuple[bytes, int] | None:
     """Return (at most ``max_bytes`` from the start of a regular file, its full size), or None."""
+    read = read_prefix_and_stat(path, max_bytes)
+    return None if read is None else (read[0], read[1].st_size)
+
+
+def read_prefix_and_stat(path: str, max_bytes: int) -> tuple[bytes, os.stat_result] | None:
+    """Like ``read_prefix``, with the ``fstat`` of the file that was read instead of its size.
+
+    For a caller that also needs the mtime: no second ``stat`` by path, and no race with a rename in between.
+    """
     opened = _open_regular(path)
     if opened is None:
         return None
     fd, info = opened
     try:
-        return _read_exactly(fd, max_bytes), info.st_size
+        return _read_exactly(fd, max_bytes), info
     except OSError:
         return None
     finally:
@@ -114,6 +123,17 @@ def iter_lines_from_start(path: str, max_bytes: int) -> Iterator[bytes]:
         os.close(fd)
 
 
+def _chunks_from_end(fd: int, size: int, max_bytes: int, chunk_size: int) -> Iterator[tuple[int, bytes]]:
+    """(offset, data) of the chunks of an open file from its end backwards, ``max_bytes`` in all."""
+    position = size
+    floor = max(0, position - max_bytes)
+    while position > floor:
+        step = min(chunk_size, position - floor)
+        position -= step
+        os.lseek(fd, position, os.SEEK_SET)
+        yield position, _read_exactly(fd, step)
+
+
 def iter_lines_from_end(path: str, max_bytes: int, chunk_size: int = 256 * 1024) -> Iterator[bytes]:
     """Yield complete lines of a regular file from the last one backwards, reading at most ``max_bytes``.
 
@@ -125,22 +145,94 @@ def iter_lines_from_end(path: str, max_bytes: int, chunk_size: int = 256 * 1024)
         return
     fd, info = opened
     try:
-        position = info.st_size
-        floor = max(0, position - max_bytes)
         pending = b""
-        while position > floor:
-            size = min(chunk_size, position - floor)
-            position -= size
-            os.lseek(fd, position, os.SEEK_SET)
-            pending = _read_exactly(fd, size) + pending
+        at_start = False
+        for position, chunk in _chunks_from_end(fd, info.st_size, max_bytes, chunk_size):
+            pending = chunk + pending
             first, *lines = pending.split(b"\n")
             pending = first
             for line in reversed(lines):
                 if line:
                     yield line
-        if position == 0 and pending:
+            at_start = position == 0
+        if at_start and pending:
             yield pending
     except OSError:
         return
     finally:
         os.close(fd)
+
+
+def iter_marked_lines_from_end(
+    path: str, max_bytes: int, markers: list[bytes], chunk_size: int = 256 * 1024
+) -> Iterator[bytes]:
+    """Yield the lines ``iter_lines_from_end`` yields that contain one of ``markers``, in the same order.
+
+    Each chunk is searched where it lies with ``bytes.rfind``, and only a line holding a marker is copied out:
+    a tail of a few MB with a handful of hits costs its read and a search in C, not a split into thousands of
+    lines. Markers are non-empty and hold no newline. The list is read again for each chunk: a caller that has
+    found what one marker stands for removes it, and reading stops once the list is empty.
+    """
+    opened = _open_regular(path) if markers else None
+    if opened is None:
+        return
+    fd, info = opened
+    try:
+        # The line that runs on past the start of the chunk searched last, as (buffer, start, end) pieces in
+        # file order: joined only if it holds a marker.
+        spanning: list[tuple[bytes, int, int]] = []
+        for position, chunk in _chunks_from_end(fd, info.st_size, max_bytes, chunk_size):
+            # Before the first newline a line may go on in the previous chunk; at the file's start it cannot.
+            first = chunk.find(b"\n") if position > 0 else -1
+            if first < 0 and position > 0:
+                spanning.insert(0, (chunk, 0, len(chunk)))
+                continue
+            found = tuple(markers)
+            last = chunk.rfind(b"\n")
+            if spanning:
+                spanning.insert(0, (chunk, last + 1, len(chunk)))
+                if _holds_marker(spanning, found):
+                    yield b"".join(buffer[start:end] for buffer, start, end in spanning)
+                if last > first:
+                    yield from _marked_lines(chunk, first + 1, last, found)
+            else:
+                yield from _marked_lines(chunk, first + 1, len(chunk), found)
+            spanning = [(chunk, 0, first)]
+            if not markers:
+                return
+    except OSError:
+        return
+    finally:
+        os.close(fd)
+
+
+def _holds_marker(pieces: list[tuple[bytes, int, int]], markers: tuple[bytes, ...]) -> bool:
+    """Whether the line made of ``pieces`` holds a marker, within a piece or across where pieces meet."""
+    width = max(len(marker) for marker in markers) - 1
+    seam = b""
+    for buffer, start, end in pieces:
+        across = seam + buffer[start : min(end, start + width)]
+        if any(marker in across or buffer.rfind(marker, start, end) >= 0 for marker in markers):
+            return True
+        seam += buffer[max(start, end - width) : end]
+        seam = seam[max(0, len(seam) - width) :]
+    return False
+
+
+def _marked_lines(buffer: bytes, start: int, stop: int, markers: tuple[bytes, ...]) -> Iterator[bytes]:
+    """The lines of ``buffer[start:stop]`` that hold a marker, last first.
+
+    ``start`` is 0 or just after a newline; ``stop`` is a newline's index or the buffer's end.
+    """
+    hits = [buffer.rfind(marker, start, stop) for marker in markers]
+    while True:
+        hit = max(hits)
+        if hit < start:
+            return
+        line_start = buffer.rfind(b"\n", 0, hit) + 1
+        line_end = buffer.find(b"\n", hit, stop)
+        yield buffer[line_start : stop if line_end < 0 else line_end]
+        stop = max(start, line_start - 1)
+        hits = [
+            buffer.rfind(marker, start, stop) if found >= line_start else found for marker, found in zip(markers, hits)
+        ]

@@ -30,7 +30,12 @@ def parse_payload(data: bytes) -> dict[str, object] | None:
 
 
 def hook_json(event: str, text: str) -> bytes:
-    """The only shape Claude Code accepts for added context; ASCII-escaped so any stdout encoding works."""
+    """The only shape Claude Code accepts for added context; ASCII-escaped so any stdout encoding works.
+
+    A lone surrogate (an undecodable byte in a file name, a ``\\ud800`` in some JSON) becomes U+FFFD: the Messages
+    API rejects a request that carries one, and every later request of the session with it.
+    """
+    text = text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
     body = {"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}}
     return json.dumps(body, ensure_ascii=True).encode("ascii")
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 
-from session_workflow.boundedio import iter_lines_from_end
+from session_workflow.boundedio import iter_marked_lines_from_end
 from session_workflow.parts import PreparedPart
 from session_workflow.textutil import cut_utf8, one_line, utf8_len
 
@@ -48,6 +48,9 @@ PROMPTS_HEADER = (
     " the user said before compaction, NOT new instructions):"
 )
 TODOS_HEADER = "TODOWRITE SNAPSHOT (the todo list as the last TodoWrite call before compaction left it):"
+# The keys only a prompt record and a TodoWrite result carry; no other line is even cut out of the tail.
+PROMPT_MARKER = b'"promptSource"'
+TODOS_MARKER = b'"newTodos"'
 
 
 def _prompt_texts(content: object) -> list[str] | None:
@@ -108,13 +111,14 @@ def todo_snapshot(record: dict[str, object]) -> list[tuple[str, str]] | None:
 def scan_transcript(path: str, max_bytes: int = TAIL_BYTES) -> tuple[list[str], list[tuple[str, str]] | None]:
     """(the last prompts, oldest first; the last TodoWrite snapshot or None) from the transcript's tail.
 
-    Lines that cannot be a prompt or a TodoWrite result are skipped before any JSON parsing.
+    Only lines holding a prompt's or a TodoWrite result's key are cut out of the tail and parsed.
     """
     prompts: list[str] = []
     todos: list[tuple[str, str]] | None = None
-    for line in iter_lines_from_end(path, max_bytes):
-        want_prompt = len(prompts) < MAX_PROMPTS and b'"promptSource"' in line
-        want_todos = todos is None and b'"newTodos"' in line
+    markers = [PROMPT_MARKER, TODOS_MARKER]
+    for line in iter_marked_lines_from_end(path, max_bytes, markers):
+        want_prompt = len(prompts) < MAX_PROMPTS and PROMPT_MARKER in line
+        want_todos = todos is None and TODOS_MARKER in line
         if not want_prompt and not want_todos:
             continue
         try:
@@ -126,9 +130,13 @@ def scan_transcript(path: str, max_bytes: int = TAIL_BYTES) -> tuple[list[str], 
         text = prompt_text(record) if want_prompt else None
         if text is not None:
             prompts.append(text)
+            if len(prompts) == MAX_PROMPTS:
+                markers.remove(PROMPT_MARKER)
         elif want_todos:
             todos = todo_snapshot(record)
-        if len(prompts) == MAX_PROMPTS and todos is not None:
+            if todos is not None:
+                markers.remove(TODOS_MARKER)
+        if not markers:
             break
     prompts.reverse()
     return prompts, todos

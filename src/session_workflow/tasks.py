@@ -12,7 +12,7 @@ import json
 import os
 import re
 
-from session_workflow.boundedio import read_prefix
+from session_workflow.boundedio import read_prefix_and_stat
 from session_workflow.tasks_render import (
     HEADER_EXACT,
     HEADER_RECOVERED,
@@ -31,15 +31,23 @@ if TYPE_CHECKING:
 ROOT_ENV = "SESSION_WORKFLOW_TASKS_ROOT"
 LIST_ID_ENV = "CLAUDE_CODE_TASK_LIST_ID"
 
+# Patterns are plain strings that ``re`` compiles and caches on first use, so a hook that finds no task list
+# pays no compile time.
 # Claude Code's own task ids (its /^[1-9]\d*$/), bounded so a name can never be an absurd number.
-TASK_ID = re.compile(r"[1-9][0-9]{0,17}")
-TASK_FILE = re.compile(r"[1-9][0-9]{0,17}\.json")
-UNSAFE_LIST_ID_CHARS = re.compile(r"[^A-Za-z0-9_-]")
+TASK_ID = r"[1-9][0-9]{0,17}"
+# A task file name in a directory listing joined, and framed, by "/" (the one character a name cannot hold).
+TASK_FILE_IN_LISTING = r"/([1-9][0-9]{0,17})\.json(?=/)"
+UNSAFE_LIST_ID_CHARS = r"[^A-Za-z0-9_-]"
+# The characters sanitising keeps, for ``bytes.translate``: checks names without the pattern, many at once.
+LIST_ID_CHARS = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-"
 # A real task is well under a kilobyte; a file that does not fit in this prefix is not one.
 MAX_TASK_FILE_BYTES = 64 * 1024
-# How many task files one lookup reads, newest ids first (Claude Code numbers tasks upwards). A list that big
-# is almost all completed history; the block says how many files were left unread instead of counting them.
-MAX_TASK_FILES_READ = 1000
+# How many files of one task list are read, newest ids first (Claude Code numbers tasks upwards). Open tasks
+# are nearly always among the newest; older files are completed history, and the block says how many were left
+# unread (and that TaskList has them) instead of reading them.
+MAX_TASK_FILES_READ = 200
+# How many task files the fallback reads in all, over every older session's list it must rule in or out.
+MAX_FALLBACK_FILES_READ = 1000
 STATUSES = ("pending", "in_progress", "completed", "deleted")
 TRANSCRIPT_SUFFIX = ".jsonl"
 LIVE_SIDECAR_SUFFIX = ".live.jsonl"
@@ -75,22 +83,25 @@ def tasks_root(env: Mapping[str, str]) -> str:
 
 def sanitize_list_id(raw: str) -> str:
     """Claude Code's own mapping from a list id to a directory name, which also defuses ``..`` and ``/``."""
-    return UNSAFE_LIST_ID_CHARS.sub("-", raw)
+    if not raw.encode("utf-8", "replace").translate(None, LIST_ID_CHARS):
+        return raw  # nothing to replace, as in Claude Code's UUIDs: no pattern to compile
+    return re.sub(UNSAFE_LIST_ID_CHARS, "-", raw)
 
 
-def list_task_files(directory: str) -> list[tuple[int, str]] | Unreadable | None:
-    """(id, name) of every ``<n>.json`` in a list directory; None when it is missing.
+def list_task_ids(directory: str) -> list[int] | Unreadable | None:
+    """The id of every ``<n>.json`` in a list directory (its file name is ``f"{id}.json"``); None when missing.
 
     Names are filtered before anything is opened or stat'ed, so locks, the high-water mark and dotfiles
-    cost nothing and a huge directory costs one listing.
+    cost nothing, and a huge directory costs one listing and one pattern search over all its names at once.
     """
     try:
         with os.scandir(directory) as entries:
-            return [(int(entry.name[:-5]), entry.name) for entry in entries if TASK_FILE.fullmatch(entry.name)]
+            names = [entry.name for entry in entries]
     except (FileNotFoundError, NotADirectoryError):
         return None
     except (OSError, ValueError):
         return UNREADABLE
+    return list(map(int, re.findall(TASK_FILE_IN_LISTING, "/".join(["", *names, ""]))))
 
 
 def _strings(value: object) -> list[str] | None:
@@ -126,21 +137,16 @@ def parse_task(data: bytes, task_id: int) -> tuple[str, str, str, list[str]] | N
     return str(status), subject, description, blocked_by
 
 
-def read_task(directory: str, name: str, task_id: int) -> Task | None:
+def read_task(directory: str, task_id: int) -> Task | None:
     """Read one task file through a bounded prefix; None when it is unreadable, too large or malformed."""
-    path = os.path.join(directory, name)
-    read = read_prefix(path, MAX_TASK_FILE_BYTES)
-    if read is None or read[1] > len(read[0]):
+    read = read_prefix_and_stat(os.path.join(directory, f"{task_id}.json"), MAX_TASK_FILE_BYTES)
+    if read is None or read[1].st_size > len(read[0]):
         return None
     parsed = parse_task(read[0], task_id)
     if parsed is None:
         return None
-    try:
-        mtime = os.stat(path).st_mtime
-    except (OSError, ValueError):
-        return None
     status, subject, description, blocked_by = parsed
-    return Task(task_id, status, subject, description, blocked_by, mtime)
+    return Task(task_id, status, subject, description, blocked_by, read[1].st_mtime)
 
 
 def open_blockers(blocked_by: list[str], closed: set[int], existing: set[int]) -> list[str]:
@@ -150,21 +156,21 @@ def open_blockers(blocked_by: list[str], closed: set[int], existing: set[int]) -
     """
     kept: list[str] = []
     for blocker in blocked_by:
-        if TASK_ID.fullmatch(blocker) and blocker not in kept:
+        if re.fullmatch(TASK_ID, blocker) and blocker not in kept:
             number = int(blocker)
             if number in existing and number not in closed:
                 kept.append(blocker)
     return kept
 
 
-def read_store(directory: str, files: list[tuple[int, str]], allowance: int) -> Store:
+def read_store(directory: str, ids: list[int], allowance: int) -> Store:
     """Read at most ``allowance`` task files, highest ids first, and keep the open tasks."""
-    files.sort(reverse=True)
-    chosen = files[: max(0, allowance)]
+    ids.sort(reverse=True)
+    chosen = ids[: max(0, allowance)]
     tasks: list[Task] = []
     bad = 0
-    for task_id, name in chosen:
-        task = read_task(directory, name, task_id)
+    for task_id in chosen:
+        task = read_task(directory, task_id)
         if task is None:
             bad += 1
         else:
@@ -172,10 +178,10 @@ def read_store(directory: str, files: list[tuple[int, str]], allowance: int) -> 
     open_tasks = [task for task in tasks if task.status in OPEN_STATUSES]
     if any(task.blocked_by for task in open_tasks):
         closed = {task.id for task in tasks if task.status not in OPEN_STATUSES}
-        existing = {task_id for task_id, _name in files}
+        existing = set(ids)
         for task in open_tasks:
             task.blocked_by = open_blockers(task.blocked_by, closed, existing)
-    return Store(open_tasks, bad, len(chosen), len(files) - len(chosen))
+    return Store(open_tasks, bad, len(chosen), len(ids) - len(chosen))
 
 
 class Ambiguous:
@@ -185,29 +191,61 @@ class Ambiguous:
 AMBIGUOUS = Ambiguous()
 
 
-def older_siblings(transcript_path: str, current_list_id: str, upper_bound: float) -> list[tuple[float, str]]:
+def list_dir_names(root: str) -> set[str] | None:
+    """The names in the tasks root, listed once; empty when it is missing, None when it cannot be listed."""
+    try:
+        return set(os.listdir(root))
+    except (FileNotFoundError, NotADirectoryError):
+        return set()
+    except (OSError, ValueError):
+        return None
+
+
+def ids_need_no_sanitising(names: list[str]) -> bool:
+    """True when no ``<session>.jsonl`` among ``names`` has a character that sanitising would change.
+
+    Claude Code's session ids are UUIDs, so this normally holds, and then a transcript's list directory is
+    named exactly like its session. Checked over all names at once, in C: joined by "/" (which no file name
+    holds), they may have no character outside the list-id ones but the dot of each transcript suffix and the
+    two of each live sidecar's.
+    """
+    joined = "/".join([*names, ""]).encode("utf-8", "replace")
+    suffix_dots = joined.count(TRANSCRIPT_SUFFIX.encode() + b"/") + joined.count(LIVE_SIDECAR_SUFFIX.encode() + b"/")
+    return len(joined.translate(None, LIST_ID_CHARS + b"/")) == suffix_dots
+
+
+def older_siblings(
+    transcript_path: str, current_list_id: str, upper_bound: float, list_dirs: set[str] | None
+) -> list[tuple[float, str]]:
     """(mtime, session id) of the sibling transcripts older than the current one, newest first.
 
-    Only ``stat``: a transcript can be hundreds of MB and its content is not needed to name a session.
+    Only siblings whose sanitised id names an entry of the tasks root (``list_dirs``; None when the root could
+    not be listed) are considered, and only those are ``stat``-ed, never opened: a project can hold thousands
+    of transcripts of hundreds of MB, and most sessions never made a task.
     """
-    siblings: list[tuple[float, str]] = []
+    directory = os.path.dirname(transcript_path)
     try:
-        with os.scandir(os.path.dirname(transcript_path)) as entries:
-            for entry in entries:
-                name = entry.name
-                if not name.endswith(TRANSCRIPT_SUFFIX) or name.endswith(LIVE_SIDECAR_SUFFIX):
-                    continue
-                session = name[: -len(TRANSCRIPT_SUFFIX)]
-                if not session or sanitize_list_id(session) == current_list_id:
-                    continue
-                try:
-                    mtime = entry.stat().st_mtime
-                except OSError:
-                    continue
-                if mtime < upper_bound:
-                    siblings.append((mtime, session))
+        names = os.listdir(directory)
     except (OSError, ValueError):
         return []
+    if list_dirs is not None and ids_need_no_sanitising(names):
+        names = list({name + TRANSCRIPT_SUFFIX for name in list_dirs}.intersection(names))
+    siblings: list[tuple[float, str]] = []
+    for name in names:
+        if not name.endswith(TRANSCRIPT_SUFFIX) or name.endswith(LIVE_SIDECAR_SUFFIX):
+            continue
+        session = name[: -len(TRANSCRIPT_SUFFIX)]
+        if not session:
+            continue
+        list_id = sanitize_list_id(session)
+        if list_id == current_list_id or (list_dirs is not None and list_id not in list_dirs):
+            continue
+        try:
+            mtime = os.stat(os.path.join(directory, name)).st_mtime
+        except (OSError, ValueError):
+            continue
+        if mtime < upper_bound:
+            siblings.append((mtime, session))
     siblings.sort(reverse=True)
     return siblings
 
@@ -215,21 +253,25 @@ def older_siblings(transcript_path: str, current_list_id: str, upper_bound: floa
 def find_predecessor(ctx: HookContext, root: str, list_id: str, allowance: int) -> tuple[str, Store] | Ambiguous | None:
     """The one older sibling session whose readable task list has open tasks; None when there is none.
 
-    Never guesses: two eligible sessions, or one whose list could not be read in full without an open task
-    showing, make the lookup ambiguous.
+    Never guesses: two eligible sessions, or one whose list could not be read in full (``MAX_TASK_FILES_READ``
+    per list, ``allowance`` in all) without an open task showing, make the lookup ambiguous.
     """
     if not ctx.transcript_path:
+        return None
+    list_dirs = list_dir_names(root)
+    if list_dirs is not None and not list_dirs:
         return None
     try:
         upper_bound = os.stat(ctx.transcript_path).st_mtime
     except (OSError, ValueError):
         upper_bound = ctx.now
     found: tuple[str, Store] | None = None
-    for _mtime, session in older_siblings(ctx.transcript_path, list_id, upper_bound):
-        files = list_task_files(os.path.join(root, sanitize_list_id(session)))
-        if not isinstance(files, list) or not files:
+    for _mtime, session in older_siblings(ctx.transcript_path, list_id, upper_bound, list_dirs):
+        directory = os.path.join(root, sanitize_list_id(session))
+        ids = list_task_ids(directory)
+        if not isinstance(ids, list) or not ids:
             continue
-        store = read_store(os.path.join(root, sanitize_list_id(session)), files, allowance)
+        store = read_store(directory, ids, min(MAX_TASK_FILES_READ, allowance))
         allowance -= store.read
         if not store.open_tasks:
             if store.unread:
@@ -253,17 +295,17 @@ def prepare(ctx: HookContext) -> TaskListPart | TaskHintPart | None:
     root = tasks_root(ctx.env)
     list_id = sanitize_list_id(raw_id)
     directory = os.path.join(root, list_id)
-    files = list_task_files(directory)
-    if isinstance(files, Unreadable):
+    ids = list_task_ids(directory)
+    if isinstance(ids, Unreadable):
         return TaskHintPart()
-    if files is not None:
-        store = read_store(directory, files, MAX_TASK_FILES_READ)
+    if ids is not None:
+        store = read_store(directory, ids, MAX_TASK_FILES_READ)
         if store.open_tasks:
             return TaskListPart(HEADER_EXACT, store.open_tasks, store.unread)
         return TaskHintPart() if store.bad or store.unread else None
     if explicit:
         return None
-    predecessor = find_predecessor(ctx, root, list_id, MAX_TASK_FILES_READ)
+    predecessor = find_predecessor(ctx, root, list_id, MAX_FALLBACK_FILES_READ)
     if isinstance(predecessor, Ambiguous):
         return TaskHintPart()
     if predecessor is None:

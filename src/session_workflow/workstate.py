@@ -22,6 +22,7 @@ from session_workflow.workstate_section import (
     parse_state,
     repo_slug,
     section,
+    slug_of_issue_url,
     snapshot_key,
 )
 
@@ -132,11 +133,19 @@ def owned_state(ctx: HookContext) -> LoadedState | None:
 
 
 def section_text(loaded: LoadedState) -> str | None:
-    """The stored section when its key still matches the state, else a fresh build (the slug read from git)."""
-    if loaded.stored_text is not None and loaded.stored_key == snapshot_key(loaded.state, False):
-        return loaded.stored_text
+    """The section as the state's own fields build it.
+
+    The stored text saves a git read only when it is exactly what the fields give (with the links the writer
+    derived, or none), so a hand-edited file cannot put words of its own into the block; otherwise the section is
+    rebuilt with the slug of the origin remote.
+    """
+    state = loaded.state
+    if loaded.stored_text is not None and loaded.stored_key == snapshot_key(state, False):
+        for slug in {slug_of_issue_url(state.url), None}:
+            if loaded.stored_text == section(state, False, slug):
+                return loaded.stored_text
     slug = origin_slug(loaded.project_dir) if loaded.project_dir else None
-    return section(loaded.state, False, slug)
+    return section(state, False, slug)
 
 
 def _git_dir_of(folder: str) -> str | None:

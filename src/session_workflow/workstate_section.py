@@ -137,6 +137,12 @@ def issue_url(slug: str, number: int) -> str:
     return f"https://github.com/{slug}/issues/{number}"
 
 
+def slug_of_issue_url(url: str | None) -> str | None:
+    """``owner/name`` of a GitHub issue URL (what the writer derives ticket links from); else None."""
+    match = re.fullmatch(r"https://github\.com/([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)/issues/[0-9]+", url or "")
+    return match.group(1) if match else None
+
+
 def ticket_label(ticket: int | str) -> str:
     """``#34`` for an issue number, the id itself otherwise."""
     return f"#{ticket}" if isinstance(ticket, int) else ticket

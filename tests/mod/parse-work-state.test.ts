@@ -47,4 +47,11 @@ describe('parseWorkState', () => {
     expect(parseWorkState(file({ section: { key: 'k', text } }))?.text).toBe(text)
     expect(parseWorkState(file({ section: { key: 'k', text: `${text}x` } }))).toBeNull()
   })
+
+  test('refuses a section with a control character or a lone surrogate', () => {
+    expect(parseWorkState(file({ section: { key: 'k', text: 'line one\nline two 🙂' } }))).not.toBeNull()
+    for (const text of ['a\rb', 'a\u0000b', 'a\u2028b', 'a\ud800b', 'a\udfffb', 'end\ud83d']) {
+      expect(parseWorkState(file({ section: { key: 'k', text } })), JSON.stringify(text)).toBeNull()
+    }
+  })
 })

@@ -41,7 +41,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
 REPO = Path(__file__).resolve().parents[2]
-# A generous hang guard, far under the hooks' own timeouts would matter only if something blocks; not a speed test.
+# A generous hang guard (the hooks' own timeouts are 5 and 10 s): it catches blocking, it does not measure speed.
 GUARD_SECONDS = 5.0
 CAP_UTF16 = compose.CAP_UTF16
 PRECOMPACT_MAX_CHARS = precompact.MAX_CHARS
@@ -261,7 +261,10 @@ def remove_tree(root: str) -> None:
             os.chmod(path, 0o700)
             function(path)
 
-    shutil.rmtree(root, onerror=retry)
+    if sys.version_info >= (3, 12):
+        shutil.rmtree(root, onexc=retry)
+    else:
+        shutil.rmtree(root, onerror=retry)
 
 
 # --- running a hook ----------------------------------------------------------------------------------------
@@ -296,8 +299,8 @@ def run_in_process(event: str, payload: Mapping[str, object], env: Mapping[str, 
     return captured.getvalue()
 
 
-class ShimRun:
-    """One run of the real hook command: exit code, stdout, stderr."""
+class HookRun:
+    """One run of a hook (the real command or a forked handler): exit code, stdout, stderr."""
 
     __slots__ = ("code", "stderr", "stdout")
 
@@ -307,7 +310,7 @@ class ShimRun:
         self.stderr = stderr
 
 
-def run_forked(event: str, payload: Mapping[str, object], env: Mapping[str, str], user: int | None = None) -> ShimRun:
+def run_forked(event: str, payload: Mapping[str, object], env: Mapping[str, str], user: int | None = None) -> HookRun:
     """Run the handler in a forked child (cheap, and a hang cannot stall the test run): exit 1 on an exception.
 
     ``user`` drops the child to that uid and gid first, so permissions bind even when the tests run as root.
@@ -338,7 +341,7 @@ def run_forked(event: str, payload: Mapping[str, object], env: Mapping[str, str]
     os.close(err_write)
     outputs = _drain({out_read: [], err_read: []}, pid)
     _pid, status = os.waitpid(pid, 0)
-    return ShimRun(os.waitstatus_to_exitcode(status), outputs[out_read], outputs[err_read])
+    return HookRun(os.waitstatus_to_exitcode(status), outputs[out_read], outputs[err_read])
 
 
 def _drain(chunks: dict[int, list[bytes]], pid: int) -> dict[int, bytes]:
@@ -365,23 +368,21 @@ def _drain(chunks: dict[int, list[bytes]], pid: int) -> dict[int, bytes]:
     return {fd: b"".join(parts) for fd, parts in chunks.items()}
 
 
-def run_shim(
-    event: str, stdin: bytes, env: Mapping[str, str], user: int | None = None, command: list[str] | None = None
-) -> ShimRun:
+def run_shim(event: str, stdin: bytes, env: Mapping[str, str]) -> HookRun:
     """Run the hook as Claude Code does, failing the test if it is still running after the 5 s guard."""
+    project = env.get("CLAUDE_PROJECT_DIR", "")
     try:
         done = subprocess.run(
-            command or shim_command(event),
+            shim_command(event),
             input=stdin,
             env=dict(env),
             capture_output=True,
             timeout=GUARD_SECONDS,
-            cwd=env.get("CLAUDE_PROJECT_DIR") if os.path.isdir(env.get("CLAUDE_PROJECT_DIR", "")) else None,
-            user=user,
+            cwd=project if os.path.isdir(project) else None,
         )
     except subprocess.TimeoutExpired:
         pytest.fail(f"{event} hook still running after {GUARD_SECONDS:.0f}s")
-    return ShimRun(done.returncode, done.stdout, done.stderr)
+    return HookRun(done.returncode, done.stdout, done.stderr)
 
 
 # --- what every run must satisfy ---------------------------------------------------------------------------

@@ -259,12 +259,6 @@ def _tampered_state(session: str) -> bytes:
     return json.dumps(document).encode()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG workstate.decode/section_text: a state file's stored section text is injected verbatim when its key"
-    " matches, so a tampered or hand-edited work-state.json can add a second header, a forged task list and lone"
-    " surrogates to SessionStart and UserPromptSubmit output",
-)
 @pytest.mark.parametrize("event", ["SessionStart", "UserPromptSubmit"])
 def test_tampered_stored_section_is_not_injected_verbatim(event: str, tally: Tally) -> None:
     tally.add("hook runs")

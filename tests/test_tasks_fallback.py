@@ -1,0 +1,194 @@
+"""The fallback's cost stays flat in the number of sibling transcripts, and its answers stay the conservative ones.
+
+The lookup lists the tasks root once and stats only the siblings that have a task list; these tests pin that it
+still finds exactly what probing every sibling would (odd names, sidecars, an unlistable root) and that the read
+caps fail closed.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from session_workflow import tasks
+from session_workflow.tasks import Ambiguous
+from session_workflow.tasks_render import FALLBACK_HINT
+from tests.test_tasks import NOW, SESSION, make_ctx, render, touch, write_task
+
+RECOVERED = "STRUCTURED TASK LIST (compact-proof, recovered from {} — source of truth; TaskUpdate to change):"
+
+
+def test_only_siblings_with_a_task_list_are_stat_ed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    projects = tmp_path / "projects"
+    for n in range(200):
+        touch(projects / f"{n:08d}-0000-4000-8000-000000000000.jsonl", NOW - 1000 - n)
+    write_task(tmp_path / "tasks" / "prev", 1, subject="Carry on")
+    touch(projects / "prev.jsonl", NOW - 100)
+    stated: list[str] = []
+    real_stat = os.stat
+
+    def spy(path: str) -> os.stat_result:
+        stated.append(path)
+        return real_stat(path)
+
+    monkeypatch.setattr(os, "stat", spy)
+    assert render(make_ctx(tmp_path)) == RECOVERED.format("prev") + "\n#1 [pending] Carry on"
+    assert [path for path in stated if path.startswith(str(projects))] == [
+        str(projects / f"{SESSION}.jsonl"),
+        str(projects / "prev.jsonl"),
+    ]
+
+
+def test_missing_tasks_root_lists_no_transcripts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    touch(tmp_path / "projects" / "prev.jsonl", NOW - 100)
+    listed: list[str] = []
+    real_listdir = os.listdir
+
+    def spy(path: str) -> list[str]:
+        listed.append(path)
+        return real_listdir(path)
+
+    monkeypatch.setattr(os, "listdir", spy)
+    assert tasks.prepare(make_ctx(tmp_path)) is None
+    assert listed == [str(tmp_path / "tasks")]
+
+
+def test_a_sibling_is_matched_through_its_sanitised_id(tmp_path: Path) -> None:
+    write_task(tmp_path / "tasks" / "prev-v2", 3, subject="From the odd name")
+    touch(tmp_path / "projects" / "prev.v2.jsonl", NOW - 100)
+    assert render(make_ctx(tmp_path)) == RECOVERED.format("prev-v2") + "\n#3 [pending] From the odd name"
+
+
+def test_two_siblings_that_sanitise_to_one_list_are_ambiguous(tmp_path: Path) -> None:
+    write_task(tmp_path / "tasks" / "a-b", 1)
+    touch(tmp_path / "projects" / "a-b.jsonl", NOW - 100)
+    touch(tmp_path / "projects" / "a.b.jsonl", NOW - 200)
+    assert render(make_ctx(tmp_path)) == FALLBACK_HINT
+
+
+def test_a_live_sidecar_never_counts_even_when_a_list_bears_its_name(tmp_path: Path) -> None:
+    write_task(tmp_path / "tasks" / "side.live", 1, subject="sidecar")
+    touch(tmp_path / "projects" / "side.live.jsonl", NOW - 100)
+    assert tasks.prepare(make_ctx(tmp_path)) is None
+    write_task(tmp_path / "tasks" / "real", 1, subject="real")
+    touch(tmp_path / "projects" / "real.jsonl", NOW - 100)
+    assert render(make_ctx(tmp_path)) == RECOVERED.format("real") + "\n#1 [pending] real"
+
+
+def test_an_unlistable_tasks_root_still_probes_every_sibling(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    write_task(tmp_path / "tasks" / "prev", 1, subject="Behind a closed root")
+    touch(tmp_path / "projects" / "prev.jsonl", NOW - 100)
+    touch(tmp_path / "projects" / "other.jsonl", NOW - 200)
+    real_listdir = os.listdir
+
+    def denied_root(path: str) -> list[str]:
+        if path == str(tmp_path / "tasks"):
+            raise PermissionError(13, "Permission denied", path)
+        return real_listdir(path)
+
+    monkeypatch.setattr(os, "listdir", denied_root)
+    assert render(make_ctx(tmp_path)) == RECOVERED.format("prev") + "\n#1 [pending] Behind a closed root"
+
+
+def test_many_small_finished_lists_are_all_ruled_out(tmp_path: Path) -> None:
+    for n in range(99):
+        session = f"done-{n}"
+        for task_id in (1, 2, 3):
+            write_task(tmp_path / "tasks" / session, task_id, "completed")
+        touch(tmp_path / "projects" / f"{session}.jsonl", NOW - 200 - n)
+    write_task(tmp_path / "tasks" / "prev", 7, subject="Still open")
+    touch(tmp_path / "projects" / "prev.jsonl", NOW - 100)
+    assert render(make_ctx(tmp_path)) == RECOVERED.format("prev") + "\n#7 [pending] Still open"
+
+
+def test_a_finished_list_longer_than_the_per_list_cap_is_ambiguous(tmp_path: Path) -> None:
+    write_task(tmp_path / "tasks" / "prev", 1, subject="Open")
+    touch(tmp_path / "projects" / "prev.jsonl", NOW - 100)
+    write_task(tmp_path / "tasks" / "long", 1, "pending", "too old to be read")
+    for task_id in range(2, tasks.MAX_TASK_FILES_READ + 2):
+        write_task(tmp_path / "tasks" / "long", task_id, "completed")
+    touch(tmp_path / "projects" / "long.jsonl", NOW - 200)
+    assert render(make_ctx(tmp_path)) == FALLBACK_HINT
+
+
+def test_a_recovered_list_reads_only_its_newest_files(tmp_path: Path) -> None:
+    for task_id in range(1, 251):
+        write_task(tmp_path / "tasks" / "prev", task_id, "completed" if task_id < 250 else "pending")
+    touch(tmp_path / "projects" / "prev.jsonl", NOW - 100)
+    assert render(make_ctx(tmp_path)) == "\n".join(
+        [RECOVERED.format("prev"), "#250 [pending] task 250", "…50 older task files not read: call TaskList"]
+    )
+
+
+@pytest.mark.parametrize(
+    ("names", "plain"),
+    [
+        ([], True),
+        (["0b9f7c1e-2f4a.jsonl", "0b9f7c1e-2f4a", "memory", "x_y.live.jsonl"], True),
+        (["a.b.jsonl"], False),
+        (["x.jsonl.jsonl"], False),
+        (["notes.md"], False),
+        (["caf\u00e9.jsonl"], False),
+        (["a b.jsonl"], False),
+        (["bad\udcff.jsonl"], False),
+        ([".jsonl", ".live.jsonl"], True),
+    ],
+)
+def test_listings_that_need_no_sanitising_are_recognised(names: list[str], plain: bool) -> None:
+    assert tasks.ids_need_no_sanitising(names) is plain
+
+
+# Session names that sanitise to each other, a sidecar, and names no list can match, so the fast path and the
+# probe of every sibling meet every case where they could differ.
+sibling_names = st.sampled_from(["a", "b", "a-b", "a.b", "a b", "x.live", "x", "\u00e9", "-", "c_1"])
+sibling = st.tuples(
+    sibling_names,
+    st.sampled_from(["transcript", "sidecar", "none"]),
+    st.integers(-300, 50),
+    st.sampled_from(["open", "closed", "malformed", "empty", "file", "none"]),
+)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(siblings=st.lists(sibling, max_size=6, unique_by=lambda item: item[0]), odd_file=st.booleans())
+def test_listing_the_root_finds_what_probing_every_sibling_finds(
+    monkeypatch: pytest.MonkeyPatch, siblings: list[tuple[str, str, int, str]], odd_file: bool
+) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder)
+        projects = root / "projects"
+        projects.mkdir()
+        (root / "tasks").mkdir()
+        if odd_file:
+            (projects / "notes.md").write_text("")
+        for name, transcript, age, store in siblings:
+            if transcript != "none":
+                suffix = ".live.jsonl" if transcript == "sidecar" else ".jsonl"
+                touch(projects / f"{name}{suffix}", NOW + age)
+            list_dir = root / "tasks" / name
+            if store in ("open", "closed"):
+                write_task(list_dir, 1, "pending" if store == "open" else "completed")
+            elif store == "malformed":
+                list_dir.mkdir(exist_ok=True)
+                (list_dir / "1.json").write_text("{")
+            elif store == "empty":
+                list_dir.mkdir(exist_ok=True)
+            elif store == "file" and not list_dir.exists():
+                list_dir.write_text("")
+        ctx = make_ctx(root)
+
+        def outcome() -> object:
+            found = tasks.find_predecessor(ctx, str(root / "tasks"), SESSION, tasks.MAX_FALLBACK_FILES_READ)
+            if isinstance(found, Ambiguous) or found is None:
+                return found
+            return found[0], [(task.id, task.status) for task in found[1].open_tasks]
+
+        listed = outcome()
+        with monkeypatch.context() as patch:
+            patch.setattr(tasks, "list_dir_names", lambda _root: None)
+            assert listed == outcome()
