@@ -495,6 +495,22 @@ FULL, POINTER, PARKED_TIER = "full", "pointer", "parked"
 
 # The frame around an injected HEAD; the same text inside the HEAD is defused so it cannot close the frame.
 HEAD_CLOSE = "</anchor-head>"
+HEAD_CLOSE_DEFUSED = "<\\/anchor-head>"
+# A tag-like run that could read as the frame's closing tag: any case, spaces or invisible characters inside.
+_TAG_LIKE = "<[^<>\n]{0,64}>"
+_TAG_NOISE = "[\\s\u200b-\u200f\u2060-\u2064\ufeff]"
+
+
+def defuse_frame_close(head: str) -> str:
+    """Neutralise anything in a HEAD that a reader could take for ``</anchor-head>``, the end of its frame."""
+    if "<" not in head or "/" not in head:
+        return head
+
+    def defuse(match: re.Match[str]) -> str:
+        tag = re.sub(_TAG_NOISE, "", match.group(0)).lower()
+        return HEAD_CLOSE_DEFUSED if tag == HEAD_CLOSE else match.group(0)
+
+    return re.sub(_TAG_LIKE, defuse, head)
 
 
 def _is_plain(text: str) -> bool:
@@ -570,7 +586,7 @@ class AnchorText:
 
     def _classify(self, head: str, text_below: bool | None, truncated: bool) -> None:
         """``text_below``: None without a marker, else whether the TAIL has text below its marker line."""
-        self.head = head.replace(HEAD_CLOSE, "<\\/anchor-head>")
+        self.head = defuse_frame_close(head)
         # A read that stopped below the marker leaves unread TAIL behind it.
         self.tail = text_below is not None and (truncated or text_below)
         self.truncated = truncated and text_below is None
@@ -639,7 +655,8 @@ def age_text(age: float) -> str:
 
 _SHELL_SAFE = _WORD_CHARS | frozenset("./:@%+=,~-")
 # Control and invisible characters; a printable text has none (``str.isprintable`` is false for all of them).
-_SHELL_ODD = "[\x00-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\u2028\u2029]"
+# Lone surrogates too: a file name's undecodable bytes arrive as U+DC80..U+DCFF and are written back as \\xNN.
+_SHELL_ODD = "[\x00-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\u2028\u2029\ud800-\udfff]"
 
 
 def shell_quote(text: str) -> str:
@@ -653,7 +670,11 @@ def shell_quote(text: str) -> str:
         if char in "\\'":
             escaped.append("\\" + char)
         elif re.match(_SHELL_ODD, char):
-            escaped.append(f"\\x{ord(char):02x}" if ord(char) < 0x80 else f"\\u{ord(char):04x}")
+            code = ord(char)
+            if 0xDC80 <= code <= 0xDCFF:  # an undecodable byte: write the byte itself back
+                escaped.append(f"\\x{code - 0xDC00:02x}")
+            else:
+                escaped.append(f"\\x{code:02x}" if code < 0x80 else f"\\u{code:04x}")
         else:
             escaped.append(char)
     return "$'" + "".join(escaped) + "'"

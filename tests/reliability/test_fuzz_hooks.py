@@ -7,8 +7,8 @@ command from hooks.json. Every run: no exception / exit 0, stdout empty or one v
 UTF-16 units, the block's frame intact, every task line a real task, nothing written outside the anchors and
 work-state folders and the plugin data dir. The fast slice runs about 200 examples; the full size 12,300.
 
-File names with bytes that are not UTF-8 are left out of the generated names here: they put lone surrogates into
-the block, a known bug pinned by ``test_injection.py::test_undecodable_path_bytes_never_reach_the_block``.
+Generated file names are valid UTF-8; names with undecodable bytes (which once put lone surrogates into the block)
+have their own regression test, ``test_injection.py::test_undecodable_path_bytes_never_reach_the_block``.
 """
 
 from __future__ import annotations
