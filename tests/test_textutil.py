@@ -51,3 +51,13 @@ def test_one_line_has_no_line_breaks_or_controls(text: str) -> None:
     assert not any(ch in flat for ch in "\n\r\x00\u2028\u2029\u202e\u200b")
     assert flat == flat.strip()
     flat.encode("utf-8")
+
+
+@given(st.text())
+def test_one_line_fast_path_matches_the_full_flattening(text: str) -> None:
+    import re
+
+    from session_workflow import textutil
+
+    slow = re.sub(textutil._BREAKING, " ", re.sub(textutil._INVISIBLE, "", text)).strip()
+    assert one_line(text) == slow

@@ -34,6 +34,7 @@ from session_workflow.anchor import (
 from session_workflow.boundedio import read_prefix
 from session_workflow.gitignore import ensure_gitignore
 from session_workflow.jsonlog import MAX_LOG_BYTES, append_record
+from session_workflow.locations import anchors_dir
 from session_workflow.parts import PreparedPart
 from session_workflow.textutil import ELLIPSIS, cut_utf16, one_line, utf16_len
 
@@ -42,7 +43,6 @@ if TYPE_CHECKING:
     from session_workflow.anchor import Fit
     from session_workflow.context import HookContext
 
-ANCHORS_SUBDIR = os.path.join(".claude", "anchors")
 CAP = 8000
 # A HEAD is read in two steps: most anchors end (or reach their tail marker) within the first read; a larger
 # HEAD is read up to what the 8,000-unit budget can use (at most 3 bytes a unit) plus room to name what it drops.
@@ -62,11 +62,6 @@ LOG_NAME = "log.ndjson"
 LOG_MAX_BYTES = MAX_LOG_BYTES
 LOG_ROTATED_NAME = "log.1.ndjson"
 _DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
-
-
-def anchors_dir(directory: str) -> str:
-    """Where a project's anchors live."""
-    return os.path.join(directory, ANCHORS_SUBDIR)
 
 
 class Candidate:

@@ -29,11 +29,11 @@ from session_workflow.anchor_part import (
     AnchorBlock,
     Candidate,
     DirScan,
-    anchors_dir,
     read_anchor,
     scan_dir,
     scan_folder,
 )
+from session_workflow.locations import anchors_dir
 from session_workflow.textutil import cut_utf16, one_line
 
 TYPE_CHECKING = False

@@ -40,8 +40,6 @@ from session_workflow.anchor import (
     title_of,
 )
 from session_workflow.anchor_part import (
-    ANCHORS_SUBDIR,
-    anchors_dir,
     is_open_name,
     list_open,
 )
@@ -49,6 +47,7 @@ from session_workflow.anchor_report import head_fit_report, resolve_folder, stal
 from session_workflow.bootstrap import config_dir
 from session_workflow.cli import CliError, OneLineParser
 from session_workflow.gitignore import ensure_gitignore
+from session_workflow.locations import ANCHORS_SUBDIR, anchors_dir
 from session_workflow.textutil import cut_code_points, one_line
 
 TYPE_CHECKING = False

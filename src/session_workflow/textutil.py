@@ -32,6 +32,8 @@ def utf8_len(text: str) -> int:
 
 def one_line(text: str) -> str:
     """Flatten text to one printable line: invisible and bidi controls go, control and space runs become one space."""
+    if text.isprintable():  # no control, separator but the ASCII space, invisible or surrogate: no regex needed
+        return " ".join(text.split()) if "  " in text else text.strip()
     return re.sub(_BREAKING, " ", re.sub(_INVISIBLE, "", text)).strip()
 
 
