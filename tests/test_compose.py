@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import ast
 import json
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from hypothesis import given
@@ -12,6 +16,8 @@ from session_workflow import anchor_part, compose, locations, recovery, tasks, w
 from session_workflow.context import HookContext
 from session_workflow.parts import PreparedPart
 from session_workflow.textutil import cut_utf16, utf16_len
+
+SRC = str(Path(__file__).resolve().parents[1] / "src")
 
 
 class FakePart(PreparedPart):
@@ -50,7 +56,7 @@ def calls(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
         monkeypatch.setattr(module, "prepare", prepare)
     monkeypatch.setattr(locations, "any_anchors", lambda folders: True)
-    monkeypatch.setattr(locations, "any_work_state", lambda folders, env: True)
+    monkeypatch.setattr(locations, "any_work_state", lambda folders, env, session: True)
     return seen
 
 
@@ -170,3 +176,19 @@ def test_any_parts_stay_under_the_cap_and_name_what_they_cut(specs: list[tuple[s
     assert utf16_len(result.text) <= compose.CAP_UTF16
     for name in result.omitted:
         assert name in result.text.rsplit("\n", 1)[-1]
+
+
+def test_parts_without_state_on_disk_are_not_even_imported(tmp_path: Path) -> None:
+    """A session with no anchors folder, no work state and no delivery record loads neither part's module."""
+    script = (
+        "import json, sys; sys.path.insert(0, sys.argv[1]); from session_workflow import compose, context\n"
+        "payload = {'source': 'startup', 'session_id': 's1', 'cwd': sys.argv[2]}\n"
+        "env = {'CLAUDE_PLUGIN_DATA': sys.argv[2], 'SESSION_WORKFLOW_TASKS_ROOT': sys.argv[2]}\n"
+        "assert compose.compose(context.HookContext.from_payload(payload, env, 0.0)).text == ''\n"
+        "print(sorted(m for m in sys.modules if m.startswith('session_workflow.')))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script, SRC, str(tmp_path)], capture_output=True, text=True, check=True
+    )
+    loaded = set(ast.literal_eval(done.stdout))
+    assert not loaded & {"session_workflow.anchor_part", "session_workflow.workstate", "session_workflow.recovery"}

@@ -174,11 +174,11 @@ def test_origin_slug_in_subdirs_worktrees_and_submodules(tmp_path: Path) -> None
 
 
 def test_record_names_are_safe_and_distinct() -> None:
-    assert workstate.record_name(SESSION) == f"{SESSION}.key"
+    assert locations.record_name(SESSION) == f"{SESSION}.key"
     unsafe = ["../../etc/passwd", "a.b", "a/b", "x" * 4000, "nul\x00byte", "\ud800"]
-    names = [workstate.record_name(session) for session in unsafe]
+    names = [locations.record_name(session) for session in unsafe]
     assert len(set(names)) == len(names)
-    assert workstate.record_name("a-b") not in names
+    assert locations.record_name("a-b") not in names
     for name in names:
         assert "/" not in name and "\x00" not in name and len(name) <= 90 and name.isascii()
 

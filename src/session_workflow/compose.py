@@ -61,7 +61,7 @@ def prepare_parts(ctx: HookContext) -> list[PreparedPart]:
     prepared: list[PreparedPart | None] = []
     state_elsewhere = False
     for name in wanted:
-        if name == "work state" and locations.any_work_state(folders, ctx.env):
+        if name == "work state" and locations.any_work_state(folders, ctx.env, ctx.session_id):
             from session_workflow import workstate
 
             if not ctx.mod_active:

@@ -1,12 +1,13 @@
 """Where the plugin's state lives on disk: one place for the paths the hooks, the writers and the composer share.
 
-Kept tiny and import-free (os only) so the SessionStart composer can ask "is there anything here at all?" before
+Kept tiny (os and re only) so the SessionStart composer can ask "is there anything here at all?" before
 it imports the part that would read it: an anchor-less, state-less session pays for almost nothing.
 """
 
 from __future__ import annotations
 
 import os
+import re
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -34,17 +35,34 @@ def records_dir(env: Mapping[str, str]) -> str | None:
     return os.path.join(base, RECORDS_FOLDER) if base and os.path.isabs(base) else None
 
 
+def _fnv1a64(text: str) -> int:
+    value = 0xCBF29CE484222325
+    for byte in text.encode("utf-8", "surrogatepass"):
+        value = ((value ^ byte) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
+    return value
+
+
+def record_name(session_id: str) -> str:
+    """A file name for a session id: itself when already safe, else a sanitised prefix plus a hash (no clashes)."""
+    safe = re.sub(r"[^A-Za-z0-9_-]", "-", session_id)
+    if safe != session_id or len(safe) > 100:
+        safe = f"{safe[:64]}-{_fnv1a64(session_id):016x}"
+    return f"{safe}.key"
+
+
 def any_anchors(project_dirs: list[str]) -> bool:
     """True when some project dir has an anchors folder (the anchor part has something to look at)."""
     return any(os.path.isdir(anchors_dir(folder)) for folder in project_dirs)
 
 
-def any_work_state(project_dirs: list[str], env: Mapping[str, str]) -> bool:
-    """True when the work-state part may have something to do: a state file, or delivery records to reset.
+def any_work_state(project_dirs: list[str], env: Mapping[str, str], session_id: str | None) -> bool:
+    """True when the work-state part may have something to do: a state file, or this session's record to reset.
 
     Without project dirs the state may sit in the user-level fallback location, so the answer is True.
     """
     if not project_dirs or any(os.path.isfile(state_path(folder)) for folder in project_dirs):
         return True
     records = records_dir(env)
-    return records is not None and os.path.isdir(records)
+    if records is None or not session_id:
+        return False
+    return os.path.lexists(os.path.join(records, record_name(session_id)))

@@ -13,7 +13,7 @@ import os
 import re
 
 from session_workflow.boundedio import read_prefix, read_text_prefix
-from session_workflow.locations import PLUGIN_DATA_ENV, RECORDS_FOLDER, state_path
+from session_workflow.locations import PLUGIN_DATA_ENV, RECORDS_FOLDER, record_name, state_path
 from session_workflow.parts import PreparedPart
 from session_workflow.textutil import utf8_len
 from session_workflow.workstate_section import (
@@ -41,7 +41,6 @@ MAX_SESSION_ID_CHARS = 4096
 RECORD_MAX_AGE_SECONDS = 30 * 24 * 3600
 MAX_RECORDS_SCANNED = 4096
 
-_UNSAFE_NAME = re.compile(r"[^A-Za-z0-9_-]")
 # Compiled on first use (re caches them): only a rebuild reads the git config.
 _CONFIG_SECTION = r'\s*\[\s*([A-Za-z0-9.-]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\]'
 _CONFIG_URL = r"(?i)\s*url\s*=(.*)"
@@ -219,21 +218,6 @@ def origin_slug(project_dir: str) -> str | None:
     config = git_config_path(project_dir)
     read = read_text_prefix(config, MAX_GIT_FILE_BYTES) if config else None
     return repo_slug(origin_url(read[0])) if read else None
-
-
-def _fnv1a64(text: str) -> int:
-    value = 0xCBF29CE484222325
-    for byte in text.encode("utf-8", "surrogatepass"):
-        value = ((value ^ byte) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
-    return value
-
-
-def record_name(session_id: str) -> str:
-    """A file name for a session id: itself when already safe, else a sanitised prefix plus a hash (no clashes)."""
-    safe = _UNSAFE_NAME.sub("-", session_id)
-    if safe != session_id or len(safe) > 100:
-        safe = f"{safe[:64]}-{_fnv1a64(session_id):016x}"
-    return f"{safe}.key"
 
 
 def _unlink_quietly(path: str) -> None:

@@ -20,8 +20,7 @@ from collections.abc import Callable, Iterator
 import pytest
 
 from session_workflow.anchor_part import MAX_LISTED
-from session_workflow.locations import RECORDS_FOLDER
-from session_workflow.workstate import record_name
+from session_workflow.locations import RECORDS_FOLDER, record_name
 
 from .sandbox import (
     CAP_UTF16,
