@@ -224,3 +224,28 @@ def test_any_state_gives_a_bounded_section_with_one_line_per_field(
     assert len(lines) == (6 if auto else 5)
     assert [line.split(":")[0] for line in lines[1:4]] == ["Map", "Ticket", "Step"]
     assert not any(0xD800 <= ord(char) <= 0xDFFF or char in "\u202e\u2066\u200b\r\x00" for char in text)
+
+
+@given(st.text(max_size=300))
+def test_string_checks_match_their_patterns(value: str) -> None:
+    import re
+
+    from session_workflow.workstate_section import is_session_id, is_url, slug_of_issue_url
+
+    assert is_session_id(value) == bool(re.fullmatch(r"[!-~]{1,256}", value))
+    assert is_url(value) == bool(re.fullmatch(r"https?://[!-~]+", value))
+    pattern = r"https://github\.com/([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)/issues/[0-9]+"
+    match = re.fullmatch(pattern, value)
+    assert slug_of_issue_url(value) == (match.group(1) if match else None)
+    assert slug_of_issue_url("https://github.com/acme/widgets/issues/12") == "acme/widgets"
+
+
+@given(st.text(max_size=120))
+def test_record_names_match_the_sanitising_pattern(value: str) -> None:
+    import re
+
+    from session_workflow.locations import _fnv1a64, record_name
+
+    safe = re.sub(r"[^A-Za-z0-9_-]", "-", value)
+    expected = safe if safe == value and len(safe) <= 100 else f"{safe[:64]}-{_fnv1a64(value):016x}"
+    assert record_name(value) == f"{expected}.key"

@@ -44,7 +44,8 @@ def _fnv1a64(text: str) -> int:
 
 def record_name(session_id: str) -> str:
     """A file name for a session id: itself when already safe, else a sanitised prefix plus a hash (no clashes)."""
-    safe = re.sub(r"[^A-Za-z0-9_-]", "-", session_id)
+    plain = session_id.isascii() and session_id.replace("-", "a").replace("_", "a").isalnum()
+    safe = session_id if plain else re.sub(r"[^A-Za-z0-9_-]", "-", session_id)
     if safe != session_id or len(safe) > 100:
         safe = f"{safe[:64]}-{_fnv1a64(session_id):016x}"
     return f"{safe}.key"

@@ -20,10 +20,10 @@ from session_workflow.workstate import MAX_STATE_BYTES, decode, fallback_state_p
 from session_workflow.workstate_section import (
     MAX_STEP_POINTS,
     MAX_URL_CHARS,
-    SESSION_ID,
-    URL,
     WorkState,
     display_title,
+    is_session_id,
+    is_url,
     parse_ticket,
     ticket_label,
 )
@@ -107,7 +107,7 @@ def _directory(value: str) -> str:
 
 
 def _session(value: str) -> str:
-    if not SESSION_ID.fullmatch(value):
+    if not is_session_id(value):
         raise argparse.ArgumentTypeError("a session id is 1-256 printable ASCII characters without spaces")
     return value
 
@@ -151,14 +151,14 @@ _step = _one_line_of_at_most("step", MAX_STEP_POINTS)
 
 
 def _url(value: str) -> str:
-    if len(value) > MAX_URL_CHARS or not URL.fullmatch(value):
+    if len(value) > MAX_URL_CHARS or not is_url(value):
         raise argparse.ArgumentTypeError(f"expected an http(s) URL without spaces, at most {MAX_URL_CHARS} characters")
     return value
 
 
 def _owner(args: argparse.Namespace) -> str | None:
     owner: str | None = args.session or os.environ.get(SESSION_ENV) or None
-    if owner is not None and not SESSION_ID.fullmatch(owner):
+    if owner is not None and not is_session_id(owner):
         raise CliError(f"{SESSION_ENV} is not a usable session id; pass --session", 2)
     return owner
 

@@ -23,9 +23,26 @@ MAX_STEP_POINTS = 60
 MAX_URL_CHARS = 300
 # Issue numbers and ids beyond these are not GitHub's or a tracker's; they would only bloat the section.
 MAX_NUMBER = 10**12
-TICKET_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:/#-]{0,63}")
-SESSION_ID = re.compile(r"[!-~]{1,256}")
-URL = re.compile(r"https?://[!-~]+")
+# Compiled on first use, and only for string ticket ids: every hook that reads a state pays for module-level work.
+TICKET_ID = r"[A-Za-z0-9][A-Za-z0-9._:/#-]{0,63}"
+MAX_SESSION_CHARS = 256
+
+
+def is_visible_ascii(value: str) -> bool:
+    """Only the characters ``!`` to ``~``: ASCII, printable, no space (what ids and URLs here may hold)."""
+    return value.isascii() and value.isprintable() and " " not in value
+
+
+def is_session_id(value: str) -> bool:
+    """A session id as Claude Code writes them: 1 to 256 visible ASCII characters."""
+    return 0 < len(value) <= MAX_SESSION_CHARS and is_visible_ascii(value)
+
+
+def is_url(value: str) -> bool:
+    """A plain http(s) URL: the scheme, then at least one visible ASCII character."""
+    rest = value[8:] if value.startswith("https://") else value[7:] if value.startswith("http://") else ""
+    return bool(rest) and is_visible_ascii(rest)
+
 
 HEADING = "## Work state (snapshot)"
 LIVE_STEP_NOTE = (
@@ -86,7 +103,7 @@ def parse_ticket(value: object) -> int | str | None:
     """An issue number or a tracker id such as ``PROJ-12``; None for anything else."""
     if type(value) is int:
         return _number(value)
-    return value if isinstance(value, str) and TICKET_ID.fullmatch(value) else None
+    return value if isinstance(value, str) and re.fullmatch(TICKET_ID, value) else None
 
 
 def parse_state(document: object) -> WorkState | None:
@@ -118,7 +135,7 @@ def parse_state(document: object) -> WorkState | None:
         step=text("step") or "",
         paused=document.get("paused") is True,
         auto=document.get("auto") is True,
-        session=session if session is not None and SESSION_ID.fullmatch(session) else None,
+        session=session if session is not None and is_session_id(session) else None,
         updated_at=text("updated_at"),
     )
 
@@ -139,8 +156,13 @@ def issue_url(slug: str, number: int) -> str:
 
 def slug_of_issue_url(url: str | None) -> str | None:
     """``owner/name`` of a GitHub issue URL (what the writer derives ticket links from); else None."""
-    match = re.fullmatch(r"https://github\.com/([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)/issues/[0-9]+", url or "")
-    return match.group(1) if match else None
+    prefix = "https://github.com/"
+    parts = url[len(prefix) :].split("/") if url and url.startswith(prefix) else []
+    if len(parts) != 4 or parts[2] != "issues" or not (parts[3].isascii() and parts[3].isdigit()):
+        return None
+    owner, name = parts[0], parts[1]
+    allowed = set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
+    return f"{owner}/{name}" if owner and name and allowed.issuperset(owner + name) else None
 
 
 def ticket_label(ticket: int | str) -> str:
@@ -155,7 +177,7 @@ def display_title(title: str) -> str:
 
 def ticket_url(state: WorkState, slug: str | None) -> str | None:
     """The stored URL when it is a plain http(s) one, else the GitHub issue URL when the number and slug allow."""
-    if state.url is not None and len(state.url) <= MAX_URL_CHARS and URL.fullmatch(state.url):
+    if state.url is not None and len(state.url) <= MAX_URL_CHARS and is_url(state.url):
         return state.url
     if slug is not None and isinstance(state.ticket, int):
         return issue_url(slug, state.ticket)
