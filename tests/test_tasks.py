@@ -335,10 +335,15 @@ def test_6_oversized_and_non_regular_task_files_are_malformed(tmp_path: Path) ->
 def test_6_unreadable_store_emits_the_hint(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     write_task(tmp_path / "tasks" / SESSION, 1)
 
-    def denied(path: str) -> object:
-        raise PermissionError(13, "Permission denied", path)
+    store = str(tmp_path / "tasks" / SESSION)
+    real_listdir = os.listdir
 
-    monkeypatch.setattr(os, "scandir", denied)
+    def denied(path: str) -> list[str]:
+        if os.fspath(path) == store:
+            raise PermissionError(13, "Permission denied", path)
+        return real_listdir(path)
+
+    monkeypatch.setattr(os, "listdir", denied)
     assert render(make_ctx(tmp_path)) == FALLBACK_HINT
 
 

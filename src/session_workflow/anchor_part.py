@@ -50,7 +50,7 @@ FIRST_READ_BYTES = 16 * 1024
 HEAD_READ_BYTES = 64 * 1024
 # Directory entries looked at, and open files read to classify them (newest first); the rest are only counted.
 MAX_LISTED = 10_000
-MAX_CLASSIFIED = 200
+MAX_CLASSIFIED = 100
 OTHERS_NAMED = 5
 POINTER_LIMIT = 1200
 PATH_CAP = 300

@@ -95,8 +95,7 @@ def list_task_ids(directory: str) -> list[int] | Unreadable | None:
     cost nothing, and a huge directory costs one listing and one pattern search over all its names at once.
     """
     try:
-        with os.scandir(directory) as entries:
-            names = [entry.name for entry in entries]
+        names = os.listdir(directory)
     except (FileNotFoundError, NotADirectoryError):
         return None
     except (OSError, ValueError):
