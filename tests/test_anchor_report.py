@@ -148,9 +148,10 @@ def test_head_fit_headroom(tmp_path: Path) -> None:
     assert code == 0
     assert lines == [
         str(path),
-        f"HEAD: 142 of {8000 - own:,} chars (the 8,000-char block minus its own {own}): headroom {8000 - own - 142:,}",
+        f"HEAD: 142 of {8000 - own:,} UTF-16 units (the 8,000-unit block minus its own {own}): "
+        f"headroom {8000 - own - 142:,}",
         "TAIL: present below the marker",
-        'cursor: "Cursor" reserved (41 chars)',
+        'cursor: "Cursor" reserved (41 units)',
         "would drop: nothing",
         "warning: frontmatter step: 3 lags the cursor's newest Step 5",
     ]
@@ -163,10 +164,10 @@ def test_head_fit_over(tmp_path: Path) -> None:
     own = 262 + len(str(path))
     assert code == 0
     assert lines[1:] == [
-        f"HEAD: 9,140 of {8000 - own:,} chars (the 8,000-char block minus its own {own}): "
+        f"HEAD: 9,140 of {8000 - own:,} UTF-16 units (the 8,000-unit block minus its own {own}): "
         f"OVER by {9140 - 8000 + own:,}",
         "TAIL: none (no `<!-- anchor:tail -->` line with text below it; everything is HEAD)",
-        'cursor: "Cursor" reserved (41 chars)',
+        'cursor: "Cursor" reserved (41 units)',
         "would drop: Invariants, Plan pointer",
     ]
 
@@ -183,7 +184,7 @@ def test_head_fit_no_cursor_and_cut_cursor(tmp_path: Path) -> None:
     big = put(tmp_path, "big.md", anchor("Big", huge_cursor, "## After\ny\n"), HOUR)
     lines, _code = head_fit_report(str(big), NOW)
     size = len(f"## Cursor\n{huge_cursor}\n")
-    assert lines[3] == f'cursor: "Cursor" reserved, but its {size:,} chars are cut to fit'
+    assert lines[3] == f'cursor: "Cursor" reserved, but its {size:,} units are cut to fit'
     assert lines[4] == "would drop: (frontmatter), Big, After"
 
 

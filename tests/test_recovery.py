@@ -339,3 +339,10 @@ def test_any_recovery_renders_within_budget_and_names_cuts(
         assert f"{len(flat) - shown_prompts} {'older ' if shown_prompts else ''}user prompt" in lines[-1]
     if todos and TODOS_HEADER not in lines:
         assert f"the TodoWrite snapshot ({len(todos)} todo" in lines[-1]
+
+
+@pytest.mark.parametrize("char", ["中", "é", "😀"])
+def test_multibyte_newest_prompt_still_renders_at_the_floor(char: str) -> None:
+    part = recovery.RecoveryPart([char * 300], [])
+    text = part.render(part.floor)
+    assert text and utf8_len(text) <= part.floor

@@ -260,3 +260,19 @@ def test_any_state_and_source_gives_one_hook_json_under_the_cap(
         assert "STRUCTURED TASK LIST" in text
     if title is not None and not mod and source != "clear" and "work state" not in result.omitted:
         assert "Ticket: #34" in text
+
+
+def test_dry_run_changes_nothing_on_disk(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
+    from session_workflow import inject_cli, locations
+
+    project.work_state(owner="another-session")
+    record = project.data / locations.RECORDS_FOLDER / locations.record_name(SESSION)
+    record.parent.mkdir(parents=True)
+    record.write_text("key")
+    monkeypatch.setenv("CLAUDE_PLUGIN_DATA", str(project.data))
+    ctx = inject_cli.context_for("compact", str(project.dir), SESSION, None)
+    assert compose.compose(ctx).text == ""
+    assert record.read_text() == "key", "a dry run must not reset the delivery record"
+    ctx.dry_run = False
+    compose.compose(ctx)
+    assert not record.exists(), "the real hook resets it: this context carries no section"

@@ -110,7 +110,9 @@ def test_owned_state_follows_project_dirs_and_skips_orphaned_states(tmp_path: Pa
     put(start, ticket=1, title="In start dir")
     assert workstate.owned_state(compact).state.ticket == 1  # type: ignore[union-attr]
     prompt = context(moved, None, transcript=transcript)
-    assert workstate.owned_state(prompt).state.ticket == 2, "outside compact/resume only the cwd counts"  # type: ignore[union-attr]
+    assert workstate.owned_state(prompt).state.ticket == 1, "a prompt looks where compact looks"  # type: ignore[union-attr]
+    startup = context(moved, None, source="startup", transcript=transcript)
+    assert workstate.owned_state(startup).state.ticket == 2, "at startup only the cwd counts"  # type: ignore[union-attr]
     put(start, owner="another-session", ticket=1, title="In start dir")
     assert workstate.owned_state(compact).state.ticket == 2, "an orphaned state is skipped"  # type: ignore[union-attr]
     assert workstate.owned_state(context(moved, None, session=None)) is None

@@ -79,7 +79,9 @@ def register(commands: argparse._SubParsersAction[OneLineParser]) -> None:
     listing.add_argument("dir", nargs="?", metavar="DIR", help=DIR_HELP)
     listing.set_defaults(run=_run_list)
 
-    path = subcommands.add_parser("path", help="print the anchor the hook would inject here (looks up parents too)")
+    path = subcommands.add_parser(
+        "path", help="print the nearest open anchor: the one the hook injects for this directory, else a parent's"
+    )
     path.add_argument("dir", nargs="?", metavar="DIR", help="where to start; default: the current directory")
     path.set_defaults(run=_run_path)
 

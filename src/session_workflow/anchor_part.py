@@ -555,15 +555,6 @@ def append_log(folder: str, record: dict[str, object], max_bytes: int = LOG_MAX_
     return append_record(path, record, os.path.join(folder, LOG_ROTATED_NAME), max_bytes)
 
 
-def precompact_dirs(ctx: HookContext) -> list[str]:
-    """Before a compaction the session may have wandered too: the start dir first, then the cwd."""
-    directories = ctx.project_dirs()
-    start = ctx.start_dir()
-    if start and os.path.isabs(start) and start not in directories:
-        directories.insert(0, start)
-    return directories
-
-
 def prepare(ctx: HookContext) -> AnchorPart | None:
     """Load the anchor block for this session start, or None (no open anchor; at startup, none updated ≤ 6 h).
 
@@ -593,7 +584,7 @@ def prepare(ctx: HookContext) -> AnchorPart | None:
 
 def precompact_facts(ctx: HookContext) -> tuple[str, str | None] | None:
     """(absolute anchor path, the cursor's next-action line or None) for the PreCompact hook; None without one."""
-    scan, _scans = chosen_scan(precompact_dirs(ctx))
+    scan, _scans = chosen_scan(ctx.project_dirs())
     if scan is None:
         return None
     chosen = scan.ranked[0]

@@ -151,7 +151,7 @@ def head_fit_report(path: str, now: float | None = None) -> tuple[list[str], int
     verdict = f"headroom {room - size:,}" if size <= room else f"OVER by {size - room:,}"
     lines = [
         f"{one_line(candidate.path)}",
-        f"HEAD: {size:,} of {room:,} chars (the {CAP:,}-char block minus its own {CAP - room:,}): {verdict}",
+        f"HEAD: {size:,} of {room:,} UTF-16 units (the {CAP:,}-unit block minus its own {CAP - room:,}): {verdict}",
     ]
     if anchor.truncated:
         lines.append(f"HEAD: only the first {REPORT_READ_BYTES >> 20} MB were read; the HEAD is longer")
@@ -171,11 +171,11 @@ def _cursor_and_drops(block: AnchorBlock, size: int) -> list[str]:
     if section is None:
         cursor = 'cursor: none (no heading contains "cursor"; nothing is reserved)'
     elif fit is not None and fit.cursor_cut:
-        cursor = f'cursor: "{one_line(section.label)}" reserved, but its {section.size:,} chars are cut to fit'
+        cursor = f'cursor: "{one_line(section.label)}" reserved, but its {section.size:,} units are cut to fit'
     else:
-        cursor = f'cursor: "{one_line(section.label)}" reserved ({section.size:,} chars)'
+        cursor = f'cursor: "{one_line(section.label)}" reserved ({section.size:,} units)'
     if fit is None:
-        drops = f"would drop: the whole HEAD ({size:,} chars); only the path and cursor line are injected"
+        drops = f"would drop: the whole HEAD ({size:,} units); only the path and cursor line are injected"
     else:
         drops = "would drop: " + (", ".join(one_line(label) for label in fit.dropped) or "nothing")
     return [cursor, drops]

@@ -32,7 +32,18 @@ def _string(payload: Mapping[str, object], key: str) -> str | None:
 class HookContext:
     """The parsed hook payload plus the environment and the hook's start time."""
 
-    __slots__ = ("_start_dir", "cwd", "env", "event", "mod_active", "now", "session_id", "source", "transcript_path")
+    __slots__ = (
+        "_start_dir",
+        "cwd",
+        "dry_run",
+        "env",
+        "event",
+        "mod_active",
+        "now",
+        "session_id",
+        "source",
+        "transcript_path",
+    )
 
     def __init__(
         self,
@@ -55,6 +66,8 @@ class HookContext:
         self.env = env
         self.now = now
         self._start_dir: str | bool | None = False
+        # A dry run (``inject --dry-run``) shows what the hook would inject and changes nothing on disk.
+        self.dry_run = False
 
     @classmethod
     def from_payload(cls, payload: Mapping[str, object], env: Mapping[str, str], now: float) -> HookContext:
@@ -80,10 +93,11 @@ class HookContext:
     def project_dirs(self) -> list[str]:
         """Where to look for project state, best first.
 
-        After compact, resume or clear the session may have wandered (cd) away from the project it works on,
-        so the directory it started in comes first and the payload cwd second; at startup only the cwd counts.
+        After compact, resume or clear, and in a running session's PreCompact and UserPromptSubmit, the session
+        may have wandered (cd) away from the project it works on, so the directory it started in comes first and
+        the payload cwd second; at startup (no transcript yet) only the cwd counts.
         """
-        candidates = [self.start_dir()] if self.source in ("compact", "resume", "clear") else []
+        candidates = [self.start_dir()] if self.source != "startup" else []
         candidates.append(self.cwd)
         ordered: list[str] = []
         for candidate in candidates:

@@ -16,7 +16,7 @@ import sys
 import tempfile
 import uuid
 
-from session_workflow.cli import OneLineParser
+from session_workflow.cli import CliError, OneLineParser
 from session_workflow.compose import CAP_UTF16
 from session_workflow.textutil import utf16_len
 
@@ -112,7 +112,7 @@ def build_project(base: str) -> tuple[str, str, dict[str, str]]:
     session = str(uuid.uuid4())
     env = dict(
         os.environ,
-        PYTHONPATH=SRC,
+        PYTHONPATH=os.pathsep.join(filter(None, [SRC, os.environ.get("PYTHONPATH")])),
         CLAUDE_CODE_SESSION_ID=session,
         CLAUDE_CONFIG_DIR=os.path.join(base, "config"),
         CLAUDE_PLUGIN_ROOT=ROOT,
@@ -148,6 +148,8 @@ def run_hook(source: str, project: str, session: str, transcript: str, env: dict
 
 
 def run(args: argparse.Namespace) -> int:
+    if not os.path.isfile(os.path.join(ROOT, "hooks", "hooks.json")):
+        raise CliError("demo runs the plugin's own hook: run it from the plugin folder, ./bin/session-workflow demo")
     base = tempfile.mkdtemp(prefix="session-workflow-demo-")
     try:
         project, session, env = build_project(base)

@@ -19,8 +19,8 @@ from session_workflow.textutil import utf8_len, utf16_len
 
 
 def context_for(source: str, cwd: str, session: str | None, transcript: str | None) -> HookContext:
-    """A context as Claude Code would describe this session at SessionStart."""
-    return HookContext(
+    """A context as Claude Code would describe this session at SessionStart, as a dry run."""
+    ctx = HookContext(
         event="SessionStart",
         source=source,
         session_id=session,
@@ -30,6 +30,8 @@ def context_for(source: str, cwd: str, session: str | None, transcript: str | No
         env=os.environ,
         now=time.time(),
     )
+    ctx.dry_run = True
+    return ctx
 
 
 def size_report(composition: compose.Composition) -> list[str]:
@@ -68,7 +70,11 @@ def register(commands: argparse._SubParsersAction[OneLineParser]) -> None:
         help="run the SessionStart hook (stdin payload), or show what it would inject (--dry-run)",
         description=__doc__.splitlines()[0] if __doc__ else None,
     )
-    parser.add_argument("--dry-run", action="store_true", help="print the block and its sizes; write nothing")
+    parser.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="print the block and its sizes; write nothing (as without the mod: the work state is in the block)",
+    )
     parser.add_argument("--source", choices=SOURCES, default="compact", help="SessionStart source (default compact)")
     parser.add_argument("--cwd", default=".", help="the session's working directory (default: here)")
     parser.add_argument(

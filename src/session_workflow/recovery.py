@@ -208,9 +208,11 @@ class RecoveryPart(PreparedPart):
         for prompt in reversed(self.prompts):
             line = "> " + cut_utf8(prompt, PROMPT_BYTES)
             if used + 1 + utf8_len(line) > room:
-                line = cut_utf8(line, room - used - 1) if not lines else ""
-                if utf8_len(line) < min(MIN_PROMPT_LINE_BYTES, utf8_len(prompt) + 2):
+                # Judged on the room, not the cut: a cut on a code-point boundary may fall a few bytes short.
+                space = room - used - 1
+                if lines or space < min(MIN_PROMPT_LINE_BYTES, utf8_len(prompt) + 2):
                     break
+                line = cut_utf8(line, space)
             lines.insert(0, line)
             used += 1 + utf8_len(line)
         sections = ["\n".join([PROMPTS_HEADER, *lines])] if lines else []

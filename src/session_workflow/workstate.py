@@ -319,7 +319,7 @@ def note_mod_delivery(ctx: HookContext, record: bool) -> bool:
     """The mod delivers the section: say whether this session owns a work state, and (``record``) note the
     snapshot the mod puts in a new thread's system prompt, so UserPromptSubmit does not repeat it."""
     loaded = owned_state(ctx)
-    delivery = DeliveryRecord.for_session(ctx) if record else None
+    delivery = DeliveryRecord.for_session(ctx) if record and not ctx.dry_run else None
     if delivery is not None:
         if loaded is None:
             delivery.forget()
@@ -338,7 +338,7 @@ def prepare(ctx: HookContext) -> PreparedPart | None:
     loaded = owned_state(ctx)
     text = section_text(loaded) if loaded is not None else None
     if loaded is None or not text:
-        if record is not None:
+        if record is not None and not ctx.dry_run:
             record.forget()
         return None
     return WorkStatePart(text, snapshot_key(loaded.state, False), record)
