@@ -30,7 +30,7 @@ def test_replace_keeps_the_file_mode(tmp_path: Path) -> None:
     path = tmp_path / "f.txt"
     path.write_bytes(b"a")
     path.chmod(0o600)
-    atomic.write_file(str(path), b"b")
+    atomic.update_file(str(path), lambda _current: b"b")
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
     assert path.read_bytes() == b"b"
 
@@ -47,7 +47,7 @@ def test_stale_temp_files_are_removed_by_the_next_writer(tmp_path: Path) -> None
     path = tmp_path / "f.txt"
     (tmp_path / ".f.txt.abc123.tmp").write_bytes(b"half")
     (tmp_path / ".other.txt.x.tmp").write_bytes(b"not ours")
-    atomic.write_file(str(path), b"ok")
+    atomic.update_file(str(path), lambda _current: b"ok")
     assert sorted(p.name for p in tmp_path.iterdir()) == [".f.txt.lock", ".other.txt.x.tmp", "f.txt"]
 
 
@@ -88,7 +88,7 @@ def test_lock_held_by_a_killed_writer_does_not_block(tmp_path: Path) -> None:
         os.kill(holder.pid, signal.SIGKILL)
         holder.wait()
         started = time.monotonic()
-        atomic.write_file(str(path), b"after")
+        atomic.update_file(str(path), lambda _current: b"after")
         assert time.monotonic() - started < 5
     finally:
         holder.kill()

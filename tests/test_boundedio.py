@@ -12,7 +12,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from session_workflow.boundedio import (
-    iter_lines_from_end,
     iter_lines_from_start,
     iter_marked_lines_from_end,
     read_prefix,
@@ -33,7 +32,7 @@ def test_devices_behind_symlinks_are_refused(tmp_path: Path, target: str) -> Non
     link.symlink_to(target)
     assert read_prefix(str(link), 10) is None
     assert list(iter_lines_from_start(str(link), 10)) == []
-    assert list(iter_lines_from_end(str(link), 10)) == []
+    assert list(iter_marked_lines_from_end(str(link), 10, [b"x"])) == []
 
 
 def test_fifo_does_not_block(tmp_path: Path) -> None:
@@ -76,8 +75,8 @@ def test_lines_from_end_read_only_the_tail(tmp_path: Path) -> None:
     path = tmp_path / "t.jsonl"
     lines = [f"line {i}".encode() for i in range(1000)]
     path.write_bytes(b"\n".join(lines) + b"\n")
-    assert list(iter_lines_from_end(str(path), 1 << 20, chunk_size=7)) == list(reversed(lines))
-    tail = list(iter_lines_from_end(str(path), 30, chunk_size=7))
+    assert list(iter_marked_lines_from_end(str(path), 1 << 20, [b"line"], chunk_size=7)) == list(reversed(lines))
+    tail = list(iter_marked_lines_from_end(str(path), 30, [b"line"], chunk_size=7))
     assert tail == [b"line 999", b"line 998", b"line 997"]
 
 
@@ -107,6 +106,17 @@ def record_reads(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     return sizes
 
 
+def lines_from_end(path: str, budget: int) -> list[bytes]:
+    """The reference: the complete non-empty lines within the last ``budget`` bytes, last first.
+
+    A line cut by the budget at its start is not one of them.
+    """
+    with open(path, "rb") as handle:
+        data = handle.read()
+    lines = data[max(0, len(data) - budget) :].split(b"\n")
+    return [line for line in reversed(lines[1:] if len(data) > budget else lines) if line]
+
+
 # Lines made of a few pieces that often cut a marker in two, so chunk edges land inside lines and markers.
 line_pieces = st.sampled_from([b"ab", b"MARK", b"MA", b"RK", b"zz", b"\xff", b"x" * 9, b"OTHER", b"\r"])
 lines_strategy = st.lists(st.lists(line_pieces, max_size=6).map(b"".join), max_size=25)
@@ -127,11 +137,7 @@ def test_marked_lines_are_exactly_the_filtered_lines(
         path = os.path.join(folder, "t.jsonl")
         with open(path, "wb") as handle:
             handle.write(b"\n".join(lines) + (b"\n" if trailing_newline else b""))
-        expected = [
-            line
-            for line in iter_lines_from_end(path, budget, chunk_size=chunk_size)
-            if any(marker in line for marker in markers)
-        ]
+        expected = [line for line in lines_from_end(path, budget) if any(marker in line for marker in markers)]
         assert list(iter_marked_lines_from_end(path, budget, list(markers), chunk_size=chunk_size)) == expected
 
 

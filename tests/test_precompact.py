@@ -2,21 +2,20 @@
 
 from __future__ import annotations
 
-import io
-import json
+import time
 from pathlib import Path
 
 import pytest
 
 from session_workflow import precompact
-from session_workflow.hookio import run_hook
+from session_workflow.context import HookContext
 from session_workflow.workstate_section import WorkState
 from tests.test_session_start import Project
 
 
-def _run(project: Project, capsysbinary: pytest.CaptureFixture[bytes]) -> str:
+def _run(project: Project, capsysbinary: pytest.CaptureFixture[bytes], **env: str) -> str:
     payload = {**project.payload(None), "hook_event_name": "PreCompact", "trigger": "manual", "custom_instructions": ""}
-    run_hook(precompact.pre_compact_with(project.env()), io.BytesIO(json.dumps(payload).encode()))
+    precompact.pre_compact(HookContext.from_payload(payload, project.env(**env), time.time()))
     return capsysbinary.readouterr().out.decode()
 
 
@@ -61,7 +60,4 @@ def test_no_value_can_break_its_line() -> None:
 def test_anchor_opt_out_leaves_the_anchor_out(tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]) -> None:
     project = Project(tmp_path)
     project.anchor()
-    payload = {**project.payload(None), "hook_event_name": "PreCompact", "trigger": "auto"}
-    handler = precompact.pre_compact_with(project.env(SESSION_WORKFLOW_ANCHOR_HOOKS="0"))
-    run_hook(handler, io.BytesIO(json.dumps(payload).encode()))
-    assert capsysbinary.readouterr().out == b""
+    assert _run(project, capsysbinary, SESSION_WORKFLOW_ANCHOR_HOOKS="0") == ""

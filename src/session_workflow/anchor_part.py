@@ -218,7 +218,7 @@ def chosen_scan(directories: list[str]) -> tuple[DirScan | None, list[DirScan | 
 
 
 def injected_anchor(directory: str) -> Candidate | None:
-    """The anchor the hook would choose in ``directory`` (tier aside): what ``anchor path`` prints."""
+    """The anchor the hook would choose in ``directory`` (tiers aside); ``anchor path`` run there prints it."""
     scan = scan_dir(directory)
     return scan.ranked[0] if scan is not None else None
 

@@ -137,11 +137,6 @@ def update_file(
         return new
 
 
-def write_file(path: str, data: bytes, default_mode: int = 0o644) -> None:
-    """Replace ``path`` with ``data`` atomically under its lock."""
-    update_file(path, lambda _current: data, default_mode)
-
-
 def create_new(path: str, data: bytes, mode: int = 0o644) -> bool:
     """Create ``path`` with ``data`` only if it does not exist (a hard link of a finished temp file).
 

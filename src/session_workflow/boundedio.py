@@ -134,39 +134,10 @@ def _chunks_from_end(fd: int, size: int, max_bytes: int, chunk_size: int) -> Ite
         yield position, _read_exactly(fd, step)
 
 
-def iter_lines_from_end(path: str, max_bytes: int, chunk_size: int = 256 * 1024) -> Iterator[bytes]:
-    """Yield complete lines of a regular file from the last one backwards, reading at most ``max_bytes``.
-
-    Transcripts carry whole request bodies and reach hundreds of MB; recovery only needs their tail.
-    A line cut by the budget at its start is not yielded.
-    """
-    opened = _open_regular(path)
-    if opened is None:
-        return
-    fd, info = opened
-    try:
-        pending = b""
-        at_start = False
-        for position, chunk in _chunks_from_end(fd, info.st_size, max_bytes, chunk_size):
-            pending = chunk + pending
-            first, *lines = pending.split(b"\n")
-            pending = first
-            for line in reversed(lines):
-                if line:
-                    yield line
-            at_start = position == 0
-        if at_start and pending:
-            yield pending
-    except OSError:
-        return
-    finally:
-        os.close(fd)
-
-
 def iter_marked_lines_from_end(
     path: str, max_bytes: int, markers: list[bytes], chunk_size: int = 256 * 1024
 ) -> Iterator[bytes]:
-    """Yield the lines ``iter_lines_from_end`` yields that contain one of ``markers``, in the same order.
+    """Yield the complete lines, last first, within the last ``max_bytes`` that contain one of ``markers``.
 
     Each chunk is searched where it lies with ``bytes.rfind``, and only a line holding a marker is copied out:
     a tail of a few MB with a handful of hits costs its read and a search in C, not a split into thousands of

@@ -13,11 +13,10 @@ from session_workflow import anchor_part, tasks, workstate
 from session_workflow.compose import ANCHOR_OPT_OUT_ENV
 from session_workflow.hookio import run_hook, write_stdout
 from session_workflow.textutil import cut_code_points, cut_utf16, one_line
+from session_workflow.workstate_section import ticket_label
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping
-
     from session_workflow.context import HookContext
     from session_workflow.workstate_section import WorkState
 
@@ -40,7 +39,7 @@ def instructions(anchor: tuple[str, str | None] | None, ticket: WorkState | None
             f"- the control anchor file {one_line(path)}" + (f" and its next action: {action}" if action else "")
         )
     if ticket is not None:
-        number = f"#{ticket.ticket}" if isinstance(ticket.ticket, int) else one_line(str(ticket.ticket))
+        number = one_line(ticket_label(ticket.ticket))
         title = cut_code_points(one_line(ticket.title).replace('"', "'"), TITLE_CHARS)
         step = cut_code_points(one_line(ticket.step), STEP_CHARS)
         lines.append(f'- ticket {number} "{title}"' + (f" at step: {step}" if step else ""))
@@ -54,8 +53,6 @@ def instructions(anchor: tuple[str, str | None] | None, ticket: WorkState | None
 
 def pre_compact(ctx: HookContext) -> None:
     """Hook handler: print the request when some state exists, else nothing."""
-    # PreCompact precedes SessionStart(compact) of the same session: look where that will look.
-    ctx.source = "compact"
     loaded = workstate.owned_state(ctx)
     task_part = tasks.prepare(ctx)
     open_tasks = getattr(task_part, "open_count", 0) if task_part is not None else 0
@@ -63,16 +60,6 @@ def pre_compact(ctx: HookContext) -> None:
     text = instructions(anchor, loaded.state if loaded else None, open_tasks)
     if text:
         write_stdout(text.encode("utf-8") + b"\n")
-
-
-def pre_compact_with(env: Mapping[str, str]) -> Callable[[HookContext], None]:
-    """The handler with ``env`` in place of the process environment (tests, the dry run)."""
-
-    def handler(ctx: HookContext) -> None:
-        ctx.env = env
-        pre_compact(ctx)
-
-    return handler
 
 
 def main() -> None:

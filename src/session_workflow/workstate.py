@@ -13,7 +13,7 @@ import os
 import re
 
 from session_workflow.boundedio import read_prefix, read_text_prefix
-from session_workflow.locations import PLUGIN_DATA_ENV, RECORDS_FOLDER, record_name, state_path
+from session_workflow.locations import RECORDS_FOLDER, record_name, records_dir, state_path
 from session_workflow.parts import PreparedPart
 from session_workflow.textutil import utf8_len
 from session_workflow.workstate_section import (
@@ -242,12 +242,11 @@ class DeliveryRecord:
         """Under CLAUDE_PLUGIN_DATA, else the user state dir; None without a usable session id or location."""
         if not ctx.session_id or len(ctx.session_id) > MAX_SESSION_ID_CHARS:
             return None
-        base = ctx.env.get(PLUGIN_DATA_ENV)
-        if not base or not os.path.isabs(base):
-            base = user_state_dir()
-        if not base:
-            return None
-        return cls(os.path.join(base, RECORDS_FOLDER), record_name(ctx.session_id), ctx.now)
+        folder = records_dir(ctx.env)
+        if folder is None:
+            fallback = user_state_dir()
+            folder = os.path.join(fallback, RECORDS_FOLDER) if fallback else None
+        return cls(folder, record_name(ctx.session_id), ctx.now) if folder else None
 
     def holds(self, key: str) -> bool:
         read = read_prefix(self.path, MAX_RECORD_BYTES)
