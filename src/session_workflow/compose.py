@@ -106,12 +106,13 @@ def allocate(source: str, parts: list[PreparedPart], cap: int = CAP_UTF16) -> Co
         if budget < part.floor:  # an earlier part outranks the floors kept for later ones
             budget = min(part.cap, remaining)
         text = part.render(budget) if budget >= part.floor else ""
-        if not text or utf16_len(text) > budget:
+        units = utf16_len(text)
+        if not text or units > budget:
             omitted.append(part.name)
             continue
         texts.append(text)
-        remaining -= utf16_len(text)
-        sizes.append((part.name, utf16_len(text), utf8_len(text)))
+        remaining -= units
+        sizes.append((part.name, units, utf8_len(text)))
     if not texts and not omitted:
         return Composition("", parts, sizes, omitted)
     block = SEPARATOR.join([head, *texts])
