@@ -47,7 +47,7 @@ PLUGIN_ROOT_VAR = "${CLAUDE_PLUGIN_ROOT}"
 DROPPED_ENV_PREFIXES = ("CLAUDE", "SESSION_WORKFLOW_", "PYTHON", "XDG_", "VIRTUAL_ENV", "PIP_USER")
 CHECK_TIMEOUT_SECONDS = 600.0
 JOB_TIMEOUT_SECONDS = 30.0
-HOOK_MODULES = ("session_workflow.compose", "session_workflow.prompt_submit")
+HOOK_MODULES = ("session_workflow.hook.compose", "session_workflow.hook.prompt_submit")
 TARGETS = {"ss-anchorless": 1.10, "ss-compact": 1.40, "ss-scale": 2.5, "ups-unchanged": 1.10}
 
 

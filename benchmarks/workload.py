@@ -22,8 +22,8 @@ import uuid
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "src"))
 
-from session_workflow.workstate_section import WorkState  # noqa: E402
-from session_workflow.workstate_writer import encode  # noqa: E402
+from session_workflow.workstate.section import WorkState  # noqa: E402
+from session_workflow.workstate.writer import encode  # noqa: E402
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

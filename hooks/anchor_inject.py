@@ -6,7 +6,7 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src"))
 code = 1
 try:
-    from session_workflow.anchor_report import shim_main
+    from session_workflow.anchor.report import shim_main
 
     code = shim_main(sys.argv[1:])
     sys.stdout.flush()

@@ -5,7 +5,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src"))
 try:
-    from session_workflow.precompact import main
+    from session_workflow.hook.precompact import main
 
     main()
 finally:

@@ -1,4 +1,4 @@
-"""Validate the plugin layout offline: ``python -m session_workflow.layout [ROOT]`` (the tox ``layout`` env).
+"""Validate the plugin layout offline: ``python tools/layout.py [ROOT]`` (the tox ``layout`` env).
 
 The real validator (``claude plugin validate``) needs the CLI; this check needs nothing but Python and PyYAML and
 covers what that validator does not: paths our hooks and docs name must exist, plugin-root paths must survive a

@@ -17,8 +17,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from session_workflow import anchor, anchor_part
-from session_workflow.anchor import (
+from session_workflow.anchor import part as anchor_part
+from session_workflow.anchor import text as anchor
+from session_workflow.anchor.text import (
     DONE,
     LIVE,
     NOT_ANCHOR,
@@ -234,12 +235,12 @@ def test_ranking_many_anchors_splits_only_the_chosen_one(tmp_path: Path, monkeyp
 
 
 def test_importing_the_anchor_part_compiles_no_regex() -> None:
-    src = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src")
+    src = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "src")
     code = (
         "import json, re, sys; compiled = []; real = re._compile\n"
         "def spy(*args): compiled.append(args[0]); return real(*args)\n"
         f"re._compile = spy; sys.path.insert(0, {src!r})\n"
-        "import session_workflow.anchor_part\n"
+        "import session_workflow.anchor.part\n"
         "print(compiled)"
     )
     result = subprocess.run([sys.executable, "-I", "-S", "-c", code], capture_output=True, text=True, timeout=60)

@@ -16,9 +16,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from session_workflow import anchor_part, boundedio, compose
-from session_workflow.anchor import AnchorText, cursor_index, split_sections
-from session_workflow.anchor_part import (
+from session_workflow.anchor import part as anchor_part
+from session_workflow.anchor.part import (
     CAP,
     HEAD_READ_BYTES,
     LOG_MAX_BYTES,
@@ -32,10 +31,13 @@ from session_workflow.anchor_part import (
     prepare,
     scan_dir,
 )
-from session_workflow.context import HookContext
-from session_workflow.textutil import utf16_len
+from session_workflow.anchor.text import AnchorText, cursor_index, split_sections
+from session_workflow.core import boundedio
+from session_workflow.core.text import utf16_len
+from session_workflow.hook import compose
+from session_workflow.hook.context import HookContext
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 GOLDEN = REPO / "tests" / "golden" / "anchor"
 NOW = 2_000_000_000.0
 HOUR = 3600.0

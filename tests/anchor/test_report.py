@@ -10,9 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from session_workflow import anchor_cli
-from session_workflow.anchor_part import prepare
-from session_workflow.anchor_report import (
+from session_workflow.anchor.part import prepare
+from session_workflow.anchor.report import (
     anchor_path,
     head_fit_report,
     list_anchors,
@@ -20,10 +19,11 @@ from session_workflow.anchor_report import (
     list_stale,
     resolve_folder,
 )
-from session_workflow.cli import CliError, OneLineParser
-from session_workflow.context import HookContext
+from session_workflow.cli import anchor as anchor_cli
+from session_workflow.cli.parser import CliError, OneLineParser
+from session_workflow.hook.context import HookContext
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 NOW = 2_000_000_000.0
 HOUR = 3600.0
 

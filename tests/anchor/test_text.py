@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from session_workflow.anchor import (
+from session_workflow.anchor.text import (
     DONE,
     LIVE,
     NOT_ANCHOR,
@@ -35,7 +35,7 @@ from session_workflow.anchor import (
     tier_for,
     title_of,
 )
-from session_workflow.textutil import utf16_len
+from session_workflow.core.text import utf16_len
 
 MARKER = "<!-- anchor:tail -->"
 

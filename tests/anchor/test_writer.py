@@ -21,8 +21,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from session_workflow import anchor_cli, anchor_report, anchor_writer, cli
-from session_workflow.anchor import (
+from session_workflow.anchor import report as anchor_report
+from session_workflow.anchor import writer as anchor_writer
+from session_workflow.anchor.part import injected_anchor
+from session_workflow.anchor.text import (
     cursor_index,
     is_anchor_shaped,
     newest_cursor_step,
@@ -30,8 +32,7 @@ from session_workflow.anchor import (
     split_head,
     split_sections,
 )
-from session_workflow.anchor_part import injected_anchor
-from session_workflow.anchor_writer import (
+from session_workflow.anchor.writer import (
     Refusal,
     add_step,
     anchor_template,
@@ -39,9 +40,12 @@ from session_workflow.anchor_writer import (
     record_step_counter,
     slugify,
 )
-from session_workflow.textutil import one_line
+from session_workflow.cli import anchor as anchor_cli
+from session_workflow.cli import main as cli
+from session_workflow.cli.parser import CliError, OneLineParser
+from session_workflow.core.text import one_line
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 SRC = str(REPO / "src")
 HOOK = str(REPO / "hooks" / "session_start.py")
 Runner = Callable[..., "tuple[int, str, str]"]
@@ -450,7 +454,7 @@ def test_writers_only_touch_open_anchor_files(tmp_path: Path, relative: str, mes
 def test_concurrent_steps_lose_nothing(tmp_path: Path) -> None:
     path = make_anchor(tmp_path)
     code = (
-        "import sys\nfrom session_workflow.anchor_writer import step_anchor\n"
+        "import sys\nfrom session_workflow.anchor.writer import step_anchor\n"
         "for i in range(15):\n    step_anchor(sys.argv[1], f'w{sys.argv[2]} {i}')\n"
     )
     env = {**os.environ, "PYTHONPATH": SRC}
@@ -505,7 +509,7 @@ def test_a_closed_anchor_can_no_longer_be_stepped(tmp_path: Path) -> None:
     closed = anchor_writer.close_anchor(str(path), "done", NOW)
     with pytest.raises(Refusal, match="is closed"):
         anchor_writer.open_anchor_path(closed)
-    with pytest.raises(cli.CliError, match="no longer exists"):
+    with pytest.raises(CliError, match="no longer exists"):
         anchor_writer.step_anchor(str(path), "late")
     assert not path.exists()
 
@@ -515,8 +519,8 @@ def test_a_closed_anchor_can_no_longer_be_stepped(tmp_path: Path) -> None:
 
 def anchor_only_parser() -> argparse.ArgumentParser:
     """The CLI with only the anchor group, so these tests do not depend on the other groups."""
-    parser = cli.OneLineParser(prog="session-workflow")
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=cli.OneLineParser)
+    parser = OneLineParser(prog="session-workflow")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=OneLineParser)
     commands.required = True
     anchor_cli.register(commands)
     return parser

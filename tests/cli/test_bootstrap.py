@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from session_workflow import bootstrap
-from session_workflow.bootstrap import (
+from session_workflow.cli import bootstrap
+from session_workflow.cli.bootstrap import (
     PINS,
     DeferredDependencies,
     DependencyError,
@@ -30,7 +30,7 @@ from session_workflow.bootstrap import (
     requirements_text,
 )
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 SRC = str(REPO / "src")
 BIN = str(REPO / "bin" / "session-workflow")
 
@@ -285,7 +285,7 @@ def child_env(tmp_path: Path, log: Path, **extra: str) -> dict[str, str]:
 IMPORT_BOTH = """
 import sys
 sys.path.insert(0, {src!r})
-from session_workflow.bootstrap import install_import_hook
+from session_workflow.cli.bootstrap import install_import_hook
 install_import_hook({root!r}, {pip!r})
 import filelock, platformdirs
 print(getattr(filelock, "FAKE_VERSION", "real"), getattr(platformdirs, "FAKE_VERSION", "real"))
@@ -314,10 +314,12 @@ def test_importable_dependencies_need_nothing(tmp_path: Path, fake_pip: tuple[li
 RUN_BIN = """
 import runpy, sys
 sys.path.insert(0, {src!r})
-from session_workflow import anchor_cli, cli
+from session_workflow.cli import anchor as anchor_cli
+from session_workflow.cli import main as cli
+from session_workflow.cli.parser import OneLineParser
 def anchor_only():
-    parser = cli.OneLineParser(prog="session-workflow")
-    commands = parser.add_subparsers(dest="command", parser_class=cli.OneLineParser)
+    parser = OneLineParser(prog="session-workflow")
+    commands = parser.add_subparsers(dest="command", parser_class=OneLineParser)
     commands.required = True
     anchor_cli.register(commands)
     return parser

@@ -10,10 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from session_workflow import locations, state_cli, workstate
-from session_workflow.cli import main
+from session_workflow.cli import state as state_cli
+from session_workflow.cli.main import main
+from session_workflow.core import locations
+from session_workflow.workstate import state as workstate
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 SRC = str(REPO / "src")
 
 

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from session_workflow import atomic
+from session_workflow.core import atomic
 
-SRC = str(Path(__file__).resolve().parents[1] / "src")
+SRC = str(Path(__file__).resolve().parents[2] / "src")
 
 
 def test_update_file_reads_current_and_replaces(tmp_path: Path) -> None:
@@ -76,7 +76,7 @@ def test_lock_held_by_a_killed_writer_does_not_block(tmp_path: Path) -> None:
         [
             sys.executable,
             "-c",
-            "import sys, time; sys.path.insert(0, sys.argv[1]); from session_workflow import atomic\n"
+            "import sys, time; sys.path.insert(0, sys.argv[1]); from session_workflow.core import atomic\n"
             "with atomic.locked(sys.argv[2]):\n    print('held', flush=True); time.sleep(60)",
             SRC,
             str(path),

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from session_workflow.boundedio import (
+from session_workflow.core.boundedio import (
     iter_lines_from_start,
     iter_marked_lines_from_end,
     read_prefix,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from session_workflow.textutil import cut_code_points, cut_utf8, cut_utf16, one_line, utf8_len, utf16_len
+from session_workflow.core.text import cut_code_points, cut_utf8, cut_utf16, one_line, utf8_len, utf16_len
 
 
 def test_utf16_counts_astral_characters_as_two() -> None:
@@ -57,7 +57,7 @@ def test_one_line_has_no_line_breaks_or_controls(text: str) -> None:
 def test_one_line_fast_path_matches_the_full_flattening(text: str) -> None:
     import re
 
-    from session_workflow import textutil
+    from session_workflow.core import text as textutil
 
     slow = re.sub(textutil._BREAKING, " ", re.sub(textutil._INVISIBLE, "", text)).strip()
     assert one_line(text) == slow

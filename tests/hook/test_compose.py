@@ -12,12 +12,17 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from session_workflow import anchor_part, compose, locations, recovery, tasks, workstate
-from session_workflow.context import HookContext
-from session_workflow.parts import PreparedPart
-from session_workflow.textutil import cut_utf16, utf16_len
+from session_workflow.anchor import part as anchor_part
+from session_workflow.core import locations
+from session_workflow.core.text import cut_utf16, utf16_len
+from session_workflow.hook import compose
+from session_workflow.hook.context import HookContext
+from session_workflow.hook.parts import PreparedPart
+from session_workflow.tasks import store as tasks
+from session_workflow.transcript import recovery
+from session_workflow.workstate import part as workstate_part
 
-SRC = str(Path(__file__).resolve().parents[1] / "src")
+SRC = str(Path(__file__).resolve().parents[2] / "src")
 
 
 class FakePart(PreparedPart):
@@ -47,7 +52,7 @@ def _ctx(source: str | None, **extra: object) -> HookContext:
 def calls(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Replace every part's prepare with one that records its name and returns a small part."""
     seen: list[str] = []
-    modules = {"work state": workstate, "anchor": anchor_part, "tasks": tasks, "recovery": recovery}
+    modules = {"work state": workstate_part, "anchor": anchor_part, "tasks": tasks, "recovery": recovery}
     for name, module in modules.items():
 
         def prepare(ctx: HookContext, name: str = name) -> PreparedPart:
@@ -80,11 +85,11 @@ def test_parts_per_source(calls: list[str], source: str | None, parts: list[str]
 
 
 def test_recovery_alone_is_not_injected(calls: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
-    for module in (workstate, anchor_part, tasks):
+    for module in (workstate_part, anchor_part, tasks):
         monkeypatch.setattr(module, "prepare", lambda ctx: None)
     assert compose.compose(_ctx("compact")).text == ""
     assert "recovery" not in calls
-    monkeypatch.setattr(workstate, "note_mod_delivery", lambda ctx, record: True)
+    monkeypatch.setattr(workstate_part, "note_mod_delivery", lambda ctx, record: True)
     assert "[recovery]" in compose.compose(_ctx("compact", session_workflow_mod=1)).text, "the mod delivers state"
 
 
@@ -181,7 +186,7 @@ def test_any_parts_stay_under_the_cap_and_name_what_they_cut(specs: list[tuple[s
 def test_parts_without_state_on_disk_are_not_even_imported(tmp_path: Path) -> None:
     """A session with no anchors folder, no work state and no delivery record loads neither part's module."""
     script = (
-        "import json, sys; sys.path.insert(0, sys.argv[1]); from session_workflow import compose, context\n"
+        "import json, sys; sys.path.insert(0, sys.argv[1]); from session_workflow.hook import compose, context\n"
         "payload = {'source': 'startup', 'session_id': 's1', 'cwd': sys.argv[2]}\n"
         "env = {'CLAUDE_PLUGIN_DATA': sys.argv[2], 'SESSION_WORKFLOW_TASKS_ROOT': sys.argv[2]}\n"
         "assert compose.compose(context.HookContext.from_payload(payload, env, 0.0)).text == ''\n"
@@ -191,4 +196,9 @@ def test_parts_without_state_on_disk_are_not_even_imported(tmp_path: Path) -> No
         [sys.executable, "-c", script, SRC, str(tmp_path)], capture_output=True, text=True, check=True
     )
     loaded = set(ast.literal_eval(done.stdout))
-    assert not loaded & {"session_workflow.anchor_part", "session_workflow.workstate", "session_workflow.recovery"}
+    assert not loaded & {
+        "session_workflow.anchor.part",
+        "session_workflow.workstate.part",
+        "session_workflow.workstate.state",
+        "session_workflow.transcript.recovery",
+    }

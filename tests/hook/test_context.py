@@ -6,8 +6,8 @@ import io
 import json
 from pathlib import Path
 
-from session_workflow.context import HookContext, session_start_dir
-from session_workflow.hookio import hook_json, parse_payload, run_hook
+from session_workflow.hook.context import HookContext, session_start_dir
+from session_workflow.hook.io import hook_json, parse_payload, run_hook
 
 
 def _ctx(**payload: object) -> HookContext:

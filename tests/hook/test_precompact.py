@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from session_workflow import precompact
-from session_workflow.context import HookContext
-from session_workflow.workstate_section import WorkState
-from tests.test_session_start import Project
+from session_workflow.hook import precompact
+from session_workflow.hook.context import HookContext
+from session_workflow.workstate.section import WorkState
+from tests.hook.test_session_start import Project
 
 
 def _run(project: Project, capsysbinary: pytest.CaptureFixture[bytes], **env: str) -> str:

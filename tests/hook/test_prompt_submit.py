@@ -11,10 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from session_workflow import compose, hookio, locations, prompt_submit, workstate, workstate_writer
-from session_workflow.context import HookContext
+from session_workflow.core import locations
+from session_workflow.hook import compose, prompt_submit
+from session_workflow.hook import io as hookio
+from session_workflow.hook.context import HookContext
+from session_workflow.workstate import records
+from session_workflow.workstate import writer as workstate_writer
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 HOOK = REPO / "hooks" / "user_prompt_submit.py"
 SESSION = "0b9f7c1e-2f4a-4c55-9d57-3b1c2a7e9f10"
 NOW = 1_795_978_800.0
@@ -151,7 +155,7 @@ def test_session_start_resets_the_record(project: Project) -> None:
 def test_without_a_record_location_nothing_is_emitted(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
     project.put()
     monkeypatch.delenv("CLAUDE_PLUGIN_DATA")
-    monkeypatch.setattr(workstate, "user_state_dir", lambda: None)
+    monkeypatch.setattr(records, "user_state_dir", lambda: None)
     assert project.prompt() is None, "without a latch it would repeat on every prompt"
 
 

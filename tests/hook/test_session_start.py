@@ -15,13 +15,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from session_workflow import compose, workstate_writer
-from session_workflow.context import HookContext
-from session_workflow.hookio import hook_json, run_hook
-from session_workflow.locations import state_path
-from session_workflow.textutil import utf16_len
+from session_workflow.core.locations import state_path
+from session_workflow.core.text import utf16_len
+from session_workflow.hook import compose
+from session_workflow.hook.context import HookContext
+from session_workflow.hook.io import hook_json, run_hook
+from session_workflow.workstate import writer as workstate_writer
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 SESSION = "0b7c7d1e-5f7a-4c39-9a53-0d3f3f1f2a10"
 NOW = time.time()
 
@@ -263,7 +264,8 @@ def test_any_state_and_source_gives_one_hook_json_under_the_cap(
 
 
 def test_dry_run_changes_nothing_on_disk(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
-    from session_workflow import inject_cli, locations
+    from session_workflow.cli import inject as inject_cli
+    from session_workflow.core import locations
 
     project.work_state(owner="another-session")
     record = project.data / locations.RECORDS_FOLDER / locations.record_name(SESSION)

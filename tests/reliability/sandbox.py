@@ -27,14 +27,15 @@ from pathlib import Path
 
 import pytest
 
-from session_workflow import compose, precompact, prompt_submit, workstate_writer
-from session_workflow.anchor import HEAD_CLOSE
-from session_workflow.context import HookContext
-from session_workflow.recovery import PROMPTS_HEADER, TODOS_HEADER
-from session_workflow.tasks_render import HEADER_EXACT
-from session_workflow.textutil import utf16_len
-from session_workflow.workstate_section import HEADING as WORK_STATE_HEADING
-from session_workflow.workstate_section import WorkState
+from session_workflow.anchor.text import HEAD_CLOSE
+from session_workflow.core.text import utf16_len
+from session_workflow.hook import compose, precompact, prompt_submit
+from session_workflow.hook.context import HookContext
+from session_workflow.tasks.render import HEADER_EXACT
+from session_workflow.transcript.recovery import PROMPTS_HEADER, TODOS_HEADER
+from session_workflow.workstate import writer as workstate_writer
+from session_workflow.workstate.section import HEADING as WORK_STATE_HEADING
+from session_workflow.workstate.section import WorkState
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

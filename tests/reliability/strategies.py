@@ -11,11 +11,11 @@ import json
 
 from hypothesis import strategies as st
 
-from session_workflow import compose
-from session_workflow.anchor import HEAD_CLOSE, TAIL_MARKER
-from session_workflow.recovery import PROMPTS_HEADER, TODOS_HEADER
-from session_workflow.tasks_render import FALLBACK_HINT, HEADER_EXACT
-from session_workflow.workstate_section import HEADING as WORK_STATE_HEADING
+from session_workflow.anchor.text import HEAD_CLOSE, TAIL_MARKER
+from session_workflow.hook import compose
+from session_workflow.tasks.render import FALLBACK_HINT, HEADER_EXACT
+from session_workflow.transcript.recovery import PROMPTS_HEADER, TODOS_HEADER
+from session_workflow.workstate.section import HEADING as WORK_STATE_HEADING
 
 SPECIAL_CHARS = (
     "\n",
@@ -140,7 +140,11 @@ anchor_name = st.one_of(
 def file_name_ok(name: str) -> bool:
     """A name a file can have here, left without surrogates: names with bytes that are not UTF-8 put lone
     surrogates into the block, a known bug that ``test_injection.py`` pins on its own."""
-    return all(not 0xD800 <= ord(char) <= 0xDFFF for char in name) and len(name.encode("utf-8")) < 250
+    return (
+        all(not 0xD800 <= ord(char) <= 0xDFFF for char in name)
+        and len(name.encode("utf-8")) < 250
+        and name.strip(".") != ""
+    )
 
 
 # Ages that cross the tiers: fresh, past the 6 h startup window, past the 24 h pointer age, far in the future.

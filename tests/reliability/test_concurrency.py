@@ -21,8 +21,11 @@ import sys
 import time
 from collections.abc import Callable
 
-from session_workflow import anchor_part, anchor_writer, cli, workstate
-from session_workflow.anchor import split_head
+from session_workflow.anchor import part as anchor_part
+from session_workflow.anchor import writer as anchor_writer
+from session_workflow.anchor.text import split_head
+from session_workflow.cli import main as cli
+from session_workflow.workstate import state as workstate
 
 from .processes import Child, fork_call
 from .sandbox import REPO, Sandbox, sandbox

@@ -23,7 +23,11 @@ from collections.abc import Callable
 import pytest
 from filelock import FileLock
 
-from session_workflow import anchor_writer, atomic, cli, workstate, workstate_writer
+from session_workflow.anchor import writer as anchor_writer
+from session_workflow.cli import main as cli
+from session_workflow.core import atomic
+from session_workflow.workstate import state as workstate
+from session_workflow.workstate import writer as workstate_writer
 
 from .processes import fork_call
 from .sandbox import REPO, Sandbox, sandbox

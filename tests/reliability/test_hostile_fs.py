@@ -19,8 +19,8 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from session_workflow.anchor_part import MAX_LISTED
-from session_workflow.locations import RECORDS_FOLDER, record_name
+from session_workflow.anchor.part import MAX_LISTED
+from session_workflow.core.locations import RECORDS_FOLDER, record_name
 
 from .sandbox import (
     CAP_UTF16,

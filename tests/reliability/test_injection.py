@@ -24,12 +24,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from session_workflow import compose
-from session_workflow.anchor import HEAD_CLOSE
-from session_workflow.recovery import PROMPTS_HEADER, TODOS_HEADER
-from session_workflow.tasks_render import HEADER_EXACT
-from session_workflow.workstate_section import HEADING as WORK_STATE_HEADING
-from session_workflow.workstate_section import WorkState, snapshot_key
+from session_workflow.anchor.text import HEAD_CLOSE
+from session_workflow.hook import compose
+from session_workflow.tasks.render import HEADER_EXACT
+from session_workflow.transcript.recovery import PROMPTS_HEADER, TODOS_HEADER
+from session_workflow.workstate.section import HEADING as WORK_STATE_HEADING
+from session_workflow.workstate.section import WorkState, snapshot_key
 
 from .sandbox import (
     EVENTS,

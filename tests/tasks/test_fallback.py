@@ -15,10 +15,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from session_workflow import tasks
-from session_workflow.tasks import Ambiguous
-from session_workflow.tasks_render import FALLBACK_HINT
-from tests.test_tasks import NOW, SESSION, make_ctx, render, touch, write_task
+from session_workflow.tasks import store as tasks
+from session_workflow.tasks.render import FALLBACK_HINT
+from session_workflow.tasks.store import Ambiguous
+from tests.tasks.test_store import NOW, SESSION, make_ctx, render, touch, write_task
 
 RECOVERED = "STRUCTURED TASK LIST (compact-proof, recovered from {} — source of truth; TaskUpdate to change):"
 

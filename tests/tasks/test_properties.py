@@ -10,10 +10,10 @@ import tempfile
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from session_workflow import tasks
-from session_workflow.context import HookContext
-from session_workflow.tasks_render import HEADER_EXACT, TaskHintPart, TaskListPart
-from session_workflow.textutil import utf8_len
+from session_workflow.core.text import utf8_len
+from session_workflow.hook.context import HookContext
+from session_workflow.tasks import store as tasks
+from session_workflow.tasks.render import HEADER_EXACT, TaskHintPart, TaskListPart
 
 OVERFLOW = re.compile(r"…(\d+) more: call TaskList")
 # Arbitrary text plus the characters that could forge or hide a line (lone surrogates come through JSON escapes).

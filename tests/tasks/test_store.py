@@ -14,9 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from session_workflow import boundedio, compose, tasks
-from session_workflow.context import HookContext
-from session_workflow.tasks_render import (
+from session_workflow.core import boundedio
+from session_workflow.core.text import utf8_len
+from session_workflow.hook import compose
+from session_workflow.hook.context import HookContext
+from session_workflow.tasks import store as tasks
+from session_workflow.tasks.render import (
     FALLBACK_HINT,
     HEADER_EXACT,
     Task,
@@ -24,9 +27,8 @@ from session_workflow.tasks_render import (
     TaskListPart,
     render_block,
 )
-from session_workflow.textutil import utf8_len
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 SESSION = "0b9f7c1e-2f4a-4c55-9d57-3b1c2a7e9f10"
 NOW = 2_000_000_000.0
 

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from session_workflow import layout
+from tools import layout
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture()

@@ -11,13 +11,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from session_workflow import compose, recovery
-from session_workflow.context import HookContext
-from session_workflow.recovery import PROMPTS_HEADER, TODOS_HEADER, RecoveryPart, scan_transcript
-from session_workflow.textutil import one_line, utf8_len
-from tests.test_boundedio import record_reads
+from session_workflow.core.text import one_line, utf8_len
+from session_workflow.hook import compose
+from session_workflow.hook.context import HookContext
+from session_workflow.transcript import recovery
+from session_workflow.transcript.recovery import PROMPTS_HEADER, TODOS_HEADER, RecoveryPart, scan_transcript
+from tests.core.test_boundedio import record_reads
 
-FIXTURES = Path(__file__).resolve().parent / "fixtures" / "transcripts"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "transcripts"
 SESSION = "4ee416ae-5200-49dc-a88e-4bf4d2730e36"
 
 

@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from session_workflow.textutil import utf8_len
-from session_workflow.workstate_section import (
+from session_workflow.core.text import utf8_len
+from session_workflow.workstate.section import (
     MAX_SECTION_BYTES,
     WorkState,
     parse_state,
@@ -230,7 +230,7 @@ def test_any_state_gives_a_bounded_section_with_one_line_per_field(
 def test_string_checks_match_their_patterns(value: str) -> None:
     import re
 
-    from session_workflow.workstate_section import is_session_id, is_url, slug_of_issue_url
+    from session_workflow.workstate.section import is_session_id, is_url, slug_of_issue_url
 
     assert is_session_id(value) == bool(re.fullmatch(r"[!-~]{1,256}", value))
     assert is_url(value) == bool(re.fullmatch(r"https?://[!-~]+", value))
@@ -244,7 +244,7 @@ def test_string_checks_match_their_patterns(value: str) -> None:
 def test_record_names_match_the_sanitising_pattern(value: str) -> None:
     import re
 
-    from session_workflow.locations import _fnv1a64, record_name
+    from session_workflow.core.locations import _fnv1a64, record_name
 
     safe = re.sub(r"[^A-Za-z0-9_-]", "-", value)
     expected = safe if safe == value and len(safe) <= 100 else f"{safe[:64]}-{_fnv1a64(value):016x}"

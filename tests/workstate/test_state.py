@@ -9,9 +9,15 @@ from pathlib import Path
 
 import pytest
 
-from session_workflow import compose, locations, workstate, workstate_writer
-from session_workflow.context import HookContext
-from session_workflow.workstate_section import WorkState, section, snapshot_key
+from session_workflow.core import locations
+from session_workflow.hook import compose
+from session_workflow.hook.context import HookContext
+from session_workflow.workstate import part as workstate_part
+from session_workflow.workstate import records
+from session_workflow.workstate import state as workstate
+from session_workflow.workstate import writer as workstate_writer
+from session_workflow.workstate.records import DeliveryRecord
+from session_workflow.workstate.section import WorkState, section, snapshot_key
 
 SESSION = "0b9f7c1e-2f4a-4c55-9d57-3b1c2a7e9f10"
 NOW = 1_795_978_800.0
@@ -188,7 +194,7 @@ def test_record_names_are_safe_and_distinct() -> None:
 def test_the_delivery_record_lives_under_plugin_data_one_file_per_session(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    record = workstate.DeliveryRecord.for_session(context(tmp_path, tmp_path / "data"))
+    record = DeliveryRecord.for_session(context(tmp_path, tmp_path / "data"))
     assert record is not None
     assert record.path == str(tmp_path / "data" / "work-state-delivered" / f"{SESSION}.key")
     assert not record.holds("k")
@@ -196,12 +202,12 @@ def test_the_delivery_record_lives_under_plugin_data_one_file_per_session(
     assert record.holds("k") and not record.holds("other")
     record.forget()
     assert not record.holds("k")
-    monkeypatch.setattr(workstate, "user_state_dir", lambda: str(tmp_path / "user"))
-    fallback = workstate.DeliveryRecord.for_session(context(tmp_path, Path("relative")))
+    monkeypatch.setattr(records, "user_state_dir", lambda: str(tmp_path / "user"))
+    fallback = DeliveryRecord.for_session(context(tmp_path, Path("relative")))
     assert fallback is not None and fallback.folder == str(tmp_path / "user" / "work-state-delivered")
-    monkeypatch.setattr(workstate, "user_state_dir", lambda: None)
-    assert workstate.DeliveryRecord.for_session(context(tmp_path, None)) is None
-    assert workstate.DeliveryRecord.for_session(context(tmp_path, tmp_path, session=None)) is None
+    monkeypatch.setattr(records, "user_state_dir", lambda: None)
+    assert DeliveryRecord.for_session(context(tmp_path, None)) is None
+    assert DeliveryRecord.for_session(context(tmp_path, tmp_path, session=None)) is None
 
 
 def test_storing_a_record_prunes_month_old_ones(tmp_path: Path) -> None:
@@ -210,7 +216,7 @@ def test_storing_a_record_prunes_month_old_ones(tmp_path: Path) -> None:
     for name, age_days in (("old.key", 31), ("dead-hook.key.123.tmp", 40), ("recent.key", 29), ("other.txt", 90)):
         (folder / name).write_text("k")
         os.utime(folder / name, (NOW - age_days * 86400, NOW - age_days * 86400))
-    record = workstate.DeliveryRecord.for_session(context(tmp_path, tmp_path))
+    record = DeliveryRecord.for_session(context(tmp_path, tmp_path))
     assert record is not None
     record.store("k")
     assert sorted(p.name for p in folder.iterdir()) == [f"{SESSION}.key", "other.txt", "recent.key"]
@@ -219,15 +225,15 @@ def test_storing_a_record_prunes_month_old_ones(tmp_path: Path) -> None:
 def test_the_part_is_all_or_nothing_and_resets_the_record(tmp_path: Path) -> None:
     put(tmp_path)
     ctx = context(tmp_path, tmp_path / "data", source="startup")
-    part = workstate.prepare(ctx)
-    assert isinstance(part, workstate.WorkStatePart)
+    part = workstate_part.prepare(ctx)
+    assert isinstance(part, workstate_part.WorkStatePart)
     loaded = workstate.owned_state(ctx)
     assert loaded is not None
     assert (part.name, part.cap, part.floor) == ("work state", 1024, len(part.text.encode()))
     assert part.text == loaded.stored_text
     assert part.render(part.floor - 1) == ""
     part.after_emit(True)
-    record = workstate.DeliveryRecord.for_session(ctx)
+    record = DeliveryRecord.for_session(ctx)
     assert record is not None and not record.holds(part.key), "a part that was not placed records nothing"
     assert part.render(part.floor) == part.text
     part.after_emit(True)
@@ -238,14 +244,14 @@ def test_the_part_is_all_or_nothing_and_resets_the_record(tmp_path: Path) -> Non
 
 def test_prepare_gives_nothing_for_an_orphaned_or_absent_state_and_resets_the_record(tmp_path: Path) -> None:
     ctx = context(tmp_path, tmp_path / "data", source="compact")
-    record = workstate.DeliveryRecord.for_session(ctx)
+    record = DeliveryRecord.for_session(ctx)
     assert record is not None
     record.store("stale")
-    assert workstate.prepare(ctx) is None
+    assert workstate_part.prepare(ctx) is None
     assert not record.holds("stale")
     put(tmp_path, owner="another-session")
     record.store("stale")
-    assert workstate.prepare(ctx) is None
+    assert workstate_part.prepare(ctx) is None
     assert not record.holds("stale")
 
 

@@ -18,13 +18,13 @@ from pathlib import Path
 
 import pytest
 
-from session_workflow import workstate_writer
-from session_workflow.locations import state_path
-from session_workflow.workstate import decode
-from session_workflow.workstate_section import section, snapshot_key
-from session_workflow.workstate_writer import WorkStateError
+from session_workflow.core.locations import state_path
+from session_workflow.workstate import writer as workstate_writer
+from session_workflow.workstate.section import section, snapshot_key
+from session_workflow.workstate.state import decode
+from session_workflow.workstate.writer import WorkStateError
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 SRC = str(REPO / "src")
 STRESS = os.environ.get("SESSION_WORKFLOW_STRESS") == "1"
 NOW = 1_795_978_800.0  # 2026-11-29T19:00:00Z
@@ -231,7 +231,7 @@ def test_the_journal_rotates_once_past_its_bound(tmp_path: Path, monkeypatch: py
 
 WORKER = """
 import os, sys, time
-from session_workflow.cli import main
+from session_workflow.cli.main import main
 project, name, count, go, per_process = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5] == "1"
 while not os.path.exists(go):
     time.sleep(0.001)
@@ -321,7 +321,7 @@ def test_concurrent_writers_lose_no_step_and_readers_never_see_a_torn_file(
 
 STALLING_WRITER = """
 import os, sys, time
-from session_workflow.cli import main
+from session_workflow.cli.main import main
 real_fsync = os.fsync
 def stall(fd):
     real_fsync(fd)

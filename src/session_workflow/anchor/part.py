@@ -14,7 +14,7 @@ import os
 import stat
 import time
 
-from session_workflow.anchor import (
+from session_workflow.anchor.text import (
     DONE,
     FULL,
     HEAD_CLOSE,
@@ -31,17 +31,17 @@ from session_workflow.anchor import (
     split_head,
     tier_for,
 )
-from session_workflow.boundedio import read_prefix
-from session_workflow.gitignore import ensure_gitignore
-from session_workflow.jsonlog import MAX_LOG_BYTES, append_record
-from session_workflow.locations import anchors_dir
-from session_workflow.parts import PreparedPart
-from session_workflow.textutil import ELLIPSIS, cut_utf16, one_line, utf16_len
+from session_workflow.core.boundedio import read_prefix
+from session_workflow.core.gitignore import ensure_gitignore
+from session_workflow.core.jsonlog import MAX_LOG_BYTES, append_record
+from session_workflow.core.locations import anchors_dir
+from session_workflow.core.text import ELLIPSIS, cut_utf16, one_line, utf16_len
+from session_workflow.hook.parts import PreparedPart
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from session_workflow.anchor import Fit
-    from session_workflow.context import HookContext
+    from session_workflow.anchor.text import Fit
+    from session_workflow.hook.context import HookContext
 
 CAP = 8000
 # A HEAD is read in two steps: most anchors end (or reach their tail marker) within the first read; a larger

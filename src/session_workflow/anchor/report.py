@@ -10,7 +10,17 @@ import os
 import sys
 import time
 
-from session_workflow.anchor import (
+from session_workflow.anchor.part import (
+    CAP,
+    MAX_LISTED,
+    AnchorBlock,
+    Candidate,
+    DirScan,
+    read_anchor,
+    scan_dir,
+    scan_folder,
+)
+from session_workflow.anchor.text import (
     DONE,
     DORMANT_AGE,
     FULL,
@@ -23,18 +33,8 @@ from session_workflow.anchor import (
     newest_cursor_step,
     tier_for,
 )
-from session_workflow.anchor_part import (
-    CAP,
-    MAX_LISTED,
-    AnchorBlock,
-    Candidate,
-    DirScan,
-    read_anchor,
-    scan_dir,
-    scan_folder,
-)
-from session_workflow.locations import anchors_dir
-from session_workflow.textutil import cut_utf16, one_line
+from session_workflow.core.locations import anchors_dir
+from session_workflow.core.text import cut_utf16, one_line
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

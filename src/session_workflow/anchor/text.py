@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from session_workflow.textutil import cut_utf16, utf16_len
+from session_workflow.core.text import cut_utf16, utf16_len
 
 TAIL_MARKER = "<!-- anchor:tail -->"
 BOM = "\ufeff"

@@ -23,8 +23,12 @@ import stat
 import sys
 import time
 
-from session_workflow import atomic, context
-from session_workflow.anchor import (
+from session_workflow.anchor.part import (
+    is_open_name,
+    list_open,
+)
+from session_workflow.anchor.report import head_fit_report, resolve_folder, stale_paths
+from session_workflow.anchor.text import (
     BOM,
     STEP_BULLET,
     TAIL_MARKER,
@@ -39,16 +43,13 @@ from session_workflow.anchor import (
     split_sections,
     title_of,
 )
-from session_workflow.anchor_part import (
-    is_open_name,
-    list_open,
-)
-from session_workflow.anchor_report import head_fit_report, resolve_folder, stale_paths
-from session_workflow.bootstrap import config_dir
-from session_workflow.cli import CliError, OneLineParser
-from session_workflow.gitignore import ensure_gitignore
-from session_workflow.locations import ANCHORS_SUBDIR, anchors_dir
-from session_workflow.textutil import cut_code_points, one_line
+from session_workflow.cli.bootstrap import config_dir
+from session_workflow.cli.parser import CliError, OneLineParser
+from session_workflow.core import atomic
+from session_workflow.core.gitignore import ensure_gitignore
+from session_workflow.core.locations import ANCHORS_SUBDIR, anchors_dir
+from session_workflow.core.text import cut_code_points, one_line
+from session_workflow.hook import context
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -10,8 +10,8 @@ import argparse
 import importlib
 import time
 
-from session_workflow.anchor_report import anchor_path, head_fit_report, list_anchors, list_dormant, list_stale
-from session_workflow.cli import CliError, OneLineParser
+from session_workflow.anchor.report import anchor_path, head_fit_report, list_anchors, list_dormant, list_stale
+from session_workflow.cli.parser import CliError, OneLineParser
 
 DIR_HELP = "a project directory (its .claude/anchors is used) or an anchors folder; default: the current directory"
 
@@ -55,9 +55,9 @@ def _run_head_fit(args: argparse.Namespace) -> int:
 def _register_writer(subcommands: argparse._SubParsersAction[OneLineParser]) -> None:
     """Add ``new``/``step``/``close`` when the writer module is present."""
     try:
-        anchor_writer = importlib.import_module("session_workflow.anchor_writer")
+        anchor_writer = importlib.import_module("session_workflow.anchor.writer")
     except ModuleNotFoundError as error:
-        if error.name != "session_workflow.anchor_writer":
+        if error.name != "session_workflow.anchor.writer":
             raise
         return
     anchor_writer.register(subcommands)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 import sys
 
-from session_workflow.cli import CliError
+from session_workflow.cli.parser import CliError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -80,7 +80,7 @@ def _sanitise(plugin_id: str) -> str:
 def _load_json(path: str) -> object:
     import json
 
-    from session_workflow.boundedio import read_text_prefix
+    from session_workflow.core.boundedio import read_text_prefix
 
     read = read_text_prefix(path, MAX_CONFIG_BYTES)
     if read is None or read[1]:
@@ -174,7 +174,7 @@ def _pip_env() -> dict[str, str]:
 
 
 def _last_error_line(output: str) -> str:
-    from session_workflow.textutil import cut_code_points, one_line
+    from session_workflow.core.text import cut_code_points, one_line
 
     lines = [one_line(line) for line in output.splitlines() if line.strip()]
     errors = [line for line in lines if line.startswith("ERROR")] or lines

@@ -16,9 +16,9 @@ import sys
 import tempfile
 import uuid
 
-from session_workflow.cli import CliError, OneLineParser
-from session_workflow.compose import CAP_UTF16
-from session_workflow.textutil import utf16_len
+from session_workflow.cli.parser import CliError, OneLineParser
+from session_workflow.core.text import utf16_len
+from session_workflow.hook.compose import CAP_UTF16
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SRC = os.path.join(ROOT, "src")

@@ -11,11 +11,11 @@ import argparse
 import os
 import time
 
-from session_workflow import compose
-from session_workflow.cli import OneLineParser
-from session_workflow.context import SOURCES, HookContext
-from session_workflow.hookio import run_hook
-from session_workflow.textutil import utf8_len, utf16_len
+from session_workflow.cli.parser import OneLineParser
+from session_workflow.core.text import utf8_len, utf16_len
+from session_workflow.hook import compose
+from session_workflow.hook.context import SOURCES, HookContext
+from session_workflow.hook.io import run_hook
 
 
 def context_for(source: str, cwd: str, session: str | None, transcript: str | None) -> HookContext:

@@ -8,29 +8,18 @@ from __future__ import annotations
 import argparse
 import sys
 
+from session_workflow.cli.parser import CliError, OneLineParser
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
-    from typing import NoReturn
-
-
-class CliError(Exception):
-    """An expected failure: its message is printed as one line and the command exits with ``code``."""
-
-    def __init__(self, message: str, code: int = 1) -> None:
-        super().__init__(message)
-        self.code = code
-
-
-class OneLineParser(argparse.ArgumentParser):
-    """An ArgumentParser whose errors are a single line and exit 2."""
-
-    def error(self, message: str) -> NoReturn:
-        self.exit(2, f"{self.prog}: error: {message}\n")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from session_workflow import anchor_cli, demo, inject_cli, state_cli
+    from session_workflow.cli import anchor as anchor_cli
+    from session_workflow.cli import demo
+    from session_workflow.cli import inject as inject_cli
+    from session_workflow.cli import state as state_cli
 
     parser = OneLineParser(prog="session-workflow", description=__doc__.splitlines()[0] if __doc__ else None)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=OneLineParser)

@@ -11,13 +11,12 @@ import os
 import sys
 import time
 
-from session_workflow import workstate_writer
-from session_workflow.boundedio import read_prefix
-from session_workflow.cli import CliError, OneLineParser
-from session_workflow.locations import state_path
-from session_workflow.textutil import one_line
-from session_workflow.workstate import MAX_STATE_BYTES, decode, fallback_state_path, origin_slug
-from session_workflow.workstate_section import (
+from session_workflow.cli.parser import CliError, OneLineParser
+from session_workflow.core.boundedio import read_prefix
+from session_workflow.core.locations import state_path
+from session_workflow.core.text import one_line
+from session_workflow.workstate import writer as workstate_writer
+from session_workflow.workstate.section import (
     MAX_STEP_POINTS,
     MAX_URL_CHARS,
     WorkState,
@@ -27,12 +26,13 @@ from session_workflow.workstate_section import (
     parse_ticket,
     ticket_label,
 )
+from session_workflow.workstate.state import MAX_STATE_BYTES, decode, fallback_state_path, origin_slug
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
 
-    from session_workflow.workstate_writer import Change
+    from session_workflow.workstate.writer import Change
 
 SESSION_ENV = "CLAUDE_CODE_SESSION_ID"
 PROJECT_ENV = "CLAUDE_PROJECT_DIR"

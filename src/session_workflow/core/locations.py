@@ -17,6 +17,7 @@ ANCHORS_SUBDIR = os.path.join(".claude", "anchors")
 STATE_RELPATH = ".claude/session-workflow/work-state.json"
 PLUGIN_DATA_ENV = "CLAUDE_PLUGIN_DATA"
 RECORDS_FOLDER = "work-state-delivered"
+APP_NAME = "session-workflow"
 
 
 def anchors_dir(project_dir: str) -> str:
@@ -33,6 +34,16 @@ def records_dir(env: Mapping[str, str]) -> str | None:
     """The folder of per-session delivery records under CLAUDE_PLUGIN_DATA (None when that is not set)."""
     base = env.get(PLUGIN_DATA_ENV)
     return os.path.join(base, RECORDS_FOLDER) if base and os.path.isabs(base) else None
+
+
+def user_state_dir() -> str | None:
+    """The user-level state dir (platformdirs, imported only here); None where platformdirs is not importable,
+    as on the hooks' ``python3 -I -S`` path."""
+    try:
+        import platformdirs
+    except ImportError:
+        return None
+    return platformdirs.user_state_dir(APP_NAME)
 
 
 def _fnv1a64(text: str) -> int:

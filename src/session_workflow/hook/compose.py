@@ -8,14 +8,14 @@ parts after it), renders within that, and names anything it had to cut.
 
 from __future__ import annotations
 
-from session_workflow import locations
-from session_workflow.hookio import hook_json, run_hook, write_stdout
-from session_workflow.textutil import utf8_len, utf16_len
+from session_workflow.core import locations
+from session_workflow.core.text import utf8_len, utf16_len
+from session_workflow.hook.io import hook_json, run_hook, write_stdout
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from session_workflow.context import HookContext
-    from session_workflow.parts import PreparedPart
+    from session_workflow.hook.context import HookContext
+    from session_workflow.hook.parts import PreparedPart
 
 CAP_UTF16 = 10_000
 SEPARATOR = "\n\n"
@@ -62,26 +62,26 @@ def prepare_parts(ctx: HookContext) -> list[PreparedPart]:
     state_elsewhere = False
     for name in wanted:
         if name == "work state" and locations.any_work_state(folders, ctx.env, ctx.session_id):
-            from session_workflow import workstate
+            from session_workflow.workstate import part as workstate_part
 
             if not ctx.mod_active:
-                prepared.append(workstate.prepare(ctx))
+                prepared.append(workstate_part.prepare(ctx))
             else:
                 # The mod puts the section in a new thread's system prompt. A resumed thread keeps the system
                 # prompt it was first sent, so there the UserPromptSubmit hook still delivers any change.
-                state_elsewhere = workstate.note_mod_delivery(ctx, record=ctx.source != "resume")
+                state_elsewhere = workstate_part.note_mod_delivery(ctx, record=ctx.source != "resume")
         elif name == "anchor" and ctx.env.get(ANCHOR_OPT_OUT_ENV) != "0" and locations.any_anchors(folders):
-            from session_workflow import anchor_part
+            from session_workflow.anchor import part as anchor_part
 
             prepared.append(anchor_part.prepare(ctx))
         elif name == "tasks":
-            from session_workflow import tasks
+            from session_workflow.tasks import store as tasks
 
             prepared.append(tasks.prepare(ctx))
         elif name == "recovery" and (state_elsewhere or any(prepared)):
             # The user's quoted words ride along with restored state: a session with no anchor, tasks or work
             # state at all gets zero bytes (Claude Code's own summary already covers what was said).
-            from session_workflow import recovery
+            from session_workflow.transcript import recovery
 
             prepared.append(recovery.prepare(ctx))
     return [part for part in prepared if part is not None]

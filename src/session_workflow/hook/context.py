@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import os
 
-from session_workflow.boundedio import iter_lines_from_start
+from session_workflow.core.boundedio import iter_lines_from_start
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

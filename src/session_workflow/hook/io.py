@@ -7,7 +7,7 @@ import os
 import sys
 import time
 
-from session_workflow.context import HookContext
+from session_workflow.hook.context import HookContext
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

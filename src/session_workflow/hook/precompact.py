@@ -9,16 +9,18 @@ from __future__ import annotations
 
 import re
 
-from session_workflow import anchor_part, tasks, workstate
-from session_workflow.compose import ANCHOR_OPT_OUT_ENV
-from session_workflow.hookio import run_hook, write_stdout
-from session_workflow.textutil import cut_code_points, cut_utf16, one_line
-from session_workflow.workstate_section import ticket_label
+from session_workflow.anchor import part as anchor_part
+from session_workflow.core.text import cut_code_points, cut_utf16, one_line
+from session_workflow.hook.compose import ANCHOR_OPT_OUT_ENV
+from session_workflow.hook.io import run_hook, write_stdout
+from session_workflow.tasks import store as tasks
+from session_workflow.workstate import state as workstate
+from session_workflow.workstate.section import ticket_label
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from session_workflow.context import HookContext
-    from session_workflow.workstate_section import WorkState
+    from session_workflow.hook.context import HookContext
+    from session_workflow.workstate.section import WorkState
 
 MAX_CHARS = 600
 TITLE_CHARS = 80

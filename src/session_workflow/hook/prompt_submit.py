@@ -9,13 +9,14 @@ records the snapshot the mod put in the new thread's system prompt, so this hook
 
 from __future__ import annotations
 
-from session_workflow import workstate
-from session_workflow.hookio import hook_json, run_hook, write_stdout
-from session_workflow.workstate_section import snapshot_key
+from session_workflow.hook.io import hook_json, run_hook, write_stdout
+from session_workflow.workstate import state as workstate
+from session_workflow.workstate.records import DeliveryRecord
+from session_workflow.workstate.section import snapshot_key
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from session_workflow.context import HookContext
+    from session_workflow.hook.context import HookContext
 
 
 def prompt_submit(ctx: HookContext) -> None:
@@ -23,7 +24,7 @@ def prompt_submit(ctx: HookContext) -> None:
     loaded = workstate.owned_state(ctx)
     if loaded is None:
         return
-    record = workstate.DeliveryRecord.for_session(ctx)
+    record = DeliveryRecord.for_session(ctx)
     key = snapshot_key(loaded.state, False)
     if record is None or record.holds(key):
         return

@@ -12,8 +12,8 @@ import json
 import os
 import re
 
-from session_workflow.boundedio import read_prefix_and_stat
-from session_workflow.tasks_render import (
+from session_workflow.core.boundedio import read_prefix_and_stat
+from session_workflow.tasks.render import (
     HEADER_EXACT,
     HEADER_RECOVERED,
     OPEN_STATUSES,
@@ -26,7 +26,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    from session_workflow.context import HookContext
+    from session_workflow.hook.context import HookContext
 
 ROOT_ENV = "SESSION_WORKFLOW_TASKS_ROOT"
 LIST_ID_ENV = "CLAUDE_CODE_TASK_LIST_ID"

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import json
 
-from session_workflow.boundedio import iter_marked_lines_from_end
-from session_workflow.parts import PreparedPart
-from session_workflow.textutil import cut_utf8, one_line, utf8_len
+from session_workflow.core.boundedio import iter_marked_lines_from_end
+from session_workflow.core.text import cut_utf8, one_line, utf8_len
+from session_workflow.hook.parts import PreparedPart
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from session_workflow.context import HookContext
+    from session_workflow.hook.context import HookContext
 
 TAIL_BYTES = 4 << 20
 MAX_PROMPTS = 3

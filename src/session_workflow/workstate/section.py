@@ -12,8 +12,8 @@ from __future__ import annotations
 import json
 import re
 
-from session_workflow.locations import STATE_RELPATH
-from session_workflow.textutil import cut_code_points, cut_utf8, one_line
+from session_workflow.core.locations import STATE_RELPATH
+from session_workflow.core.text import cut_code_points, cut_utf8, one_line
 
 # Relative to the project dir; also named in the section so the agent can read the live step.
 FORMAT_VERSION = 1

@@ -1,5 +1,4 @@
-"""The work state on the hook path: find and read the state file, decide ownership, and remember per session
-which snapshot our hooks last delivered.
+"""The work state on the hook path: find and read the state file, decide ownership, derive the repo slug.
 
 Hot path: bounded reads, no locks (the writer replaces the file atomically, so a read sees the old or the new
 state), no platformdirs unless there is no project dir or no CLAUDE_PLUGIN_DATA. A state owned by another
@@ -12,11 +11,10 @@ import json
 import os
 import re
 
-from session_workflow.boundedio import read_prefix, read_text_prefix
-from session_workflow.locations import RECORDS_FOLDER, record_name, records_dir, state_path
-from session_workflow.parts import PreparedPart
-from session_workflow.textutil import utf8_len
-from session_workflow.workstate_section import (
+from session_workflow.core.boundedio import read_prefix, read_text_prefix
+from session_workflow.core.locations import state_path, user_state_dir
+from session_workflow.core.text import utf8_len
+from session_workflow.workstate.section import (
     MAX_SECTION_BYTES,
     WorkState,
     parse_state,
@@ -28,32 +26,16 @@ from session_workflow.workstate_section import (
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from session_workflow.context import HookContext
+    from session_workflow.hook.context import HookContext
 
-APP_NAME = "session-workflow"
 # The writer's files are a few hundred bytes; a larger one is not ours to trust (the mod applies the same bound).
 MAX_STATE_BYTES = 64 * 1024
 MAX_GIT_FILE_BYTES = 64 * 1024
 MAX_ANCESTORS = 64
-# A key is ASCII JSON of at most a state file's fields, each character escaped to at most six bytes.
-MAX_RECORD_BYTES = 6 * MAX_STATE_BYTES
-MAX_SESSION_ID_CHARS = 4096
-RECORD_MAX_AGE_SECONDS = 30 * 24 * 3600
-MAX_RECORDS_SCANNED = 4096
 
 # Compiled on first use (re caches them): only a rebuild reads the git config.
 _CONFIG_SECTION = r'\s*\[\s*([A-Za-z0-9.-]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\]'
 _CONFIG_URL = r"(?i)\s*url\s*=(.*)"
-
-
-def user_state_dir() -> str | None:
-    """The user-level state dir (platformdirs, imported only here); None where platformdirs is not importable,
-    as on the hooks' ``python3 -I -S`` path."""
-    try:
-        import platformdirs
-    except ImportError:
-        return None
-    return platformdirs.user_state_dir(APP_NAME)
 
 
 def fallback_state_path() -> str | None:
@@ -218,126 +200,3 @@ def origin_slug(project_dir: str) -> str | None:
     config = git_config_path(project_dir)
     read = read_text_prefix(config, MAX_GIT_FILE_BYTES) if config else None
     return repo_slug(origin_url(read[0])) if read else None
-
-
-def _unlink_quietly(path: str) -> None:
-    try:
-        os.unlink(path)
-    except OSError:
-        return
-
-
-class DeliveryRecord:
-    """The snapshot key our hooks last delivered in one session: one small file, replaced whole (no lock)."""
-
-    __slots__ = ("folder", "now", "path")
-
-    def __init__(self, folder: str, name: str, now: float) -> None:
-        self.folder = folder
-        self.path = os.path.join(folder, name)
-        self.now = now
-
-    @classmethod
-    def for_session(cls, ctx: HookContext) -> DeliveryRecord | None:
-        """Under CLAUDE_PLUGIN_DATA, else the user state dir; None without a usable session id or location."""
-        if not ctx.session_id or len(ctx.session_id) > MAX_SESSION_ID_CHARS:
-            return None
-        folder = records_dir(ctx.env)
-        if folder is None:
-            fallback = user_state_dir()
-            folder = os.path.join(fallback, RECORDS_FOLDER) if fallback else None
-        return cls(folder, record_name(ctx.session_id), ctx.now) if folder else None
-
-    def holds(self, key: str) -> bool:
-        read = read_prefix(self.path, MAX_RECORD_BYTES)
-        return read is not None and read[0] == key.encode("ascii")
-
-    def store(self, key: str) -> None:
-        """Record ``key`` (temp file + os.replace, so a reader never sees half of it), then prune old records."""
-        temp = f"{self.path}.{os.getpid()}.tmp"
-        try:
-            os.makedirs(self.folder, mode=0o700, exist_ok=True)
-            fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0), 0o600)
-            try:
-                os.write(fd, key.encode("ascii"))
-            finally:
-                os.close(fd)
-            os.replace(temp, self.path)
-        except OSError:
-            _unlink_quietly(temp)
-            return
-        self._prune()
-
-    def forget(self) -> None:
-        """Drop the record, so the next prompt delivers the section again."""
-        _unlink_quietly(self.path)
-
-    def _prune(self) -> None:
-        """Remove records (and a killed hook's temp files) untouched for a month: sessions leave one file each."""
-        try:
-            with os.scandir(self.folder) as entries:
-                for index, entry in enumerate(entries):
-                    if index >= MAX_RECORDS_SCANNED:
-                        break
-                    ours = entry.name.endswith((".key", ".tmp")) and entry.is_file(follow_symlinks=False)
-                    if ours and self.now - entry.stat(follow_symlinks=False).st_mtime > RECORD_MAX_AGE_SECONDS:
-                        os.unlink(entry.path)
-        except OSError:
-            return
-
-
-class WorkStatePart(PreparedPart):
-    """The section in the SessionStart block: all or nothing (it is small and its lines depend on each other)."""
-
-    name = "work state"
-    cap = MAX_SECTION_BYTES
-
-    def __init__(self, text: str, key: str, record: DeliveryRecord | None) -> None:
-        self.text = text
-        self.key = key
-        self.record = record
-        self.floor = utf8_len(text)
-        self.placed = False
-
-    def render(self, budget: int) -> str:
-        """The section when it fits the budget (UTF-8 bytes, never fewer than UTF-16 units), else nothing."""
-        self.placed = self.floor <= budget
-        return self.text if self.placed else ""
-
-    def after_emit(self, emitted: bool) -> None:
-        """Reset the per-session record: the block carried this snapshot, or the next prompt must deliver it."""
-        if self.record is None:
-            return
-        if emitted and self.placed:
-            self.record.store(self.key)
-        else:
-            self.record.forget()
-
-
-def note_mod_delivery(ctx: HookContext, record: bool) -> bool:
-    """The mod delivers the section: say whether this session owns a work state, and (``record``) note the
-    snapshot the mod puts in a new thread's system prompt, so UserPromptSubmit does not repeat it."""
-    loaded = owned_state(ctx)
-    delivery = DeliveryRecord.for_session(ctx) if record and not ctx.dry_run else None
-    if delivery is not None:
-        if loaded is None:
-            delivery.forget()
-        else:
-            delivery.store(snapshot_key(loaded.state, False))
-    return loaded is not None
-
-
-def prepare(ctx: HookContext) -> PreparedPart | None:
-    """The work-state part for SessionStart; None (and the delivery record reset) when no owned state exists.
-
-    The reset happens here because a part that says nothing gets no ``after_emit``: a new context without the
-    section must let the next prompt deliver it, even if the same snapshot returns (adopted back, say).
-    """
-    record = DeliveryRecord.for_session(ctx)
-    loaded = owned_state(ctx)
-    text = section_text(loaded) if loaded is not None else None
-    if loaded is None or not text:
-        if record is not None and not ctx.dry_run:
-            record.forget()
-        return None
-    return WorkStatePart(text, snapshot_key(loaded.state, False), record)

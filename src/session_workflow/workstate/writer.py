@@ -13,12 +13,12 @@ import json
 import os
 import time
 
-from session_workflow import atomic
-from session_workflow.boundedio import read_prefix
-from session_workflow.gitignore import ensure_gitignore
-from session_workflow.jsonlog import MAX_LOG_BYTES, append_record
-from session_workflow.workstate import MAX_STATE_BYTES, decode
-from session_workflow.workstate_section import FORMAT_VERSION, WorkState, section, snapshot_key, ticket_label
+from session_workflow.core import atomic
+from session_workflow.core.boundedio import read_prefix
+from session_workflow.core.gitignore import ensure_gitignore
+from session_workflow.core.jsonlog import MAX_LOG_BYTES, append_record
+from session_workflow.workstate.section import FORMAT_VERSION, WorkState, section, snapshot_key, ticket_label
+from session_workflow.workstate.state import MAX_STATE_BYTES, decode
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -1,0 +1,1 @@
+"""The control anchor: its text model, the injected part, reports and the writer."""

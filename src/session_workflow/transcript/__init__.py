@@ -1,0 +1,1 @@
+"""What the hooks read from Claude Code's session transcript."""

@@ -1,0 +1,1 @@
+"""The work state: the state file, its system-prompt section, the writer and the per-session delivery records."""

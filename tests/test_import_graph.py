@@ -1,0 +1,93 @@
+"""No import cycle anywhere in ``src/``: every module's imports (lazy ones too) form a DAG.
+
+Imports under ``if TYPE_CHECKING:`` are left out: they never run. Package ``__init__`` files must import nothing,
+so a hook pays only for the modules it uses.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+SRC = Path(__file__).resolve().parents[1] / "src"
+PACKAGE = "session_workflow"
+
+
+def module_names() -> dict[str, Path]:
+    names = {}
+    for path in sorted((SRC / PACKAGE).rglob("*.py")):
+        parts = list(path.relative_to(SRC).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        names[".".join(parts)] = path
+    return names
+
+
+def runtime_imports(tree: ast.Module) -> list[ast.Import | ast.ImportFrom]:
+    """Every import statement that can run: anything not inside an ``if TYPE_CHECKING:`` block."""
+    found: list[ast.Import | ast.ImportFrom] = []
+
+    def visit(node: ast.AST) -> None:
+        if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING":
+            for branch in node.orelse:
+                visit(branch)
+            return
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            found.append(node)
+        for child in ast.iter_child_nodes(node):
+            visit(child)
+
+    visit(tree)
+    return found
+
+
+def edges(modules: dict[str, Path]) -> dict[str, set[str]]:
+    graph: dict[str, set[str]] = {name: set() for name in modules}
+    for name, path in modules.items():
+        for node in runtime_imports(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.Import):
+                targets = [alias.name for alias in node.names]
+            elif node.level == 0 and node.module:
+                targets = [f"{node.module}.{alias.name}" for alias in node.names] + [node.module]
+            else:
+                raise AssertionError(f"{path}: relative import")
+            for target in targets:
+                if target in modules and target != name and modules[target].name != "__init__.py":
+                    graph[name].add(target)
+    return graph
+
+
+def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def walk(node: str) -> list[str] | None:
+        state[node] = 1
+        stack.append(node)
+        for nxt in sorted(graph[node]):
+            if state.get(nxt) == 1:
+                return [*stack[stack.index(nxt) :], nxt]
+            if nxt not in state and (cycle := walk(nxt)):
+                return cycle
+        stack.pop()
+        state[node] = 2
+        return None
+
+    for node in sorted(graph):
+        if node not in state and (cycle := walk(node)):
+            return cycle
+    return None
+
+
+def test_src_has_no_import_cycle() -> None:
+    assert find_cycle(edges(module_names())) is None
+
+
+def test_package_inits_import_nothing() -> None:
+    for path in (SRC / PACKAGE).rglob("__init__.py"):
+        assert not runtime_imports(ast.parse(path.read_text())), path
+
+
+def test_the_cycle_finder_finds_a_cycle() -> None:
+    assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert find_cycle({"a": {"b"}, "b": set()}) is None
