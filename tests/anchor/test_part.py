@@ -366,7 +366,7 @@ def test_dropped_sections_are_named_in_the_block(tmp_path: Path) -> None:
     shown = [n for n in range(30) if f"## Part {n}\n" in text]
     missing = [n for n in range(30) if n not in shown]
     assert shown == list(range(len(shown))) and missing
-    note = text.split("Not shown for space (read them in the file): ", 1)[1]
+    note = text.split("Not shown for space (`session-workflow anchor show` prints them): ", 1)[1]
     named = [n for n in missing if f"Part {n}," in note or f"Part {n} and" in note or f"Part {n}." in note]
     assert named == missing[: len(named)]
     assert f"and {len(missing) - len(named)} more section(s)" in note or len(named) == len(missing)
@@ -565,7 +565,8 @@ def test_huge_anchor_is_read_boundedly(tmp_path: Path, monkeypatch: pytest.Monke
 def test_tail_beyond_the_first_read_is_still_mentioned(tmp_path: Path) -> None:
     write_anchor(tmp_path, "a.md", live("A") + "<!-- anchor:tail -->\n" + "t" * 100_000 + "\n", 0)
     text = rendered(make_ctx(tmp_path))
-    assert "Its TAIL (below `<!-- anchor:tail -->`) stays on disk" in text and "ttt" not in text
+    assert "Its TAIL (below `<!-- anchor:tail -->`, decisions and history) stays on disk" in text
+    assert "`session-workflow anchor show --all " in text and "ttt" not in text
 
 
 def test_hook_end_to_end_subprocess(tmp_path: Path) -> None:

@@ -129,8 +129,9 @@ mechanism word for word with an id (U1, U2, ...); a reversal is quoted too and n
 a pending question to re-ask verbatim. `anchor step` adds "- Step N: ..." lines here, newest first. -->
 
 ## Resume steps
-1. Read this anchor whole: `<P>/.claude/anchors/2026-03-02-move-billing.md`. It is the source of truth over any \
-summary.
+1. Print this anchor: `session-workflow anchor show <P>/.claude/anchors/2026-03-02-move-billing.md` (`--all` adds \
+the TAIL; never Read or cat it, which Claude Code re-attaches whole after each compaction). It is the source of truth \
+over any summary.
 2. Check the durable state before trusting the cursor: `git -C <P> log --oneline -10` and `git -C <P> status \
 --short`, then the artifacts named in Last-known-good; where they disagree, they win.
 3. Continue from the Cursor's newest entry: verify its precondition first, so a half-done step is finished, not \
@@ -191,7 +192,7 @@ def test_template_is_an_anchor_in_survival_order() -> None:
         "step": "0",
         "source": "s",
     }
-    assert "`/p/.claude/anchors/x.md`" in sections[4].text  # Resume steps hold the anchor's own absolute path
+    assert "anchor show /p/.claude/anchors/x.md`" in sections[4].text  # Resume steps hold the anchor's own absolute path
 
 
 # --- pure: step ----------------------------------------------------------------------------------------------------
@@ -363,7 +364,7 @@ def test_new_creates_the_dated_file_and_the_gitignore(tmp_path: Path) -> None:
     assert path == str(anchors(tmp_path) / "2026-03-02-move-billing.md")
     text = Path(path).read_text()
     assert "source: session-workflow anchor new (session abc-1)\n" in text
-    assert f"`{path}`" in text
+    assert f"`session-workflow anchor show {path}`" in text
     assert (anchors(tmp_path) / ".gitignore").read_text() == "*\n"
 
 

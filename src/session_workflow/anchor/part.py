@@ -17,7 +17,6 @@ import time
 from session_workflow.anchor.text import (
     DONE,
     FULL,
-    HEAD_CLOSE,
     KIND_LABELS,
     LIVE,
     NOT_ANCHOR,
@@ -28,6 +27,7 @@ from session_workflow.anchor.text import (
     cursor_next_action,
     fit_sections,
     mv_command,
+    shell_quote,
     split_head,
     tier_for,
 )
@@ -240,6 +240,21 @@ def _close_advice(path: str) -> str:
     return command if utf16_len(command) <= 2 * PATH_CAP else "rename it to *.closed.md"
 
 
+def show_command(path: str, whole: bool = False) -> str:
+    """The command that prints an anchor as the hook frames it (``--all``: with its TAIL), in backticks.
+
+    The model reads an anchor through this, never the Read tool: Claude Code re-attaches every file the model
+    read before a compaction, whole, TAIL included, beside the block that already carries the HEAD.
+    """
+    command = f"session-workflow anchor show {'--all ' if whole else ''}{shell_quote(path)}"
+    return f"`{command}`" if utf16_len(command) <= 2 * PATH_CAP else f"`session-workflow anchor show{' --all' if whole else ''}`"
+
+
+def frame(name: str, tag: str = "anchor-head") -> tuple[str, str]:
+    """The opening and closing lines around anchor text in the block and in ``anchor show``."""
+    return f'<{tag} file="{_name(name).replace(chr(34), "")}">', f"</{tag}>"
+
+
 def named_list(names: list[str], total: int) -> str:
     """At most ``OTHERS_NAMED`` names, then "and N more" for the rest of ``total``."""
     shown = names[:OTHERS_NAMED]
@@ -345,7 +360,10 @@ class AnchorBlock:
         step = one_line(self.anchor.frontmatter.get("step", ""))[:20]
         status = f"Updated {age_text(self.age)} ago" + (f", step {step}" if step else "") + "."
         if self.anchor.tail:
-            status += f" Its TAIL (below `{TAIL_MARKER}`) stays on disk: read it for decisions and history."
+            status += (
+                f" Its TAIL (below `{TAIL_MARKER}`, decisions and history) stays on disk:"
+                f" {show_command(self.candidate.path, whole=True)} prints it."
+            )
         lines.append(status)
         if self.anchor.kind == DONE:
             lines.append(f"It says its work is done; if so, close it: {_close_advice(self.candidate.path)}")
@@ -366,7 +384,7 @@ class AnchorBlock:
                 used += utf16_len(name) + 2
             rest = len(fit.dropped) - len(names)
             listed = ", ".join(names) + (f" and {rest} more section(s)" if rest else "")
-            parts.append(f"Not shown for space (read them in the file): {listed}.")
+            parts.append(f"Not shown for space (`session-workflow anchor show` prints them): {listed}.")
         if fit.cursor_cut:
             parts.append(f'The cursor section "{_name(fit.cursor_heading or "")}" was cut at a line boundary.')
         elif fit.cursor_reserved and fit.dropped:
@@ -377,11 +395,11 @@ class AnchorBlock:
 
     def _assemble(self, top: list[str], fit: Fit, trailer: list[str]) -> tuple[str, int]:
         """The full block and its size, measured piece by piece (the HEAD's size is already known)."""
-        frame = f'<anchor-head file="{_name(self.candidate.name).replace(chr(34), "")}">'
+        opening, closing = frame(self.candidate.name)
         stripped = fit.text.rstrip()
         note = self._drop_note(fit)
-        before = "\n".join([*top, frame]) + "\n"
-        after = "\n" + "\n".join([HEAD_CLOSE, *([note] if note else []), *trailer])
+        before = "\n".join([*top, opening]) + "\n"
+        after = "\n" + "\n".join([closing, *([note] if note else []), *trailer])
         size = utf16_len(before) + fit.size - (len(fit.text) - len(stripped)) + utf16_len(after)
         return before + stripped + after, size
 
@@ -432,8 +450,8 @@ class AnchorBlock:
         if cursor:
             lines.append(f"Cursor: {cursor}")
         lines.append(
-            f"Its HEAD ({self.anchor.size:,} chars) is not shown for space: read the file, verify it against git log "
-            "and files, then continue from its cursor."
+            f"Its HEAD ({self.anchor.size:,} chars) is not shown for space: {show_command(self.candidate.path)} prints"
+            " it; verify it against git log and files, then continue from its cursor."
         )
         return "\n".join(lines)
 
@@ -449,7 +467,8 @@ class AnchorBlock:
             f"Title: {self._title()}",
             asserts,
             "Check that against durable state (git log, the files on disk) before acting on it. If the work goes on, "
-            "read the file and continue from its cursor; if it is finished, close it:",
+            f"print it with {show_command(self.candidate.path)} and continue from its cursor; if it is finished, "
+            "close it:",
             _close_advice(self.candidate.path),
         ]
         minimal = [core[0], asserts, f"If finished, close it: {_close_advice(self.candidate.path)}"]
@@ -467,8 +486,8 @@ class AnchorBlock:
         core = [
             f"## Parked control anchor: {path}",
             f'"{self._title()}" is parked: {reason} (updated {age_text(self.age)} ago).',
-            "Leave it unless the user asks for it. To resume it, remove `parked:` from its frontmatter, then read it "
-            "and continue from its cursor. To close it:",
+            "Leave it unless the user asks for it. To resume it, remove `parked:` from its frontmatter, then print it "
+            f"with {show_command(self.candidate.path)} and continue from its cursor. To close it:",
             _close_advice(self.candidate.path),
         ]
         return [

@@ -1,4 +1,4 @@
-"""Read-only anchor reports: list, path, list-dormant, list-stale, head-fit.
+"""Read-only anchor reports: list, path, show, list-dormant, list-stale, head-fit.
 
 Shared by ``session-workflow anchor …`` and ``hooks/anchor_inject.py``, so stdlib-light (no argparse here).
 Each report returns its output lines and an exit code; nothing is ever written or renamed.
@@ -16,6 +16,7 @@ from session_workflow.anchor.part import (
     AnchorBlock,
     Candidate,
     DirScan,
+    frame,
     read_anchor,
     scan_dir,
     scan_folder,
@@ -29,10 +30,15 @@ from session_workflow.anchor.text import (
     NOT_ANCHOR,
     PARKED,
     age_text,
+    clean_for_model,
+    defuse_frame_close,
+    lines_of,
     mv_command,
     newest_cursor_step,
+    split_head,
     tier_for,
 )
+from session_workflow.core.boundedio import read_text_prefix
 from session_workflow.core.locations import anchors_dir
 from session_workflow.core.text import cut_utf16, one_line
 
@@ -128,6 +134,49 @@ def anchor_path(start: str | None) -> tuple[list[str], int]:
             where = os.path.abspath(start or os.getcwd())
             return [f"no open anchor in {anchors_dir(where)} or above"], 1
         directory = parent
+
+
+def show_anchor(path: str | None, whole: bool, now: float) -> tuple[list[str], int]:
+    """The anchor at ``path`` (default: the one ``anchor path`` names) as the hook frames its HEAD; ``whole`` adds
+    the TAIL in a frame of its own.
+
+    The model reads its anchor through this command: its output is a Bash result, which a compaction summarises
+    away, whereas a file read with the Read tool is re-attached whole after every compaction. Exit 1 when no
+    anchor is found, 2 when ``path`` is not a readable regular file.
+    """
+    if path is None:
+        found, code = anchor_path(None)
+        if code:
+            return found, code
+        path = found[0]
+    anchor = read_anchor(path, REPORT_READ_BYTES)
+    if anchor is None:
+        return [f"{path}: no such anchor file (or not a readable regular file)"], 2
+    try:
+        mtime = os.stat(path).st_mtime
+    except OSError:
+        mtime = now
+    candidate = Candidate(os.path.abspath(path), mtime)
+    candidate.anchor = anchor
+    block = AnchorBlock(candidate, anchor, FULL, None, now - mtime, [], 0, None)
+    lines = [block.render_full(1 << 30)[0]]
+    if whole:
+        lines.extend(_framed_tail(candidate))
+    return lines, 0
+
+
+def _framed_tail(candidate: Candidate) -> list[str]:
+    """The TAIL below the marker line, cleaned for the model and framed so nothing in it can close the frame."""
+    read = read_text_prefix(candidate.path, REPORT_READ_BYTES)
+    tail = split_head(clean_for_model(read[0]))[1] if read is not None else None
+    if tail is None:
+        return ["", "(no TAIL: the file has no `<!-- anchor:tail -->` line)"]
+    opening, closing = frame(candidate.name, "anchor-tail")
+    body = defuse_frame_close("".join(lines_of(tail)[1:]).strip("\n"), closing)
+    lines = ["", opening, *([body] if body else []), closing]
+    if read is not None and read[1]:
+        lines.append(f"The file goes on past the first {REPORT_READ_BYTES >> 20} MB, which is all that was read.")
+    return lines
 
 
 def head_fit_report(path: str, now: float | None = None) -> tuple[list[str], int]:

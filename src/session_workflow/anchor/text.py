@@ -495,20 +495,20 @@ FULL, POINTER, PARKED_TIER = "full", "pointer", "parked"
 
 # The frame around an injected HEAD; the same text inside the HEAD is defused so it cannot close the frame.
 HEAD_CLOSE = "</anchor-head>"
-HEAD_CLOSE_DEFUSED = "<\\/anchor-head>"
 # A tag-like run that could read as the frame's closing tag: any case, spaces or invisible characters inside.
 _TAG_LIKE = "<[^<>\n]{0,64}>"
 _TAG_NOISE = "[\\s\u200b-\u200f\u2060-\u2064\ufeff]"
 
 
-def defuse_frame_close(head: str) -> str:
-    """Neutralise anything in a HEAD that a reader could take for ``</anchor-head>``, the end of its frame."""
+def defuse_frame_close(head: str, close: str = HEAD_CLOSE) -> str:
+    """Neutralise anything in a HEAD (or a TAIL) that a reader could take for ``close``, the end of its frame."""
     if "<" not in head or "/" not in head:
         return head
+    defused = close.replace("/", "\\/", 1)
 
     def defuse(match: re.Match[str]) -> str:
         tag = re.sub(_TAG_NOISE, "", match.group(0)).lower()
-        return HEAD_CLOSE_DEFUSED if tag == HEAD_CLOSE else match.group(0)
+        return defused if tag == close else match.group(0)
 
     return re.sub(_TAG_LIKE, defuse, head)
 

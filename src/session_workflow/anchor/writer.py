@@ -39,6 +39,7 @@ from session_workflow.anchor.text import (
     mv_command,
     newest_cursor_step,
     parse_frontmatter,
+    shell_quote,
     split_head,
     split_sections,
     title_of,
@@ -170,7 +171,9 @@ def resume_steps(anchor_path: str, project_dir: str, git_root: str | None) -> li
         else f"the artifacts named in Last-known-good (under {project_dir})"
     )
     return [
-        f"1. Read this anchor whole: `{anchor_path}`. It is the source of truth over any summary.",
+        f"1. Print this anchor: `session-workflow anchor show {shell_quote(anchor_path)}` (`--all` adds the TAIL;"
+        " never Read or cat it, which Claude Code re-attaches whole after each compaction). It is the source of"
+        " truth over any summary.",
         f"2. Check the durable state before trusting the cursor: {check}; where they disagree, they win.",
         "3. Continue from the Cursor's newest entry: verify its precondition first, so a half-done step is"
         " finished, not redone.",

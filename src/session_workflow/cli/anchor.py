@@ -10,7 +10,14 @@ import argparse
 import importlib
 import time
 
-from session_workflow.anchor.report import anchor_path, head_fit_report, list_anchors, list_dormant, list_stale
+from session_workflow.anchor.report import (
+    anchor_path,
+    head_fit_report,
+    list_anchors,
+    list_dormant,
+    list_stale,
+    show_anchor,
+)
 from session_workflow.cli.parser import CliError, OneLineParser
 
 DIR_HELP = "a project directory (its .claude/anchors is used) or an anchors folder; default: the current directory"
@@ -28,6 +35,14 @@ def _run_list(args: argparse.Namespace) -> int:
 
 def _run_path(args: argparse.Namespace) -> int:
     lines, code = anchor_path(args.dir)
+    if code:
+        raise CliError(lines[0], code)
+    _print(lines)
+    return 0
+
+
+def _run_show(args: argparse.Namespace) -> int:
+    lines, code = show_anchor(args.file, args.all, time.time())
     if code:
         raise CliError(lines[0], code)
     _print(lines)
@@ -84,6 +99,14 @@ def register(commands: argparse._SubParsersAction[OneLineParser]) -> None:
     )
     path.add_argument("dir", nargs="?", metavar="DIR", help="where to start; default: the current directory")
     path.set_defaults(run=_run_path)
+
+    show = subcommands.add_parser(
+        "show",
+        help="print an anchor's HEAD as the hook frames it (--all: and its TAIL); read anchors with this, not Read",
+    )
+    show.add_argument("file", nargs="?", metavar="FILE", help="the anchor; default: the one `anchor path` prints")
+    show.add_argument("--all", action="store_true", help="add the TAIL (decisions and history) below the HEAD")
+    show.set_defaults(run=_run_show)
 
     dormant = subcommands.add_parser("list-dormant", help="open, not done, untouched > 72 h (parked ones last)")
     dormant.add_argument("dir", nargs="?", metavar="DIR", help=DIR_HELP)
