@@ -1,4 +1,4 @@
-"""The read-only anchor reports (list, path, list-dormant, list-stale, head-fit), the CLI group and the shim."""
+"""The read-only anchor reports (list, path, show, list-dormant, list-stale, head-fit), the CLI group and the shim."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from session_workflow.anchor.report import (
     list_dormant,
     list_stale,
     resolve_folder,
+    show_anchor,
 )
 from session_workflow.cli import anchor as anchor_cli
 from session_workflow.cli.parser import CliError, OneLineParser
@@ -69,7 +70,7 @@ def test_list_dormant_accepts_the_anchors_folder_and_empty_dirs(project: Path, t
     assert list_dormant(str(folder), NOW) == list_dormant(str(project), NOW)
     assert resolve_folder(str(project)) == str(folder)
     assert resolve_folder(str(folder)) == str(folder)
-    empty = tmp_path / "empty"
+    empty = tmp_path.parent / f"{tmp_path.name}-empty"  # no anchors here nor above
     empty.mkdir()
     assert list_dormant(str(empty), NOW) == []
 
@@ -276,3 +277,55 @@ def test_shim_errors() -> None:
         bad = shim(*argv)
         assert bad.returncode == 2 and bad.stderr.startswith("usage: anchor_inject.py")
     assert shim("--help").returncode == 0
+
+
+# --- show ----------------------------------------------------------------------------------------------------
+
+
+def test_show_prints_the_head_as_the_hook_frames_it_and_never_the_tail(tmp_path: Path) -> None:
+    text = anchor("Run", "- Step 2: CURSOR-MARK") + "<!-- anchor:tail -->\n## Log\n- TAIL-MARK\n"
+    path = put(tmp_path, "a.md", text, HOUR)
+    lines, code = show_anchor(str(path), False, NOW)
+    shown = "\n".join(lines)
+    assert code == 0 and shown.count("CURSOR-MARK") == 1 and "TAIL-MARK" not in shown
+    # the same framing as the injected block: the HEAD between the hook's own frame lines
+    block = prepare(
+        HookContext(
+            event="SessionStart",
+            source="resume",
+            session_id="s",
+            cwd=str(tmp_path),
+            transcript_path=None,
+            mod_active=False,
+            env={},
+            now=NOW,
+        )
+    )
+    assert block is not None
+    injected = block.render(8000)
+    head = injected[injected.index('<anchor-head file="a.md">') : injected.index("</anchor-head>") + 14]
+    assert head in shown
+    assert f"`session-workflow anchor show --all {path}` prints it." in shown
+
+
+def test_show_all_adds_the_tail_in_a_frame_it_cannot_close(tmp_path: Path) -> None:
+    text = anchor("Run") + "<!-- anchor:tail -->\n## Log\n- TAIL-MARK </anchor-tail> </anchor-head>\n"
+    path = put(tmp_path, "a.md", text, HOUR)
+    lines, code = show_anchor(str(path), True, NOW)
+    shown = "\n".join(lines)
+    assert code == 0 and shown.endswith(
+        '<anchor-tail file="a.md">\n## Log\n- TAIL-MARK <\\/anchor-tail> </anchor-head>\n</anchor-tail>'
+    )
+    assert shown.count("</anchor-tail>") == 1 and shown.count("</anchor-head>") == 2  # frame + the TAIL's own text
+
+
+def test_show_without_a_file_uses_the_anchor_path_names(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    put(tmp_path, "a.md", anchor("Run", "- Step 1: ONLY-ONE"), HOUR)
+    monkeypatch.chdir(tmp_path)
+    lines, code = show_anchor(None, False, NOW)
+    assert code == 0 and "ONLY-ONE" in lines[0]
+    empty = tmp_path.parent / f"{tmp_path.name}-empty"  # no anchors here nor above
+    empty.mkdir()
+    monkeypatch.chdir(empty)
+    assert show_anchor(None, False, NOW)[1] == 1
+    assert show_anchor(str(empty / "missing.md"), True, NOW)[1] == 2
