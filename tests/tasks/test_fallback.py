@@ -20,7 +20,11 @@ from session_workflow.tasks.render import FALLBACK_HINT
 from session_workflow.tasks.store import Ambiguous
 from tests.tasks.test_store import NOW, SESSION, make_ctx, render, touch, write_task
 
-RECOVERED = "STRUCTURED TASK LIST (compact-proof, recovered from {} — source of truth; TaskUpdate to change):"
+RECOVERED = (
+    "STRUCTURED TASK LIST (compact-proof, recovered from session {0}; TaskList and TaskUpdate cannot see these here"
+    " until you run `session-workflow tasks adopt {0}`, which copies them into this session's list under the same"
+    " ids):"
+)
 
 
 def test_only_siblings_with_a_task_list_are_stat_ed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

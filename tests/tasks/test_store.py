@@ -199,12 +199,24 @@ def test_4_one_older_sibling_is_recovered_and_named(tmp_path: Path) -> None:
     touch(tmp_path / "projects" / "prev-session.jsonl", NOW - 100)
     assert render(make_ctx(tmp_path, transcript=transcript)) == "\n".join(
         [
-            "STRUCTURED TASK LIST (compact-proof, recovered from prev-session — source of truth;"
-            " TaskUpdate to change):",
+            "STRUCTURED TASK LIST (compact-proof, recovered from session prev-session; TaskList and TaskUpdate"
+            " cannot see these here until you run `session-workflow tasks adopt prev-session`, which copies them"
+            " into this session's list under the same ids):",
             "#2 [in_progress] Carry on",
             "  description: from before",
         ]
     )
+
+
+def test_4_an_id_a_shell_takes_for_an_option_gets_the_read_only_header(tmp_path: Path) -> None:
+    write_task(tmp_path / "tasks" / "-rf", 1, subject="Carry on")
+    touch(tmp_path / "projects" / "-rf.jsonl", NOW - 100)
+    text = render(make_ctx(tmp_path)) or ""
+    assert text.startswith(
+        "STRUCTURED TASK LIST (compact-proof, recovered from session -rf; read-only here: TaskList and TaskUpdate"
+        " cannot see or change these tasks):\n"
+    )
+    assert "tasks adopt" not in text and "TaskUpdate to change" not in text
 
 
 def test_4_without_current_transcript_hook_start_is_the_bound(tmp_path: Path) -> None:
@@ -212,7 +224,7 @@ def test_4_without_current_transcript_hook_start_is_the_bound(tmp_path: Path) ->
     touch(tmp_path / "projects" / "prev.jsonl", NOW - 1)
     write_task(tmp_path / "tasks" / "future", 1, subject="Not yet")
     touch(tmp_path / "projects" / "future.jsonl", NOW + 1)
-    assert "recovered from prev " in (render(make_ctx(tmp_path)) or "")
+    assert "recovered from session prev;" in (render(make_ctx(tmp_path)) or "")
 
 
 def test_4_siblings_are_only_stat_ed_never_opened(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -246,7 +258,7 @@ def test_5_newer_sibling_is_ignored(tmp_path: Path) -> None:
     touch(tmp_path / "projects" / "older.jsonl", NOW - 100)
     write_task(tmp_path / "tasks" / "newer", 1, subject="from newer")
     touch(tmp_path / "projects" / "newer.jsonl", NOW - 10)
-    assert "recovered from older " in (render(make_ctx(tmp_path, transcript=transcript)) or "")
+    assert "recovered from session older;" in (render(make_ctx(tmp_path, transcript=transcript)) or "")
 
 
 def test_5_ineligible_candidates_do_not_count(tmp_path: Path) -> None:
@@ -260,14 +272,14 @@ def test_5_ineligible_candidates_do_not_count(tmp_path: Path) -> None:
     write_task(tmp_path / "tasks" / "sidecar", 1)
     touch(tmp_path / "projects" / "sidecar.live.jsonl", NOW - 100)
     write_task(tmp_path / "tasks" / "notranscript", 1)
-    assert "recovered from good " in (render(make_ctx(tmp_path)) or "")
+    assert "recovered from session good;" in (render(make_ctx(tmp_path)) or "")
 
 
 def test_5_recovery_ignores_cwd(tmp_path: Path) -> None:
     write_task(tmp_path / "tasks" / "prev", 1)
     touch(tmp_path / "projects" / "prev.jsonl", NOW - 100)
     texts = {render(make_ctx(tmp_path, cwd=cwd)) for cwd in ("/nowhere", str(tmp_path), "/")}
-    assert len(texts) == 1 and "recovered from prev " in (texts.pop() or "")
+    assert len(texts) == 1 and "recovered from session prev;" in (texts.pop() or "")
 
 
 def test_5_missing_store_and_no_candidate_emits_nothing(tmp_path: Path) -> None:

@@ -20,6 +20,7 @@ def build_parser() -> argparse.ArgumentParser:
     from session_workflow.cli import demo
     from session_workflow.cli import inject as inject_cli
     from session_workflow.cli import state as state_cli
+    from session_workflow.cli import tasks as tasks_cli
 
     parser = OneLineParser(prog="session-workflow", description=__doc__.splitlines()[0] if __doc__ else None)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=OneLineParser)
@@ -28,6 +29,7 @@ def build_parser() -> argparse.ArgumentParser:
     inject_cli.register(commands)
     anchor_cli.register(commands)
     state_cli.register(commands)
+    tasks_cli.register(commands)
     return parser
 
 

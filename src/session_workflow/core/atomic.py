@@ -143,13 +143,18 @@ def create_new(path: str, data: bytes, mode: int = 0o644) -> bool:
     Returns False when the name is taken; the content is never seen half-written.
     """
     with locked(path):
-        temp = _write_temp(path, data, mode)
-        try:
-            os.link(temp, path)
-        except FileExistsError:
-            return False
-        finally:
-            with contextlib.suppress(OSError):
-                os.unlink(temp)
-        _fsync_dir(os.path.dirname(os.path.abspath(path)))
-        return True
+        return link_new(path, data, mode)
+
+
+def link_new(path: str, data: bytes, mode: int = 0o644) -> bool:
+    """``create_new`` for a caller that holds the folder's own lock (Claude Code's, on a task list)."""
+    temp = _write_temp(path, data, mode)
+    try:
+        os.link(temp, path)
+    except FileExistsError:
+        return False
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+    _fsync_dir(os.path.dirname(os.path.abspath(path)))
+    return True

@@ -12,8 +12,16 @@ from session_workflow.core.text import cut_utf8, one_line, utf8_len
 from session_workflow.hook.parts import PreparedPart
 
 HEADER_EXACT = "STRUCTURED TASK LIST (compact-proof, from disk — source of truth; TaskUpdate to change):"
+# A recovered list lives in another session's folder: TaskList and TaskUpdate there see none of it until
+# ``session-workflow tasks adopt`` copies it into this session's folder.
 HEADER_RECOVERED = (
-    "STRUCTURED TASK LIST (compact-proof, recovered from {session} — source of truth; TaskUpdate to change):"
+    "STRUCTURED TASK LIST (compact-proof, recovered from session {session}; TaskList and TaskUpdate cannot see"
+    " these here until you run `session-workflow tasks adopt {session}`, which copies them into this session's"
+    " list under the same ids):"
+)
+HEADER_READ_ONLY = (
+    "STRUCTURED TASK LIST (compact-proof, recovered from session {session}; read-only here: TaskList and"
+    " TaskUpdate cannot see or change these tasks):"
 )
 FALLBACK_HINT = (
     "STRUCTURED TASK LIST: your TaskCreate/TaskUpdate tasks persist on disk across compaction — call TaskList to"
@@ -110,6 +118,12 @@ def render_block(header: str, tasks: list[Task], unread: int, budget: int) -> st
     if omitted or unread:
         lines.append(overflow_line(omitted, unread))
     return "\n".join(lines)
+
+
+def recovered_header(session: str) -> str:
+    """The fallback's header: the one command that makes the list changeable, or read-only where none can be
+    offered (an id a shell would take for an option)."""
+    return (HEADER_READ_ONLY if session.startswith("-") else HEADER_RECOVERED).format(session=session)
 
 
 class TaskListPart(PreparedPart):

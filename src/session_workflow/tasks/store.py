@@ -15,11 +15,11 @@ import re
 from session_workflow.core.boundedio import read_prefix_and_stat
 from session_workflow.tasks.render import (
     HEADER_EXACT,
-    HEADER_RECOVERED,
     OPEN_STATUSES,
     Task,
     TaskHintPart,
     TaskListPart,
+    recovered_header,
 )
 
 TYPE_CHECKING = False
@@ -310,4 +310,4 @@ def prepare(ctx: HookContext) -> TaskListPart | TaskHintPart | None:
     if predecessor is None:
         return None
     session, store = predecessor
-    return TaskListPart(HEADER_RECOVERED.format(session=session), store.open_tasks, store.unread)
+    return TaskListPart(recovered_header(session), store.open_tasks, store.unread)
