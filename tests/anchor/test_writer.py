@@ -192,7 +192,8 @@ def test_template_is_an_anchor_in_survival_order() -> None:
         "step": "0",
         "source": "s",
     }
-    assert "anchor show /p/.claude/anchors/x.md`" in sections[4].text  # Resume steps hold the anchor's own absolute path
+    # Resume steps hold the anchor's own absolute path
+    assert "anchor show /p/.claude/anchors/x.md`" in sections[4].text
 
 
 # --- pure: step ----------------------------------------------------------------------------------------------------

@@ -100,9 +100,8 @@ def test_a_stale_lock_is_taken_over_and_a_live_one_times_out(tmp_path: Path) -> 
     folder.mkdir()
     (folder / ".lock").write_text("")
     (folder / ".lock.lock").mkdir()
-    with pytest.raises(AdoptError, match="holds the task list lock"):
-        with list_lock(str(folder), wait=0.1):
-            pass
+    with pytest.raises(AdoptError, match="holds the task list lock"), list_lock(str(folder), wait=0.1):
+        pass
     old = time.time() - 11  # older than proper-lockfile's 10 s stale limit
     os.utime(folder / ".lock.lock", (old, old))
     with list_lock(str(folder), wait=0.1):

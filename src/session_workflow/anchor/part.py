@@ -246,8 +246,9 @@ def show_command(path: str, whole: bool = False) -> str:
     The model reads an anchor through this, never the Read tool: Claude Code re-attaches every file the model
     read before a compaction, whole, TAIL included, beside the block that already carries the HEAD.
     """
-    command = f"session-workflow anchor show {'--all ' if whole else ''}{shell_quote(path)}"
-    return f"`{command}`" if utf16_len(command) <= 2 * PATH_CAP else f"`session-workflow anchor show{' --all' if whole else ''}`"
+    bare = "session-workflow anchor show" + (" --all" if whole else "")
+    command = f"{bare} {shell_quote(path)}"
+    return f"`{command}`" if utf16_len(command) <= 2 * PATH_CAP else f"`{bare}`"
 
 
 def frame(name: str, tag: str = "anchor-head") -> tuple[str, str]:
