@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -202,3 +203,67 @@ def test_parts_without_state_on_disk_are_not_even_imported(tmp_path: Path) -> No
         "session_workflow.workstate.state",
         "session_workflow.transcript.recovery",
     }
+
+
+# --- resume: what the thread still holds is not sent again ----------------------------------------------------
+
+
+def test_a_part_an_earlier_block_holds_whole_is_one_line_and_a_changed_one_is_whole() -> None:
+    earlier = compose.allocate(
+        "compact", [FakePart("anchor", "ANCHOR\n\nwith a blank line", 100), FakePart("tasks", "TASKS", 100)]
+    )
+    parts: list[PreparedPart] = [
+        FakePart("anchor", "ANCHOR\n\nwith a blank line", 100),
+        FakePart("tasks", "TASKS changed", 100),
+    ]
+    assert compose.allocate("resume", parts, earlier=[earlier.text]).text == (
+        "session-workflow: state restored from disk at SessionStart (resume); it outranks any summary.\n\n"
+        "Control anchor: unchanged since the session-workflow SessionStart (compact) block above, which still "
+        "holds it.\n\n"
+        "TASKS changed"
+    )
+
+
+def test_only_a_whole_part_counts_and_no_earlier_block_sends_everything() -> None:
+    earlier = compose.allocate("startup", [FakePart("tasks", "TASKS and more", 100)]).text
+    part = FakePart("tasks", "TASKS", 100)
+    assert compose.allocate("resume", [part], earlier=[earlier]).text.endswith("\n\nTASKS")
+    assert compose.allocate("resume", [part], earlier=[]).text.endswith("\n\nTASKS")
+    assert compose.allocate("resume", [part]).text.endswith("\n\nTASKS")
+
+
+def test_the_newest_block_holding_it_is_named() -> None:
+    older = compose.allocate("startup", [FakePart("tasks", "TASKS", 100)]).text
+    newer = compose.allocate("compact", [FakePart("tasks", "TASKS", 100)]).text
+    text = compose.allocate("resume", [FakePart("tasks", "TASKS", 100)], earlier=[newer, older]).text
+    assert text.endswith(
+        "\n\nTask list: unchanged since the session-workflow SessionStart (compact) block above, which still holds it."
+    )
+
+
+def test_an_anchor_only_older_is_unchanged_but_an_edited_one_is_sent(tmp_path: Path) -> None:
+    folder = tmp_path / ".claude" / "anchors"
+    folder.mkdir(parents=True)
+    anchor = folder / "a.md"
+    anchor.write_text(
+        "---\nformat: anchor/v1\nstep: 1\n---\n# A\n\n## Cursor\n- Step 1: x\n<!-- anchor:tail -->\nold\n"
+    )
+    os.utime(anchor, (1000.0, 1000.0))
+
+    def block(source: str, now: float) -> str:
+        ctx = HookContext.from_payload({"source": source, "session_id": "s", "cwd": str(tmp_path)}, {}, now)
+        part = anchor_part.prepare(ctx)
+        assert part is not None
+        return compose.allocate(source, [part], earlier=earlier).text
+
+    earlier: list[str] = []
+    first = block("compact", 1000.0 + 120)
+    earlier = [first]
+    assert "Updated 2 min ago" in first
+    later = block("resume", 1000.0 + 7200)
+    assert later.endswith(
+        "\n\nControl anchor: unchanged since the session-workflow SessionStart (compact) block above, which still holds it."
+    )
+    anchor.write_text(anchor.read_text().replace("- Step 1: x", "- Step 2: y"))
+    os.utime(anchor, (1000.0, 1000.0))
+    assert "- Step 2: y" in block("resume", 1000.0 + 7200)

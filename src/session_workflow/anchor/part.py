@@ -11,6 +11,7 @@ in its HEAD without splitting it into sections; only the chosen anchor is split 
 from __future__ import annotations
 
 import os
+import re
 import stat
 import time
 
@@ -61,6 +62,13 @@ DROP_NAMES_CAP = 400
 LOG_NAME = "log.ndjson"
 LOG_MAX_BYTES = MAX_LOG_BYTES
 LOG_ROTATED_NAME = "log.1.ndjson"
+# The block's own phrases that change with the clock alone (``age_text``, the pointer's hours), masked when a
+# resume compares its block with an earlier one. Anchored to the lines the block itself writes; linear.
+_AGE = "(?:<1 min|[0-9]{1,9} min|[0-9]{1,9}h)"
+_VOLATILE = (
+    rf"(?m)^(Updated ){_AGE}( ago)|^(## Stale control anchor \(untouched for )[0-9]{{1,9}}h(\))"
+    rf"|(\(updated ){_AGE}( ago\)\.)$"
+)
 _DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
 
 
@@ -548,6 +556,13 @@ class AnchorPart(PreparedPart):
         text = self.block.render(budget)
         self._rendered_text = text
         return text
+
+    def stable(self, text: str) -> str:
+        """``text`` with the ages the block states masked: an anchor only older than in an earlier block of the
+        thread is unchanged."""
+        if "ago" not in text and "untouched for" not in text:
+            return text
+        return re.sub(_VOLATILE, lambda match: "".join(group or "" for group in match.groups()) + "\x00", text)
 
     def after_emit(self, emitted: bool) -> None:
         for folder in self.folders:

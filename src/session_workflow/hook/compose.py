@@ -3,13 +3,15 @@
 Claude Code silently replaces a hook's additionalContext longer than 10,000 UTF-16 units with a 2 KB preview
 and a file path, so this module owns the allocator that keeps every output inside that cap while losing the
 least. Parts come in priority order; each gets min(its own cap, what is left minus the floors reserved for the
-parts after it), renders within that, and names anything it had to cut.
+parts after it), renders within that, and names anything it had to cut. On a resume, a part that an earlier
+block of the same thread still carries word for word is replaced by one line saying so.
 """
 
 from __future__ import annotations
 
 from session_workflow.core import locations
 from session_workflow.core.text import utf8_len, utf16_len
+from session_workflow.hook.context import SOURCES
 from session_workflow.hook.io import hook_json, run_hook, write_stdout
 
 TYPE_CHECKING = False
@@ -22,6 +24,12 @@ SEPARATOR = "\n\n"
 # Room kept for the closing "omitted for space" line, which is only written when a part did not fit.
 OMITTED_NOTE_RESERVE = 200
 ANCHOR_OPT_OUT_ENV = "SESSION_WORKFLOW_ANCHOR_HOOKS"
+
+# Sources whose thread keeps its history, earlier SessionStart blocks included: measured on 2.1.332, a fork
+# copies the thread into a new transcript (which does not exist yet when the hook runs, so a fork sends
+# everything, as when the transcript cannot be read).
+RESUME_SOURCES = ("resume", "fork")
+PART_LABELS = {"work state": "Work state", "anchor": "Control anchor", "tasks": "Task list"}
 
 # Which parts each SessionStart source gets, in block order. /clear starts a new session id, so its tasks and
 # work state belong to the session that was cleared away; any other source gets nothing at all.
@@ -48,6 +56,32 @@ class Composition:
 def header(source: str) -> str:
     """The block's first line; the source comes from a fixed set, so no input can make it claim another."""
     return f"session-workflow: state restored from disk at SessionStart ({source}); it outranks any summary."
+
+
+def header_prefix() -> str:
+    """What every block of ours starts with, whatever the source."""
+    return header("\x00").split("\x00", 1)[0]
+
+
+def unchanged_line(name: str, source: str) -> str:
+    """The line that stands for a part an earlier block of this thread still carries whole."""
+    label = PART_LABELS.get(name, name)
+    return f"{label}: unchanged since the session-workflow SessionStart ({source}) block above, which still holds it."
+
+
+def earlier_source(part: PreparedPart, text: str, earlier: list[str]) -> str | None:
+    """The source of the newest earlier block that holds ``text`` as one whole part, or None.
+
+    Pure. A part sits between the header's and the next part's separators, so it is matched whole, with the
+    part's own volatile pieces (an age) masked on both sides.
+    """
+    wanted = SEPARATOR + part.stable(text) + SEPARATOR
+    prefix = header_prefix()
+    for block in earlier:
+        if wanted in part.stable(block) + SEPARATOR:
+            source = block[len(prefix) :].split(")", 1)[0]
+            return source if source in SOURCES else "earlier"
+    return None
 
 
 def prepare_parts(ctx: HookContext) -> list[PreparedPart]:
@@ -87,12 +121,15 @@ def prepare_parts(ctx: HookContext) -> list[PreparedPart]:
     return [part for part in prepared if part is not None]
 
 
-def allocate(source: str, parts: list[PreparedPart], cap: int = CAP_UTF16) -> Composition:
+def allocate(
+    source: str, parts: list[PreparedPart], cap: int = CAP_UTF16, earlier: list[str] | None = None
+) -> Composition:
     """Render each part in order within its share of the cap and join them into one block.
 
     Pure: the budget each part gets is min(its cap, what is left minus the floors of the parts after it); when
     that is below the part's own floor, the part (which outranks the later ones) may use what is left. A part
-    that still cannot fit is left out and named in the closing line.
+    that still cannot fit is left out and named in the closing line. A part that one of the ``earlier`` blocks
+    (of this thread, newest first) holds whole is replaced by ``unchanged_line``.
     """
     head = header(source)
     remaining = cap - utf16_len(head) - OMITTED_NOTE_RESERVE
@@ -110,6 +147,10 @@ def allocate(source: str, parts: list[PreparedPart], cap: int = CAP_UTF16) -> Co
         if not text or units > budget:
             omitted.append(part.name)
             continue
+        held = earlier_source(part, text, earlier) if earlier else None
+        if held is not None:
+            text = unchanged_line(part.name, held)
+            units = utf16_len(text)
         texts.append(text)
         remaining -= units
         sizes.append((part.name, units, utf8_len(text)))
@@ -125,7 +166,13 @@ def compose(ctx: HookContext) -> Composition:
     """Everything the SessionStart hook would inject for this context (no telemetry, no output)."""
     if ctx.source not in PARTS_BY_SOURCE:
         return Composition("", [], [], [])
-    return allocate(ctx.source, prepare_parts(ctx))
+    parts = prepare_parts(ctx)
+    earlier = None
+    if parts and ctx.source in RESUME_SOURCES and ctx.transcript_path:
+        from session_workflow.transcript.thread import blocks_in_thread
+
+        earlier = blocks_in_thread(ctx.transcript_path, header_prefix())
+    return allocate(ctx.source, parts, earlier=earlier)
 
 
 def session_start(ctx: HookContext) -> None:

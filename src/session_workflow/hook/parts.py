@@ -23,5 +23,10 @@ class PreparedPart:
         """Return the part's text within ``budget`` (``budget`` ≥ ``floor``)."""
         raise NotImplementedError
 
+    def stable(self, text: str) -> str:
+        """``text`` (or an earlier block holding it) with what changes by itself masked, such as an age: a resume
+        block leaves out a part whose stable text an earlier block of the thread still carries."""
+        return text
+
     def after_emit(self, emitted: bool) -> None:
         """Called once after stdout was written (True) or failed (False); telemetry goes here."""
