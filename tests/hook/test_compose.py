@@ -24,6 +24,7 @@ from session_workflow.transcript import recovery
 from session_workflow.workstate import part as workstate_part
 
 SRC = str(Path(__file__).resolve().parents[2] / "src")
+UNCHANGED = "unchanged since the session-workflow SessionStart ({}) block above, which still holds it."
 
 
 class FakePart(PreparedPart):
@@ -261,9 +262,7 @@ def test_an_anchor_only_older_is_unchanged_but_an_edited_one_is_sent(tmp_path: P
     earlier = [first]
     assert "Updated 2 min ago" in first
     later = block("resume", 1000.0 + 7200)
-    assert later.endswith(
-        "\n\nControl anchor: unchanged since the session-workflow SessionStart (compact) block above, which still holds it."
-    )
+    assert later.endswith("\n\nControl anchor: " + UNCHANGED.format("compact"))
     anchor.write_text(anchor.read_text().replace("- Step 1: x", "- Step 2: y"))
     os.utime(anchor, (1000.0, 1000.0))
     assert "- Step 2: y" in block("resume", 1000.0 + 7200)

@@ -47,7 +47,7 @@ def test_blocks_after_the_last_boundary_newest_first(tmp_path: Path) -> None:
 def test_no_boundary_means_the_whole_tail_is_the_thread_and_bad_lines_are_skipped(tmp_path: Path) -> None:
     path = tmp_path / "t.jsonl"
     path.write_text(
-        json.dumps(context(f"{PREFIX} startup")) + "\n{broken \"hook_additional_context\"\n", encoding="utf-8"
+        json.dumps(context(f"{PREFIX} startup")) + '\n{broken "hook_additional_context"\n', encoding="utf-8"
     )
     assert blocks_in_thread(str(path), PREFIX) == [f"{PREFIX} startup"]
     assert blocks_in_thread(str(tmp_path / "missing.jsonl"), PREFIX) == []
