@@ -48,7 +48,7 @@ ANCHOR_HEADING = "## Control anchor: "
 TASKS_HEADER = "STRUCTURED TASK LIST (compact-proof, from disk"
 PROMPTS_HEADER = "USER'S RECENT PROMPTS (quoted verbatim"
 WORK_STATE_HEADING = "## Work state (snapshot)"
-PRECOMPACT_LEAD = "session-workflow: keep these verbatim in the summary"
+PRECOMPACT_LEAD = "session-workflow, to the summariser only (nothing for the assistant to do): keep these verbatim"
 PERSISTED = "<persisted-output>"
 
 MOD_LOADED = bool(json.loads((REPO_ROOT / "hooks" / "hooks.json").read_text(encoding="utf-8")).get("modules"))

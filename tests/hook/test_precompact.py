@@ -30,7 +30,8 @@ def test_golden_with_every_kind_of_state(tmp_path: Path, capsysbinary: pytest.Ca
     project.task(1, "Write the CSV writer", "in_progress")
     project.task(2, "Document", "completed")
     assert _run(project, capsysbinary) == (
-        "session-workflow: keep these verbatim in the summary; the state they name is restored from disk:\n"
+        "session-workflow, to the summariser only (nothing for the assistant to do): keep these verbatim in the"
+        " summary; the plugin restores the state they name from disk after the compaction:\n"
         f"- the control anchor file {anchor} and its next action: run the exporter tests\n"
         '- ticket #34 "Ship the exporter" at step: plan\n'
         "- that 1 open task(s) persist on disk (TaskList shows them; they are not lost)\n"
@@ -61,3 +62,23 @@ def test_anchor_opt_out_leaves_the_anchor_out(tmp_path: Path, capsysbinary: pyte
     project = Project(tmp_path)
     project.anchor()
     assert _run(project, capsysbinary, SESSION_WORKFLOW_ANCHOR_HOOKS="0") == ""
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "- Next action on resume: port the refund consumer",
+        "**Next action**: port the refund consumer",
+        "- **Next action on resume:** port the refund consumer",
+        "Next: port the refund consumer",
+        "NEXT ACTION: port the refund consumer",
+    ],
+)
+def test_the_next_action_is_named_once(line: str) -> None:
+    text = precompact.instructions(("/p/a.md", line), None, 0)
+    assert text.endswith("- the control anchor file /p/a.md and its next action: port the refund consumer")
+
+
+def test_a_line_that_only_mentions_next_keeps_its_words() -> None:
+    text = precompact.instructions(("/p/a.md", "- Step 3: lexer done; next: rule 7"), None, 0)
+    assert text.endswith("its next action: - Step 3: lexer done; next: rule 7")

@@ -532,7 +532,7 @@ def check_run(box: Sandbox, event: str, payload: Mapping[str, object], stdout: b
         check_recovery_block(block)
     elif event == "PreCompact":
         first, *rest = text.split("\n")
-        assert first.startswith("session-workflow: keep these verbatim in the summary"), first
+        assert first.startswith("session-workflow, to the summariser only (nothing for the assistant to do):"), first
         assert all(line.startswith(PRECOMPACT_LINES) for line in rest), rest
     else:
         lines = text.split("\n")

@@ -25,7 +25,18 @@ if TYPE_CHECKING:
 MAX_CHARS = 600
 TITLE_CHARS = 80
 STEP_CHARS = 80
-_ACTION_LABEL = re.compile(r"^(?:[-*+]\s+)?(?:\*\*)?next action(?:\*\*)?\s*:\s*(?:\*\*)?", re.IGNORECASE)
+# The label a next-action line starts with ("- **Next action on resume**:", "Next:"), which the request names
+# itself; bounded and without nested repeats, so linear on any line.
+_ACTION_LABEL = re.compile(
+    r"^(?:[-*+]\s{1,8})?(?:\*\*)?next(?: action| step)?(?: [^:*\n]{0,40})?(?:\*\*)?\s{0,8}:\s{0,8}(?:\*\*)?\s{0,8}",
+    re.IGNORECASE,
+)
+# Claude Code also copies a manual /compact's PreCompact output into the conversation, so the request says
+# whom it is for and that the assistant has nothing to do about it.
+LEAD = (
+    "session-workflow, to the summariser only (nothing for the assistant to do): keep these verbatim in the"
+    " summary; the plugin restores the state they name from disk after the compaction:\n"
+)
 
 
 def instructions(anchor: tuple[str, str | None] | None, ticket: WorkState | None, open_tasks: int) -> str:
@@ -49,8 +60,7 @@ def instructions(anchor: tuple[str, str | None] | None, ticket: WorkState | None
         lines.append(f"- that {open_tasks} open task(s) persist on disk (TaskList shows them; they are not lost)")
     if not lines:
         return ""
-    text = "session-workflow: keep these verbatim in the summary; the state they name is restored from disk:\n"
-    return cut_utf16(text + "\n".join(lines), MAX_CHARS)
+    return cut_utf16(LEAD + "\n".join(lines), MAX_CHARS)
 
 
 def pre_compact(ctx: HookContext) -> None:
