@@ -76,6 +76,10 @@ def test_an_identity_change_emits_once(project: Project) -> None:
     project.put(ticket=35, title="Add the cache")
     second = project.prompt()
     assert second is not None and 'Ticket: #35 "Add the cache"' in second
+    assert second.startswith(
+        "session-workflow: the work state changed; this snapshot supersedes the one in the system prompt"
+        " (or earlier in this conversation) until the next compaction refreshes it.\n## Work state (snapshot)\n"
+    )
     assert project.prompt() is None
     for change in ({"title": "Add the cache, faster"}, {"map_number": None}, {"auto": True}):
         project.put(ticket=35, **change)

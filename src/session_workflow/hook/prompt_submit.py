@@ -18,6 +18,13 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from session_workflow.hook.context import HookContext
 
+# Said when this thread already holds an older snapshot: with the mod, in its system prompt, which Claude Code
+# keeps as first sent until the next compaction; without it, in an earlier block of the conversation.
+SUPERSEDES = (
+    "session-workflow: the work state changed; this snapshot supersedes the one in the system prompt"
+    " (or earlier in this conversation) until the next compaction refreshes it."
+)
+
 
 def prompt_submit(ctx: HookContext) -> None:
     """Emit the section as additionalContext when its snapshot key differs from the one last delivered."""
@@ -29,6 +36,8 @@ def prompt_submit(ctx: HookContext) -> None:
     if record is None or record.holds(key):
         return
     text = workstate.section_text(loaded)
+    if text and record.holds_any():
+        text = SUPERSEDES + "\n" + text
     if text and write_stdout(hook_json("UserPromptSubmit", text)):
         record.store(key)
 

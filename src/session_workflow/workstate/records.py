@@ -55,6 +55,10 @@ class DeliveryRecord:
         read = read_prefix(self.path, MAX_RECORD_BYTES)
         return read is not None and read[0] == key.encode("ascii")
 
+    def holds_any(self) -> bool:
+        """Whether some snapshot was delivered in this session (one that ``holds`` did not match: it changed)."""
+        return read_prefix(self.path, 1) is not None
+
     def store(self, key: str) -> None:
         """Record ``key`` (temp file + os.replace, so a reader never sees half of it), then prune old records."""
         temp = f"{self.path}.{os.getpid()}.tmp"
