@@ -3,22 +3,38 @@
 ``inject --dry-run`` shows what the hook would inject for a session right now, with what each part spent;
 plain ``inject`` reads a hook payload on stdin and answers exactly as ``hooks/session_start.py`` does, so a
 hand-registered hook (references/cold-start.md) can point at the installed CLI.
+
+Run from Claude Code's Bash tool, the dry run finds what the hook gets from Claude Code: the session's
+transcript (for the start directory, the user's prompts and what a resumed thread already holds) and whether
+the mod is loaded, which decides whether the work state goes in the block or in the system prompt.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import re
 import time
 
+from session_workflow.cli.bootstrap import config_dir
 from session_workflow.cli.parser import OneLineParser
 from session_workflow.core.text import utf8_len, utf16_len
 from session_workflow.hook import compose
 from session_workflow.hook.context import SOURCES, HookContext
 from session_workflow.hook.io import run_hook
 
+# The first Claude Code build with hooks modules (README, "The system prompt").
+MOD_MIN_VERSION = (2, 1, 287)
+# Claude Code's Bash tool sets AI_AGENT=claude-code_<major>-<minor>-<patch>_agent (measured on 2.1.332).
+_AGENT = r"claude-code_([0-9]{1,4})-([0-9]{1,4})-([0-9]{1,6})_"
+PLUGIN_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+MAX_PROJECT_DIRS = 10_000
 
-def context_for(source: str, cwd: str, session: str | None, transcript: str | None) -> HookContext:
+
+def context_for(
+    source: str, cwd: str, session: str | None, transcript: str | None, mod_active: bool = False
+) -> HookContext:
     """A context as Claude Code would describe this session at SessionStart, as a dry run."""
     ctx = HookContext(
         event="SessionStart",
@@ -26,12 +42,62 @@ def context_for(source: str, cwd: str, session: str | None, transcript: str | No
         session_id=session,
         cwd=os.path.abspath(cwd),
         transcript_path=os.path.abspath(transcript) if transcript else None,
-        mod_active=False,
+        mod_active=mod_active,
         env=os.environ,
         now=time.time(),
     )
     ctx.dry_run = True
     return ctx
+
+
+def declares_mod(plugin_root: str) -> bool:
+    """Whether the plugin at ``plugin_root`` registers a hooks module (``"modules"`` in hooks/hooks.json)."""
+    try:
+        with open(os.path.join(plugin_root, "hooks", "hooks.json"), encoding="utf-8") as handle:
+            config = json.load(handle)
+    except (OSError, ValueError):
+        return False
+    return isinstance(config, dict) and bool(config.get("modules"))
+
+
+def detect_mod(agent: str | None, plugin_root: str) -> tuple[bool, str]:
+    """(whether the mod is loaded, why we think so), from the Claude Code build the Bash tool names."""
+    match = re.match(_AGENT, agent or "")
+    if match is None:
+        return False, "not run from Claude Code's Bash tool; --mod shows the block with the mod loaded"
+    version = tuple(int(part) for part in match.groups())
+    shown = ".".join(match.groups())
+    if version < MOD_MIN_VERSION:
+        return False, f"detected: Claude Code {shown} predates hooks modules"
+    if not declares_mod(plugin_root):
+        return False, f"detected: Claude Code {shown}, but {plugin_root}/hooks/hooks.json declares no mod"
+    return True, f"detected: Claude Code {shown} loads this plugin's hooks/mod/register.ts"
+
+
+def project_slug(path: str) -> str:
+    """Claude Code's folder name for a project under ``<config>/projects``."""
+    return re.sub(r"[^A-Za-z0-9]", "-", path)
+
+
+def find_transcript(session: str, folders: list[str], config: str) -> str | None:
+    """``<config>/projects/<slug>/<session>.jsonl`` of the first folder that has it, else of any project."""
+    projects = os.path.join(config, "projects")
+    name = session + ".jsonl"
+    for folder in folders:
+        path = os.path.join(projects, project_slug(folder), name)
+        if os.path.isfile(path):
+            return path
+    try:
+        with os.scandir(projects) as entries:
+            for index, entry in enumerate(entries):
+                path = os.path.join(entry.path, name)
+                if index >= MAX_PROJECT_DIRS:
+                    break
+                if os.path.isfile(path):
+                    return path
+    except OSError:
+        return None
+    return None
 
 
 def size_report(composition: compose.Composition) -> list[str]:
@@ -46,13 +112,30 @@ def size_report(composition: compose.Composition) -> list[str]:
 
 
 def dry_run(args: argparse.Namespace) -> int:
-    composition = compose.compose(context_for(args.source, args.cwd, args.session, args.transcript))
+    if args.mod is None:
+        mod, why = detect_mod(os.environ.get("AI_AGENT"), PLUGIN_ROOT)
+    else:
+        mod, why = args.mod, "--mod given" if args.mod else "--no-mod given"
+    transcript = args.transcript
+    if transcript is None and args.session:
+        folders = [os.path.abspath(args.cwd), os.environ.get("CLAUDE_PROJECT_DIR") or ""]
+        transcript = find_transcript(
+            args.session, [f for f in folders if f], config_dir(os.environ, os.path.expanduser("~"))
+        )
+    ctx = context_for(args.source, args.cwd, args.session, transcript, mod)
+    mod_line = f"mod: {'loaded' if mod else 'not loaded'} ({why})" + (
+        "; the work state goes in the system prompt, not in this block" if mod else ""
+    )
+    where = f"transcript: {transcript}" if transcript else "transcript: none (no user prompts; --transcript names one)"
+    composition = compose.compose(ctx)
     if not composition.text:
         print(f"(nothing to inject at SessionStart:{args.source} for {os.path.abspath(args.cwd)})")
+        print(mod_line)
+        print(where)
         return 0
     print(composition.text)
     print("\n--- sizes ---")
-    print("\n".join(size_report(composition)))
+    print("\n".join([*size_report(composition), mod_line, where]))
     return 0
 
 
@@ -71,9 +154,18 @@ def register(commands: argparse._SubParsersAction[OneLineParser]) -> None:
         description=__doc__.splitlines()[0] if __doc__ else None,
     )
     parser.add_argument(
-        "--dry-run",
+        "--dry-run", action="store_true", help="print the block the hook would send here and its sizes; write nothing"
+    )
+    mod = parser.add_mutually_exclusive_group()
+    mod.add_argument(
+        "--mod",
+        dest="mod",
         action="store_true",
-        help="print the block and its sizes; write nothing (as without the mod: the work state is in the block)",
+        default=None,
+        help="as with the mod loaded (the work state in the system prompt); default: detect it",
+    )
+    mod.add_argument(
+        "--no-mod", dest="mod", action="store_false", help="as without the mod (the work state in the block)"
     )
     parser.add_argument("--source", choices=SOURCES, default="compact", help="SessionStart source (default compact)")
     parser.add_argument("--cwd", default=".", help="the session's working directory (default: here)")
@@ -82,5 +174,9 @@ def register(commands: argparse._SubParsersAction[OneLineParser]) -> None:
         default=os.environ.get("CLAUDE_CODE_SESSION_ID"),
         help="session id (default: $CLAUDE_CODE_SESSION_ID)",
     )
-    parser.add_argument("--transcript", help="the session's transcript (for the start directory and recovery)")
+    parser.add_argument(
+        "--transcript",
+        help="the session's transcript (start directory, user prompts, a resumed thread's blocks); default: the "
+        "session's own under $CLAUDE_CONFIG_DIR/projects",
+    )
     parser.set_defaults(run=run)

@@ -1,0 +1,122 @@
+"""``inject --dry-run``: what the hook would send here, the mod detected (or named) and the user's prompts found."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+
+from session_workflow.cli import inject as inject_cli
+from session_workflow.cli.main import main
+from session_workflow.core.locations import state_path
+from session_workflow.workstate import writer as workstate_writer
+
+SESSION = "4ed8e6eb-f189-463d-a03f-9c47e26c38bf"
+REPO = Path(__file__).resolve().parents[2]
+
+
+def plugin(tmp_path: Path, modules: list[str] | None) -> Path:
+    root = tmp_path / "plugin"
+    (root / "hooks").mkdir(parents=True)
+    config: dict[str, object] = {"hooks": {}}
+    if modules is not None:
+        config["modules"] = modules
+    (root / "hooks" / "hooks.json").write_text(json.dumps(config))
+    return root
+
+
+@pytest.mark.parametrize(
+    ("agent", "modules", "loaded", "why"),
+    [
+        ("claude-code_2-1-332_agent", ["./mod/register.ts"], True, "detected: Claude Code 2.1.332 loads"),
+        ("claude-code_2-1-287_agent", ["./mod/register.ts"], True, "detected: Claude Code 2.1.287 loads"),
+        ("claude-code_2-1-286_agent", ["./mod/register.ts"], False, "2.1.286 predates hooks modules"),
+        ("claude-code_2-1-332_agent", None, False, "declares no mod"),
+        (None, ["./mod/register.ts"], False, "not run from Claude Code's Bash tool"),
+        ("something-else", ["./mod/register.ts"], False, "not run from Claude Code's Bash tool"),
+    ],
+)
+def test_the_mod_is_detected_from_the_build_and_the_plugin(
+    tmp_path: Path, agent: str | None, modules: list[str] | None, loaded: bool, why: str
+) -> None:
+    found, reason = inject_cli.detect_mod(agent, str(plugin(tmp_path, modules)))
+    assert found is loaded and why in reason
+
+
+def test_this_repository_declares_its_mod() -> None:
+    assert str(REPO) == inject_cli.PLUGIN_ROOT and inject_cli.declares_mod(str(REPO))
+
+
+def test_the_session_transcript_is_found_by_project_then_anywhere(tmp_path: Path) -> None:
+    config = tmp_path / "config"
+    here = config / "projects" / inject_cli.project_slug("/work/proj") / f"{SESSION}.jsonl"
+    here.parent.mkdir(parents=True)
+    here.write_text("")
+    assert inject_cli.find_transcript(SESSION, ["/work/proj"], str(config)) == str(here)
+    assert inject_cli.find_transcript(SESSION, ["/elsewhere"], str(config)) == str(here)
+    assert inject_cli.find_transcript("other", ["/work/proj"], str(config)) is None
+    assert inject_cli.find_transcript(SESSION, [], str(tmp_path / "none")) is None
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A project with a work state and the session's transcript holding two prompts, as Claude Code keeps it."""
+    folder = tmp_path / "proj"
+    folder.mkdir()
+    config = tmp_path / "config"
+    transcript = config / "projects" / inject_cli.project_slug(str(folder)) / f"{SESSION}.jsonl"
+    transcript.parent.mkdir(parents=True)
+    with transcript.open("w") as handle:
+        for text in ("please ship the exporter", "and keep the old API"):
+            record = {"type": "user", "promptSource": "sdk", "cwd": str(folder), "sessionId": SESSION}
+            handle.write(json.dumps({**record, "message": {"role": "user", "content": text}}) + "\n")
+    workstate_writer.set_ticket(state_path(str(folder)), SESSION, ticket=34, title="Ship", now=time.time())
+    for name in ("CLAUDE_PROJECT_DIR", "AI_AGENT", "SESSION_WORKFLOW_TASKS_ROOT"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(config))
+    monkeypatch.setenv("CLAUDE_CODE_SESSION_ID", SESSION)
+    monkeypatch.setenv("CLAUDE_PLUGIN_DATA", str(tmp_path / "data"))
+    monkeypatch.chdir(folder)
+    return folder
+
+
+def dry_run(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
+    assert main(["inject", "--dry-run", *argv]) == 0
+    return capsys.readouterr().out
+
+
+def test_with_the_mod_detected_the_block_leaves_the_work_state_out(
+    project: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("AI_AGENT", "claude-code_2-1-332_agent")
+    out = dry_run(capsys)
+    assert "## Work state (snapshot)" not in out
+    assert "> please ship the exporter\n> and keep the old API" in out  # the user-prompts part
+    assert (
+        "mod: loaded (detected: Claude Code 2.1.332 loads this plugin's hooks/mod/register.ts); the work state goes"
+        " in the system prompt, not in this block\n"
+    ) in out
+    assert f"transcript: {project.parent / 'config' / 'projects'}" in out
+
+
+def test_no_mod_puts_the_work_state_in_the_block_and_says_so(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = dry_run(capsys, "--no-mod")
+    assert "## Work state (snapshot)" in out and "> and keep the old API" in out
+    assert "\nmod: not loaded (--no-mod given)\n" in out
+    out = dry_run(capsys, "--mod")
+    assert "## Work state (snapshot)" not in out and "mod: loaded (--mod given)" in out
+    out = dry_run(capsys)
+    assert "mod: not loaded (not run from Claude Code's Bash tool; --mod shows the block with the mod loaded)" in out
+
+
+def test_nothing_to_say_still_names_the_mod_and_the_transcript(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("CLAUDE_CODE_SESSION_ID", raising=False)
+    monkeypatch.delenv("AI_AGENT", raising=False)
+    out = dry_run(capsys, "--source", "startup")
+    assert out.startswith("(nothing to inject at SessionStart:startup for ")
+    assert "transcript: none (no user prompts; --transcript names one)" in out
