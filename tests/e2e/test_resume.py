@@ -11,14 +11,24 @@
 from __future__ import annotations
 
 import json
+import os
 import re
+import subprocess
+import time
 from typing import Any
 
 import pytest
 
 from . import fake_api as F
 from .fake_api import FakeAnthropic
-from .harness import Claude, all_text, new_session_id, session_start_contexts, transcript_hook_contexts
+from .harness import (
+    REPO_ROOT,
+    Claude,
+    all_text,
+    new_session_id,
+    session_start_contexts,
+    transcript_hook_contexts,
+)
 
 pytestmark = pytest.mark.e2e
 
@@ -165,3 +175,38 @@ def test_a_recovered_task_is_adopted_then_changed_with_task_update(claude: Claud
     assert mine["subject"] == "Finish the migration" and mine["status"] == "completed", mine
     theirs = json.loads((claude.task_dir(previous) / "1.json").read_text(encoding="utf-8"))
     assert theirs["status"] == "in_progress", "the predecessor's list must be left as it was"
+
+
+def test_inject_dry_run_from_the_bash_tool_shows_the_block_the_compaction_then_gets(
+    claude: Claude, fake_api: FakeAnthropic
+) -> None:
+    sid = new_session_id()
+    folder = claude.project / ".claude" / "anchors"
+    folder.mkdir(parents=True)
+    anchor = folder / "run.md"
+    anchor.write_text(ANCHOR.format(path=anchor, tail="- old"), encoding="utf-8")
+    then = time.time() - 2 * 3600  # "Updated 2h ago" in both blocks, whatever the clock does in between
+    os.utime(anchor, (then, then))
+    claude.write_task(sid, 1, "Write the parser for rule 7", "in_progress")
+    where = ("--dir", str(claude.project), "--session", sid)
+    subprocess.run(
+        [str(REPO_ROOT / "bin" / "session-workflow"), "state", "set", *where, "--ticket", "34", "--title", "Fast"],
+        env=claude.env(),
+        check=True,
+        capture_output=True,
+    )
+    fake_api.script(F.text("noted"), F.bash("session-workflow inject --dry-run"), F.text("shown"))
+    claude.converse(
+        ["first prompt: port the parser", "second prompt: show what a compaction restores", "/compact", "go on"],
+        ["--allowedTools", "Bash"],
+        session_id=sid,
+    )
+    (shown,) = [t for b in fake_api.main_requests() for t in F.last_tool_results(b) if "--- sizes ---" in t]
+    block, report = shown.split("\n\n--- sizes ---\n", 1)
+    assert "mod: loaded (detected: Claude Code 2.1.332 loads this plugin's hooks/mod/register.ts)" in report, report
+    compact = [
+        c for c in transcript_hook_contexts(claude.transcript(sid)) if c.startswith(HEADER.format(source="compact"))
+    ]
+    assert compact == [block], (block, compact)
+    assert "> first prompt: port the parser\n> second prompt: show what a compaction restores" in block
+    assert "## Work state (snapshot)" not in block  # the mod puts it in the system prompt
