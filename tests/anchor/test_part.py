@@ -366,7 +366,7 @@ def test_dropped_sections_are_named_in_the_block(tmp_path: Path) -> None:
     shown = [n for n in range(30) if f"## Part {n}\n" in text]
     missing = [n for n in range(30) if n not in shown]
     assert shown == list(range(len(shown))) and missing
-    note = text.split("Not shown for space (`session-workflow anchor show` prints them): ", 1)[1]
+    note = text.split("Not shown for space (in `session-workflow anchor show`): ", 1)[1]
     named = [n for n in missing if f"Part {n}," in note or f"Part {n} and" in note or f"Part {n}." in note]
     assert named == missing[: len(named)]
     assert f"and {len(missing) - len(named)} more section(s)" in note or len(named) == len(missing)

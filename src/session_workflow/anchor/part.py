@@ -393,7 +393,7 @@ class AnchorBlock:
                 used += utf16_len(name) + 2
             rest = len(fit.dropped) - len(names)
             listed = ", ".join(names) + (f" and {rest} more section(s)" if rest else "")
-            parts.append(f"Not shown for space (`session-workflow anchor show` prints them): {listed}.")
+            parts.append(f"Not shown for space (in `session-workflow anchor show`): {listed}.")
         if fit.cursor_cut:
             parts.append(f'The cursor section "{_name(fit.cursor_heading or "")}" was cut at a line boundary.')
         elif fit.cursor_reserved and fit.dropped:
@@ -459,8 +459,8 @@ class AnchorBlock:
         if cursor:
             lines.append(f"Cursor: {cursor}")
         lines.append(
-            f"Its HEAD ({self.anchor.size:,} chars) is not shown for space: {show_command(self.candidate.path)} prints"
-            " it; verify it against git log and files, then continue from its cursor."
+            f"Its HEAD ({self.anchor.size:,} chars) is not shown for space: `session-workflow anchor show <that path>`"
+            " prints it; verify it against git log and files, then continue from its cursor."
         )
         return "\n".join(lines)
 
