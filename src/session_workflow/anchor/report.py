@@ -136,6 +136,20 @@ def anchor_path(start: str | None) -> tuple[list[str], int]:
         directory = parent
 
 
+def _report_candidate(path: str, now: float) -> Candidate | None:
+    """The file at ``path`` read as far as a report reads (4 MB), with its mtime (``now`` when it cannot be had)."""
+    anchor = read_anchor(path, REPORT_READ_BYTES)
+    if anchor is None:
+        return None
+    try:
+        mtime = os.stat(path).st_mtime
+    except OSError:
+        mtime = now
+    candidate = Candidate(os.path.abspath(path), mtime)
+    candidate.anchor = anchor
+    return candidate
+
+
 def show_anchor(path: str | None, whole: bool, now: float) -> tuple[list[str], int]:
     """The anchor at ``path`` (default: the one ``anchor path`` names) as the hook frames its HEAD; ``whole`` adds
     the TAIL in a frame of its own.
@@ -149,16 +163,10 @@ def show_anchor(path: str | None, whole: bool, now: float) -> tuple[list[str], i
         if code:
             return found, code
         path = found[0]
-    anchor = read_anchor(path, REPORT_READ_BYTES)
-    if anchor is None:
+    candidate = _report_candidate(path, now)
+    if candidate is None or candidate.anchor is None:
         return [f"{path}: no such anchor file (or not a readable regular file)"], 2
-    try:
-        mtime = os.stat(path).st_mtime
-    except OSError:
-        mtime = now
-    candidate = Candidate(os.path.abspath(path), mtime)
-    candidate.anchor = anchor
-    block = AnchorBlock(candidate, anchor, FULL, None, now - mtime, [], 0, None)
+    block = AnchorBlock(candidate, candidate.anchor, FULL, None, now - candidate.mtime, [], 0, None)
     lines = [block.render_full(1 << 30)[0]]
     if whole:
         lines.extend(_framed_tail(candidate))
@@ -184,17 +192,12 @@ def head_fit_report(path: str, now: float | None = None) -> tuple[list[str], int
 
     Exit 0 with the report, 2 when the file is missing or not a regular file.
     """
-    anchor = read_anchor(path, REPORT_READ_BYTES)
-    if anchor is None:
+    now = time.time() if now is None else now
+    candidate = _report_candidate(path, now)
+    if candidate is None or candidate.anchor is None:
         return [f"{path}: no such anchor file (or not a readable regular file)"], 2
-    try:
-        mtime = os.stat(path).st_mtime
-    except OSError:
-        mtime = time.time()
-    candidate = Candidate(os.path.abspath(path), mtime)
-    candidate.anchor = anchor
-    age = (time.time() if now is None else now) - mtime
-    block = AnchorBlock(candidate, anchor, FULL, "compact", age, [], 0, None)
+    anchor = candidate.anchor
+    block = AnchorBlock(candidate, anchor, FULL, "compact", now - candidate.mtime, [], 0, None)
     room = block.head_room(CAP)
     size = anchor.size
     verdict = f"headroom {room - size:,}" if size <= room else f"OVER by {size - room:,}"
