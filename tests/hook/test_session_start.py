@@ -278,3 +278,28 @@ def test_dry_run_changes_nothing_on_disk(project: Project, monkeypatch: pytest.M
     ctx.dry_run = False
     compose.compose(ctx)
     assert not record.exists(), "the real hook resets it: this context carries no section"
+
+
+def test_resume_reads_the_thread_and_sends_only_what_changed(full: Project) -> None:
+    """The transcript holds the compact block after its last boundary: a resume sends one line per unchanged part."""
+    compact = full.inject("compact")
+    records = [
+        {"type": "system", "subtype": "compact_boundary"},
+        {
+            "type": "attachment",
+            "attachment": {"type": "hook_additional_context", "hookEvent": "SessionStart", "content": [compact]},
+        },
+    ]
+    with full.transcript.open("a") as handle:
+        handle.writelines(json.dumps(record) + "\n" for record in records)
+    resumed = full.inject("resume")
+    line = "{}: unchanged since the session-workflow SessionStart (compact) block above, which still holds it."
+    for label in ("Work state", "Control anchor", "Task list"):
+        assert line.format(label) in resumed
+    assert ANCHOR_MARK not in resumed and STATE_MARK not in resumed
+    full.task(3, "A task added since")
+    changed = full.inject("resume")
+    assert "#3 [pending] A task added since" in changed and TASK_MARK in changed  # the task list is sent whole
+    with full.transcript.open("a") as handle:
+        handle.write(json.dumps({"type": "system", "subtype": "compact_boundary"}) + "\n")
+    assert ANCHOR_MARK in full.inject("resume"), "a boundary after the block: the thread no longer holds it"
