@@ -255,14 +255,20 @@ def test_an_anchor_only_older_is_unchanged_but_an_edited_one_is_sent(tmp_path: P
         ctx = HookContext.from_payload({"source": source, "session_id": "s", "cwd": str(tmp_path)}, {}, now)
         part = anchor_part.prepare(ctx)
         assert part is not None
+        parts.append(part)
         return compose.allocate(source, [part], earlier=earlier).text
 
+    parts: list[anchor_part.AnchorPart] = []
     earlier: list[str] = []
     first = block("compact", 1000.0 + 120)
     earlier = [first]
     assert "Updated 2 min ago" in first
     later = block("resume", 1000.0 + 7200)
     assert later.endswith("\n\nControl anchor: " + UNCHANGED.format("compact"))
+    assert parts[-1].held_above
+    parts[-1].after_emit(True)
+    logged = [json.loads(line) for line in (folder / "log.ndjson").read_text().splitlines()]
+    assert logged[-1]["event"] == "unchanged"
     anchor.write_text(anchor.read_text().replace("- Step 1: x", "- Step 2: y"))
     os.utime(anchor, (1000.0, 1000.0))
     assert "- Step 2: y" in block("resume", 1000.0 + 7200)

@@ -567,7 +567,7 @@ class AnchorPart(PreparedPart):
     def after_emit(self, emitted: bool) -> None:
         for folder in self.folders:
             ensure_gitignore(folder)
-        event = "inject" if emitted else "inject_failed"
+        event = ("unchanged" if self.held_above else "inject") if emitted else "inject_failed"
         append_log(self.scan.folder, self.log_record(event if self._rendered_text else "omitted"))
 
     def log_record(self, event: str) -> dict[str, object]:

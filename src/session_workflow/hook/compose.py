@@ -151,6 +151,7 @@ def allocate(
         if held is not None:
             text = unchanged_line(part.name, held)
             units = utf16_len(text)
+            part.held_above = True
         texts.append(text)
         remaining -= units
         sizes.append((part.name, units, utf8_len(text)))

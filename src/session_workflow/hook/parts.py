@@ -18,6 +18,8 @@ class PreparedPart:
     name = "part"
     cap = 0
     floor = 0
+    # Set by the composer when an earlier block of the thread holds the rendered text and one line stood for it.
+    held_above = False
 
     def render(self, budget: int) -> str:
         """Return the part's text within ``budget`` (``budget`` ≥ ``floor``)."""
