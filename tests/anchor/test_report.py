@@ -234,6 +234,18 @@ def test_cli_reports(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert code == 0
 
 
+def test_cli_show(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    target = project / ".claude" / "anchors" / "live-new.md"
+    assert run_cli("show", str(target), "--all") == (0, "")
+    out = capsys.readouterr().out
+    assert out.startswith(f"## Control anchor: {target}\n")
+    assert out.endswith("</anchor-head>\n\n(no TAIL: the file has no `<!-- anchor:tail -->` line)\n")
+    assert run_cli("show", str(project / "nope.md")) == (
+        2,
+        f"{project}/nope.md: no such anchor file (or not a readable regular file)",
+    )
+
+
 def test_cli_path_error(tmp_path: Path) -> None:
     code, message = run_cli("path", str(tmp_path))
     assert code == 1 and "no open anchor" in message
