@@ -272,3 +272,18 @@ def test_an_anchor_only_older_is_unchanged_but_an_edited_one_is_sent(tmp_path: P
     anchor.write_text(anchor.read_text().replace("- Step 1: x", "- Step 2: y"))
     os.utime(anchor, (1000.0, 1000.0))
     assert "- Step 2: y" in block("resume", 1000.0 + 7200)
+
+
+def test_an_anchor_shown_at_startup_is_unchanged_on_resume(tmp_path: Path) -> None:
+    folder = tmp_path / ".claude" / "anchors"
+    folder.mkdir(parents=True)
+    (folder / "a.md").write_text("---\nformat: anchor/v1\n---\n# A\n\n## Cursor\n- Step 1: x\n")
+    os.utime(folder / "a.md", (1000.0, 1000.0))
+    blocks = []
+    for source in ("startup", "resume"):
+        ctx = HookContext.from_payload({"source": source, "session_id": "s", "cwd": str(tmp_path)}, {}, 1060.0)
+        part = anchor_part.prepare(ctx)
+        assert part is not None
+        blocks.append(compose.allocate(source, [part], earlier=blocks).text)
+    assert "This session is a fresh start" in blocks[0]
+    assert blocks[1].endswith("\n\nControl anchor: " + UNCHANGED.format("startup"))

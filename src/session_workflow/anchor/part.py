@@ -62,6 +62,9 @@ DROP_NAMES_CAP = 400
 LOG_NAME = "log.ndjson"
 LOG_MAX_BYTES = MAX_LOG_BYTES
 LOG_ROTATED_NAME = "log.1.ndjson"
+# Said at startup only (the session may be for another task); a resume that follows still holds it.
+STARTUP_NOTE = "This session is a fresh start: if it was started for a different task, ignore this anchor."
+STARTUP_NOTE_SHORT = " Ignore it if this session is for another task."
 # The block's own phrases that change with the clock alone (``age_text``, the pointer's hours), masked when a
 # resume compares its block with an earlier one. Anchored to the lines the block itself writes; linear.
 _AGE = "(?:<1 min|[0-9]{1,9} min|[0-9]{1,9}h)"
@@ -358,14 +361,14 @@ class AnchorBlock:
         if compact:
             guidance = "Source of truth over any summary: verify against git log and files, continue from its cursor."
             if self.source == "startup":
-                guidance += " Ignore it if this session is for another task."
+                guidance += STARTUP_NOTE_SHORT
             return [*lines, guidance]
         lines.append(
             "This file is the run's source of truth; it outranks any summary of earlier context. Verify it against "
             "durable state (git log, the files on disk), then continue from its cursor."
         )
         if self.source == "startup":
-            lines.append("This session is a fresh start: if it was started for a different task, ignore this anchor.")
+            lines.append(STARTUP_NOTE)
         step = one_line(self.anchor.frontmatter.get("step", ""))[:20]
         status = f"Updated {age_text(self.age)} ago" + (f", step {step}" if step else "") + "."
         if self.anchor.tail:
@@ -558,8 +561,9 @@ class AnchorPart(PreparedPart):
         return text
 
     def stable(self, text: str) -> str:
-        """``text`` with the ages the block states masked: an anchor only older than in an earlier block of the
-        thread is unchanged."""
+        """``text`` with the ages the block states and its startup-only caveat masked: an anchor that is only older
+        than in an earlier block of the thread, or was shown there at startup, is unchanged."""
+        text = text.replace("\n" + STARTUP_NOTE, "").replace(STARTUP_NOTE_SHORT, "")
         if "ago" not in text and "untouched for" not in text:
             return text
         return re.sub(_VOLATILE, lambda match: "".join(group or "" for group in match.groups()) + "\x00", text)
