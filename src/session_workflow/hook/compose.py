@@ -59,8 +59,11 @@ def header(source: str) -> str:
 
 
 def header_prefix() -> str:
-    """What every block of ours starts with, whatever the source."""
-    return header("\x00").split("\x00", 1)[0]
+    """What every block of ours starts with, whatever the source: the common start of every source's header."""
+    first, *others = [header(source) for source in SOURCES]
+    while not all(other.startswith(first) for other in others):
+        first = first[:-1]
+    return first
 
 
 def unchanged_line(name: str, source: str) -> str:
@@ -76,11 +79,9 @@ def earlier_source(part: PreparedPart, text: str, earlier: list[str]) -> str | N
     part's own volatile pieces (an age) masked on both sides.
     """
     wanted = SEPARATOR + part.stable(text) + SEPARATOR
-    prefix = header_prefix()
     for block in earlier:
         if wanted in part.stable(block) + SEPARATOR:
-            source = block[len(prefix) :].split(")", 1)[0]
-            return source if source in SOURCES else "earlier"
+            return next((source for source in SOURCES if block.startswith(header(source) + SEPARATOR)), "earlier")
     return None
 
 
