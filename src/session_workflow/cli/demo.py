@@ -36,7 +36,7 @@ User rule U1 (verbatim): "never run the backfill against production without a dr
 - Next action: run the backfill dry-run against staging; first verify `ledger_migration_2` is applied.
 
 ## Resume steps
-1. Read this file. 2. `git -C {project} log --oneline -5`. 3. Continue from the cursor.
+1. `session-workflow anchor show` (not Read). 2. `git -C {project} log --oneline -5`. 3. Continue from the cursor.
 
 ## Invariants
 - Writes go through `LedgerClient`; reads may still hit `billing_v1` until phase 3.
