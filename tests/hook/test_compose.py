@@ -279,7 +279,7 @@ def test_an_anchor_shown_at_startup_is_unchanged_on_resume(tmp_path: Path) -> No
     folder.mkdir(parents=True)
     (folder / "a.md").write_text("---\nformat: anchor/v1\n---\n# A\n\n## Cursor\n- Step 1: x\n")
     os.utime(folder / "a.md", (1000.0, 1000.0))
-    blocks = []
+    blocks: list[str] = []
     for source in ("startup", "resume"):
         ctx = HookContext.from_payload({"source": source, "session_id": "s", "cwd": str(tmp_path)}, {}, 1060.0)
         part = anchor_part.prepare(ctx)
