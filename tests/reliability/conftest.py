@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from .sizes import STRESS, STRESS_ENV, SUMMARY, Size, Tally
+from .sizes import SCALE, STRESS, STRESS_ENV, SUMMARY, Size, Tally
 
 
 @pytest.fixture(params=[pytest.param(False, id="fast"), pytest.param(True, id="full", marks=pytest.mark.slow)])
@@ -46,7 +46,8 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     if not SUMMARY.outcomes:
         return
-    lines = SUMMARY.lines("stress, full size" if STRESS else "fast slice")
+    mode = ("stress, full size" if SCALE == 1 else f"stress, {SCALE:g} of full size") if STRESS else "fast slice"
+    lines = SUMMARY.lines(mode)
     terminalreporter.write_sep("=", lines[0])
     for line in lines[1:]:
         terminalreporter.write_line(line)

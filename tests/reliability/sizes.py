@@ -2,7 +2,9 @@
 
 Every group runs twice over: a fast slice in the default run (small example counts and sizes, so five Python
 versions in CI stay quick) and a full-size variant marked ``slow`` that only ``tox -e stress``
-(``SESSION_WORKFLOW_STRESS=1 pytest -m slow tests/reliability``) runs.
+(``SESSION_WORKFLOW_STRESS=1 pytest -m slow tests/reliability``) runs. ``SESSION_WORKFLOW_STRESS_SCALE`` (a
+fraction, default 1) shrinks every full size to that share of itself, never below the fast one: ``tox -e
+stress-slice`` runs the full variants at a tenth, inside the CI budget.
 """
 
 from __future__ import annotations
@@ -13,6 +15,19 @@ from hypothesis import HealthCheck, settings
 
 STRESS_ENV = "SESSION_WORKFLOW_STRESS"
 STRESS = os.environ.get(STRESS_ENV) == "1"
+SCALE_ENV = "SESSION_WORKFLOW_STRESS_SCALE"
+
+
+def _scale(raw: str | None) -> float:
+    """The share of each full size to run: a number in (0, 1], else 1 (the full size)."""
+    try:
+        value = float(raw or "1")
+    except ValueError:
+        return 1.0
+    return value if 0 < value <= 1 else 1.0
+
+
+SCALE = _scale(os.environ.get(SCALE_ENV))
 
 settings.register_profile(
     "reliability-fast",
@@ -45,7 +60,7 @@ class Size:
         self.full = full
 
     def pick(self, fast: int, full: int) -> int:
-        return full if self.full else fast
+        return max(fast, round(full * SCALE)) if self.full else fast
 
     def settings(self, fast_examples: int, full_examples: int) -> settings:
         """Hypothesis settings with this variant's example count."""
@@ -53,7 +68,7 @@ class Size:
         return settings(base, max_examples=self.pick(fast_examples, full_examples))
 
     def __repr__(self) -> str:
-        return "full" if self.full else "fast"
+        return ("full" if SCALE == 1 else f"full×{SCALE:g}") if self.full else "fast"
 
 
 class Tally:

@@ -1,0 +1,352 @@
+"""The promised numbers and selection rules, each held as a literal at its boundary.
+
+One module for every promise (not spread over the mirrored modules) because it is the contract a reader checks
+against the README and the seeds, and because ``tools/mutants.py`` names it as the suite each mutant of a promise
+must fail. Numbers are written out here, never read from the module under test: a changed constant must fail
+a test. Each boundary is tried on both sides (just under is shown whole, just over is cut or refused), and each
+rule gets inputs on which it and its neighbouring rules disagree. Wording is not asserted: only sizes, ids,
+and whether a piece of content reached the block.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from session_workflow.anchor import part as anchor_part
+from session_workflow.core.text import utf8_len, utf16_len
+from session_workflow.hook import compose, precompact, prompt_submit
+from session_workflow.hook.context import HookContext
+from session_workflow.hook.parts import PreparedPart
+from session_workflow.tasks import store as tasks
+from session_workflow.workstate.section import WorkState
+from tests.tasks.test_store import NOW, SESSION, make_ctx, touch, write_task
+
+HOUR = 3600.0
+TASK_LINE = re.compile(r"^#(\d+) \[(pending|in_progress)\]", re.MULTILINE)
+
+
+class TextPart(PreparedPart):
+    """A part that renders its text cut to the budget (by UTF-16 units, as the composer measures)."""
+
+    def __init__(self, name: str, text: str, cap: int) -> None:
+        self.name, self.text, self.cap, self.floor = name, text, cap, 1
+
+    def render(self, budget: int) -> str:
+        out, units = [], 0
+        for char in self.text:
+            units += 2 if ord(char) > 0xFFFF else 1
+            if units > budget:
+                break
+            out.append(char)
+        return "".join(out)
+
+
+def project_ctx(project: Path, source: str = "compact", session: str = SESSION, **env: str) -> HookContext:
+    """A SessionStart context for ``project`` (no transcript: the cwd is the project dir)."""
+    payload = {"hook_event_name": "SessionStart", "source": source, "session_id": session, "cwd": str(project)}
+    return HookContext.from_payload(payload, {"SESSION_WORKFLOW_TASKS_ROOT": str(project / "no-tasks"), **env}, NOW)
+
+
+def write_anchor(project: Path, name: str, body: str, age: float, frontmatter: str = "format: anchor/v1") -> Path:
+    folder = project / ".claude" / "anchors"
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / name
+    path.write_text(f"---\n{frontmatter}\n---\n# Title\n\n## Cursor\n- Next action: go\n\n{body}", encoding="utf-8")
+    os.utime(path, (NOW - age, NOW - age))
+    return path
+
+
+def write_state(project: Path, session: str | None = SESSION, **fields: object) -> None:
+    """A state file as the writer leaves it, minus the stored section (the reader builds it from the fields)."""
+    document: dict[str, object] = {"version": 1, "ticket": 34, "title": "Fix the parser", "map": 12, "step": "plan"}
+    if session is not None:
+        document["session"] = session
+    document.update(fields)
+    folder = project / ".claude" / "session-workflow"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "work-state.json").write_text(json.dumps(document), encoding="utf-8")
+
+
+def part_sizes(ctx: HookContext) -> dict[str, tuple[int, int]]:
+    """(UTF-16 units, UTF-8 bytes) of each part the composer emitted for ``ctx``."""
+    return {name: (units, size) for name, units, size in compose.compose(ctx).sizes}
+
+
+def tasks_text(tmp_path: Path, budget: int = 10_000) -> str:
+    """The task part rendered with more budget than its cap (the composer never offers more than 10,000)."""
+    part = tasks.prepare(make_ctx(tmp_path))
+    assert part is not None
+    return part.render(budget)
+
+
+def shown_ids(text: str) -> list[int]:
+    return [int(number) for number, _status in TASK_LINE.findall(text)]
+
+
+# --- 10,000 UTF-16 units: the whole SessionStart block --------------------------------------------------------
+
+
+@pytest.mark.parametrize("char", ["x", "😀"])
+def test_the_block_fills_up_to_10000_utf16_units_and_no_further(char: str) -> None:
+    """A part that could say 30,000 units is cut so the block is at most 10,000 units (astral: 2 units each)."""
+    block = compose.allocate("compact", [TextPart("big", char * 30_000, cap=30_000)]).text
+    assert 9_500 <= utf16_len(block) <= 10_000
+
+
+def test_the_omitted_note_fits_within_10000_units_too() -> None:
+    """A full block that also names a part it left out: the closing note is inside the 10,000 units."""
+    parts = [TextPart("big", "x" * 30_000, cap=30_000), TextPart("refused", "", cap=100)]
+    composition = compose.allocate("compact", parts)
+    assert composition.omitted == ["refused"]
+    assert 9_500 <= utf16_len(composition.text) <= 10_000
+
+
+def test_a_block_under_10000_units_is_emitted_whole() -> None:
+    text = "y" * 9_000
+    block = compose.allocate("compact", [TextPart("big", text, cap=30_000)]).text
+    assert text in block and utf16_len(block) < 10_000
+
+
+def test_the_real_parts_at_their_largest_stay_within_10000_units(tmp_path: Path) -> None:
+    """A huge anchor, a full task store, a large work state: every part over-asks and the block holds 10,000."""
+    write_anchor(tmp_path, "a.md", "".join(f"## S{n}\n" + "😀" * 400 + "\n\n" for n in range(60)), HOUR)
+    for task_id in range(1, 80):
+        write_task(tmp_path / "tasks" / SESSION, task_id, "in_progress", "é" * 200, "😀" * 200)
+    write_state(tmp_path, title="😀" * 200, step="😀" * 100, auto=True)
+    ctx = project_ctx(tmp_path, SESSION_WORKFLOW_TASKS_ROOT=str(tmp_path / "tasks"))
+    text = compose.compose(ctx).text
+    assert 9_000 <= utf16_len(text) <= 10_000
+
+
+# --- 8,000 UTF-16 units: the anchor block ------------------------------------------------------------------------
+
+
+def test_the_anchor_block_is_at_most_8000_units(tmp_path: Path) -> None:
+    write_anchor(tmp_path, "a.md", "".join(f"## S{n}\n" + "w" * 700 + "\n\n" for n in range(60)), HOUR)
+    units, _bytes = part_sizes(project_ctx(tmp_path))["anchor"]
+    assert 7_000 <= units <= 8_000
+
+
+def test_an_anchor_under_8000_units_is_shown_whole(tmp_path: Path) -> None:
+    body = "".join(f"## S{n}\nmarker-{n} " + "w" * 600 + "\n\n" for n in range(10))
+    write_anchor(tmp_path, "a.md", body, HOUR)
+    text = compose.compose(project_ctx(tmp_path)).text
+    assert all(f"marker-{n} " in text for n in range(10))
+
+
+# --- 4,096 bytes, 40 tasks, 160 and 300 bytes: the task block --------------------------------------------------
+
+
+def test_a_full_store_fills_the_task_block_to_4096_bytes_and_no_further(tmp_path: Path) -> None:
+    for task_id in range(1, 61):
+        write_task(tmp_path / "tasks" / SESSION, task_id, "pending", "s" * 150, mtime=NOW - task_id)
+    text = tasks_text(tmp_path)
+    assert 3_800 <= utf8_len(text) <= 4_096
+    shown = len(shown_ids(text))
+    assert shown < 40 and re.search(rf"\b{60 - shown} more\b", text)
+
+
+def test_a_task_block_under_4096_bytes_is_shown_whole(tmp_path: Path) -> None:
+    for task_id in range(1, 21):  # about 3,400 bytes
+        write_task(tmp_path / "tasks" / SESSION, task_id, "pending", "s" * 150)
+    text = tasks_text(tmp_path)
+    assert sorted(shown_ids(text)) == list(range(1, 21)) and "more" not in text
+
+
+def test_the_composer_gives_the_task_block_at_most_4096_bytes(tmp_path: Path) -> None:
+    for task_id in range(1, 61):
+        write_task(tmp_path / "tasks" / SESSION, task_id, "pending", "s" * 150)
+    _units, size = part_sizes(make_ctx(tmp_path))["tasks"]
+    assert 3_800 <= size <= 4_096
+
+
+@pytest.mark.parametrize(("count", "shown"), [(40, 40), (41, 40)])
+def test_at_most_40_tasks_are_shown(tmp_path: Path, count: int, shown: int) -> None:
+    for task_id in range(1, count + 1):
+        write_task(tmp_path / "tasks" / SESSION, task_id, "pending", "t")
+    text = tasks_text(tmp_path)
+    assert len(shown_ids(text)) == shown
+    assert bool(re.search(r"\b1 more\b", text)) == (count > shown)
+
+
+def _line_of(text: str, task_id: int) -> str:
+    return next(line for line in text.split("\n") if line.startswith(f"#{task_id} "))
+
+
+@pytest.mark.parametrize(
+    ("subject", "whole"),
+    [("a" * 160, True), ("é" * 80, True), ("a" * 161, False), ("é" * 80 + "a", False), ("😀" * 41, False)],
+)
+def test_a_subject_is_cut_past_160_bytes(tmp_path: Path, subject: str, whole: bool) -> None:
+    write_task(tmp_path / "tasks" / SESSION, 1, "pending", subject)
+    shown = _line_of(tasks_text(tmp_path), 1).split("] ", 1)[1]
+    assert (shown == subject) == whole
+    assert utf8_len(shown) <= 160 and shown[:20] == subject[:20]
+
+
+@pytest.mark.parametrize(("description", "whole"), [("é" * 150, True), ("é" * 150 + "a", False), ("d" * 301, False)])
+def test_an_in_progress_description_is_cut_past_300_bytes(tmp_path: Path, description: str, whole: bool) -> None:
+    write_task(tmp_path / "tasks" / SESSION, 1, "in_progress", "go", description)
+    lines = tasks_text(tmp_path).split("\n")
+    following = lines[lines.index(_line_of("\n".join(lines), 1)) + 1]
+    shown = following.split(": ", 1)[1]
+    assert (shown == description) == whole
+    assert utf8_len(shown) <= 300 and shown[:20] == description[:20]
+
+
+# --- 1,024 bytes: the work-state section ---------------------------------------------------------------------------
+
+
+def test_the_work_state_section_is_at_most_1024_bytes(tmp_path: Path) -> None:
+    """Every field at its own longest, in 4-byte characters: the section would be larger, and is cut at 1,024."""
+    url = "https://example.com/" + "u" * 280
+    write_state(tmp_path, ticket="T" * 64, title="😀" * 200, step="😀" * 100, url=url, auto=True, paused=True)
+    _units, size = part_sizes(project_ctx(tmp_path))["work state"]
+    assert 1_000 <= size <= 1_024
+
+
+def test_a_small_work_state_section_is_shown_whole(tmp_path: Path) -> None:
+    write_state(tmp_path, title="Fix the parser", step="execute")
+    text = compose.compose(project_ctx(tmp_path)).text
+    assert "Fix the parser" in text and "execute" in text and "…" not in text
+
+
+# --- 600 characters: the PreCompact request ----------------------------------------------------------------------
+
+
+def _anchor_facts(path_length: int, char: str = "p") -> tuple[str, str]:
+    return ("/" + char * path_length + ".md", "next: ship it")
+
+
+@pytest.mark.parametrize("char", ["p", "😀"])
+def test_the_precompact_request_is_at_most_600_utf16_units(char: str) -> None:
+    ticket = WorkState(ticket=34, title="Fix the parser", step="execute", session=SESSION)
+    text = precompact.instructions(_anchor_facts(700, char), ticket, 3)
+    assert 580 <= utf16_len(text) <= 600
+
+
+def test_a_precompact_request_under_600_is_whole() -> None:
+    ticket = WorkState(ticket=34, title="Fix the parser", step="execute", session=SESSION)
+    text = precompact.instructions(_anchor_facts(100), ticket, 3)
+    assert utf16_len(text) < 600
+    assert all(piece in text for piece in ("p" * 100 + ".md", "ship it", "#34", "Fix the parser", "execute", "3 "))
+
+
+# --- 6 h and 24 h: the anchor's age --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("source", "age", "injected"),
+    [
+        ("startup", 6 * HOUR - 60, True),
+        ("startup", 6 * HOUR + 60, False),
+        ("compact", 6 * HOUR + 60, True),
+        ("resume", 6 * HOUR + 60, True),
+    ],
+)
+def test_startup_injects_only_an_anchor_updated_within_6_hours(
+    tmp_path: Path, source: str, age: float, injected: bool
+) -> None:
+    write_anchor(tmp_path, "a.md", "## Mission\nmission-marker\n", age)
+    text = compose.compose(project_ctx(tmp_path, source)).text
+    assert ("a.md" in text) == injected
+
+
+@pytest.mark.parametrize(("age", "full"), [(24 * HOUR - 60, True), (24 * HOUR + 60, False)])
+def test_an_anchor_older_than_24_hours_is_only_a_pointer(tmp_path: Path, age: float, full: bool) -> None:
+    write_anchor(tmp_path, "a.md", "## Mission\nmission-marker\n", age)
+    text = compose.compose(project_ctx(tmp_path)).text
+    assert "a.md" in text
+    assert ("mission-marker" in text) == full
+
+
+# --- the task selection rules ----------------------------------------------------------------------------------------
+
+
+def test_in_progress_is_selected_first_even_when_oldest(tmp_path: Path) -> None:
+    """The in-progress task is the oldest file and the lowest id: newest-first alone would drop it."""
+    write_task(tmp_path / "tasks" / SESSION, 1, "in_progress", "the one in progress", mtime=NOW - 10_000)
+    for task_id in range(2, 47):
+        write_task(tmp_path / "tasks" / SESSION, task_id, "pending", "p", mtime=NOW - 100 + task_id)
+    shown = shown_ids(tasks_text(tmp_path))
+    assert 1 in shown and len(shown) == 40
+
+
+def test_within_a_status_the_newest_files_are_selected(tmp_path: Path) -> None:
+    """File age runs against id order here: the 40 newest files win, not the 40 highest ids."""
+    for task_id in range(1, 46):
+        write_task(tmp_path / "tasks" / SESSION, task_id, "pending", "p", mtime=NOW - 1000 * task_id)
+    assert sorted(shown_ids(tasks_text(tmp_path))) == list(range(1, 41))
+
+
+def _sibling(tmp_path: Path, session: str, age: float, subject: str) -> None:
+    write_task(tmp_path / "tasks" / session, 1, "pending", subject)
+    touch(tmp_path / "projects" / f"{session}.jsonl", NOW - age)
+
+
+def test_the_fallback_recovers_exactly_one_older_candidate(tmp_path: Path) -> None:
+    touch(tmp_path / "projects" / f"{SESSION}.jsonl", NOW - 50)
+    _sibling(tmp_path, "older", 100, "from the older session")
+    _sibling(tmp_path, "newer", 10, "from a newer session")  # newer than this one: never a predecessor
+    assert "from the older session" in tasks_text(tmp_path)
+
+
+def test_two_older_candidates_are_ambiguous(tmp_path: Path) -> None:
+    """The newest older session is not picked: two candidates give the hint and no task of either."""
+    touch(tmp_path / "projects" / f"{SESSION}.jsonl", NOW - 50)
+    _sibling(tmp_path, "older", 100, "from the older session")
+    _sibling(tmp_path, "oldest", 200, "from the oldest session")
+    text = tasks_text(tmp_path)
+    assert text and shown_ids(text) == [] and "from the" not in text
+
+
+# --- work-state ownership --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("owner", "owned"), [(SESSION, True), ("another-session", False), (None, False)])
+def test_only_a_state_this_session_owns_is_delivered(
+    tmp_path: Path, owner: str | None, owned: bool, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    """The orphan rule (another owner) and the owner rule (no owner at all) on every hook that shows the state."""
+    write_state(tmp_path, session=owner, title="owned-title")
+    env = {"CLAUDE_PLUGIN_DATA": str(tmp_path / "data"), "SESSION_WORKFLOW_TASKS_ROOT": str(tmp_path / "none")}
+    ctx = project_ctx(tmp_path, **env)
+    assert ("work state" in part_sizes(ctx)) == owned
+    prompt = dict(hook_event_name="UserPromptSubmit", session_id=SESSION, cwd=str(tmp_path), prompt="hi")
+    prompt_submit.prompt_submit(HookContext.from_payload(prompt, env, NOW))
+    precompact.pre_compact(HookContext.from_payload({**prompt, "hook_event_name": "PreCompact"}, env, NOW))
+    assert (capsysbinary.readouterr().out.count(b"owned-title") == 2) == owned
+
+
+# --- the anchor choice ----------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("names", "chosen"),
+    [
+        (["a.closed.md", "b.md"], "b.md"),  # the newer file is closed
+        (["a.closed.md"], None),
+        (["aclosed.md", "b.md"], "aclosed.md"),  # not a .closed.md name: open
+        (["a.closed.md.md", "b.md"], "a.closed.md.md"),
+    ],
+)
+def test_a_closed_md_name_is_closed(tmp_path: Path, names: list[str], chosen: str | None) -> None:
+    for age, name in enumerate(names):
+        write_anchor(tmp_path, name, f"## Mission\nbody of {name}\n", HOUR + age)
+    part = anchor_part.prepare(project_ctx(tmp_path))
+    assert (part.block.candidate.name if part is not None else None) == chosen
+
+
+def test_parked_outranks_done_and_live_outranks_both(tmp_path: Path) -> None:
+    write_anchor(tmp_path, "done.md", "## Status\nStatus: done\n", HOUR)
+    write_anchor(tmp_path, "parked.md", "## Mission\nm\n", 2 * HOUR, "format: anchor/v1\nparked: waiting on review")
+    part = anchor_part.prepare(project_ctx(tmp_path))
+    assert part is not None and part.block.candidate.name == "parked.md"
+    write_anchor(tmp_path, "live.md", "## Mission\nm\n", 3 * HOUR)
+    part = anchor_part.prepare(project_ctx(tmp_path))
+    assert part is not None and part.block.candidate.name == "live.md"
