@@ -130,6 +130,13 @@ MUTANTS = [
         ANCHOR,
     ),
     Mutant(
+        "the dry run writes",
+        "cli/inject.py",
+        "ctx.dry_run = True",
+        "ctx.dry_run = False",
+        ("tests/cli/test_inject.py",),
+    ),
+    Mutant(
         "PreCompact cut in code points",
         "hook/precompact.py",
         "return cut_utf16(text + ",

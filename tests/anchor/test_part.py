@@ -433,7 +433,8 @@ def test_absurd_path_is_elided_and_blocks_stay_bounded(tmp_path: Path) -> None:
 # --- the composer contract, telemetry, .gitignore ------------------------------------------------------------
 
 
-def test_part_contract_and_dry_run_writes_nothing(tmp_path: Path) -> None:
+def test_part_contract_and_composing_writes_nothing(tmp_path: Path) -> None:
+    """Composing (prepare and render) leaves the folder alone: only after_emit writes (the dry run: test_inject)."""
     write_anchor(tmp_path, "a.md", LIVE_ANCHOR, HOUR)
     composition = compose.compose(make_ctx(tmp_path))
     assert "Move billing off the legacy queue" in composition.text

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import re
 import time
 from pathlib import Path
 
@@ -11,10 +13,14 @@ import pytest
 from session_workflow.cli import inject as inject_cli
 from session_workflow.cli.main import main
 from session_workflow.core.locations import state_path
+from session_workflow.core.text import utf16_len
 from session_workflow.workstate import writer as workstate_writer
+from tests.tasks.test_store import write_task
 
 SESSION = "4ed8e6eb-f189-463d-a03f-9c47e26c38bf"
 REPO = Path(__file__).resolve().parents[2]
+ANCHOR = "---\nformat: anchor/v1\n---\n# Port billing\n\n## Cursor\n- Next action: port the refund consumer\n"
+SIZE_LINE = re.compile(r"^(\S[^\n]*?)\s+(\d+) UTF-16 units\s+(\d+) bytes$", re.MULTILINE)
 
 
 def plugin(tmp_path: Path, modules: list[str] | None) -> Path:
@@ -120,3 +126,73 @@ def test_nothing_to_say_still_names_the_mod_and_the_transcript(
     out = dry_run(capsys, "--source", "startup")
     assert out.startswith("(nothing to inject at SessionStart:startup for ")
     assert "transcript: none (no user prompts; --transcript names one)" in out
+
+
+# --- nothing written, whatever the source and the mod; sizes that add up ---------------------------------------
+
+
+def snapshot(root: Path) -> dict[str, tuple[bytes, int] | None]:
+    """Every directory and file under ``root`` with each file's bytes and mtime: what a write would change."""
+    found: dict[str, tuple[bytes, int] | None] = {}
+    for folder, dirs, files in os.walk(root):
+        for name in dirs:
+            found[os.path.join(folder, name)] = None
+        for name in files:
+            path = os.path.join(folder, name)
+            found[path] = (Path(path).read_bytes(), os.stat(path).st_mtime_ns)
+    return found
+
+
+@pytest.fixture()
+def full_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A project with an anchor, a work state this session owns, open tasks and a stale delivery record."""
+    folder = tmp_path / "project"
+    (folder / ".claude" / "anchors").mkdir(parents=True)
+    (folder / ".claude" / "anchors" / "a.md").write_text(ANCHOR, encoding="utf-8")
+    state = {"version": 1, "ticket": 34, "title": "Fix the parser", "map": 12, "step": "plan", "session": SESSION}
+    (folder / ".claude" / "session-workflow").mkdir(parents=True)
+    (folder / ".claude" / "session-workflow" / "work-state.json").write_text(json.dumps(state), encoding="utf-8")
+    write_task(tmp_path / "tasks" / SESSION, 1, "in_progress", "Write the refund port")
+    records = tmp_path / "data" / "work-state-delivered"
+    records.mkdir(parents=True)
+    (records / f"{SESSION}.key").write_text("a key from an earlier thread")
+    monkeypatch.setenv("SESSION_WORKFLOW_TASKS_ROOT", str(tmp_path / "tasks"))
+    monkeypatch.setenv("CLAUDE_PLUGIN_DATA", str(tmp_path / "data"))
+    monkeypatch.delenv("SESSION_WORKFLOW_ANCHOR_HOOKS", raising=False)
+    monkeypatch.delenv("CLAUDE_CODE_TASK_LIST_ID", raising=False)
+    monkeypatch.delenv("AI_AGENT", raising=False)
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "config"))
+    return folder
+
+
+@pytest.mark.parametrize("mod", ["--mod", "--no-mod"])
+@pytest.mark.parametrize("source", ["compact", "resume", "startup", "clear"])
+def test_the_dry_run_prints_the_block_and_its_sizes_and_writes_nothing(
+    full_project: Path, source: str, mod: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """With the mod (the record of what it delivered) or without (the block's section): nothing is written."""
+    project = full_project
+    before = snapshot(project.parent)
+    assert main(["inject", "--dry-run", mod, "--source", source, "--cwd", str(project), "--session", SESSION]) == 0
+    assert snapshot(project.parent) == before  # no .gitignore, no telemetry, the delivery record kept
+    block, sizes = capsys.readouterr().out.split("\n--- sizes ---\n")
+    assert block.startswith("session-workflow:") and "port the refund consumer" in block
+    assert ("Write the refund port" in block) == (source != "clear")
+    assert ("Fix the parser" in block) == (mod == "--no-mod" and source != "clear")
+    rows = {name.strip(): (int(units), int(size)) for name, units, size in SIZE_LINE.findall(sizes)}
+    assert "anchor" in rows and ("tasks" in rows) == (source != "clear")
+    assert rows["total"][0] == utf16_len(block.rstrip("\n")) <= 10_000
+    parts = [units for name, (units, _size) in rows.items() if name != "total"]
+    assert sum(parts) + 2 * len(parts) + utf16_len(block.split("\n", 1)[0]) == rows["total"][0]
+
+
+def test_a_dry_run_keeps_the_delivery_record_a_real_start_would_reset(
+    full_project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Without an owned state the hook forgets this session's record; the dry run must not."""
+    project = full_project
+    (project / ".claude" / "session-workflow" / "work-state.json").unlink()
+    before = snapshot(project.parent)
+    assert main(["inject", "--dry-run", "--no-mod", "--cwd", str(project), "--session", SESSION]) == 0
+    assert snapshot(project.parent) == before
+    assert "port the refund consumer" in capsys.readouterr().out

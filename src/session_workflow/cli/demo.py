@@ -20,7 +20,7 @@ from session_workflow.cli.parser import CliError, OneLineParser
 from session_workflow.core.text import utf16_len
 from session_workflow.hook.compose import CAP_UTF16
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 SRC = os.path.join(ROOT, "src")
 
 ANCHOR = """---

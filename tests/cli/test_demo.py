@@ -1,0 +1,30 @@
+"""``session-workflow demo``: it runs the real hook twice and shows both injections with their true sizes."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from session_workflow.core.text import utf16_len
+
+BIN = Path(__file__).resolve().parents[2] / "bin" / "session-workflow"
+# A heading naming the source, the injected text, and the line giving its size against the 10,000-unit cap.
+INJECTION = re.compile(
+    r"^=+ SessionStart \((\w+)\)[^\n]*\n(.*?)\n=+ ([\d,]+) of 10,?000 UTF-16 units =+$", re.MULTILINE | re.DOTALL
+)
+
+
+def test_demo_shows_the_startup_and_compact_injections_with_their_sizes() -> None:
+    done = subprocess.run([sys.executable, str(BIN), "demo"], capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    injections = INJECTION.findall(done.stdout)
+    assert [source for source, _text, _size in injections] == ["startup", "compact"], done.stdout
+    for source, text, size in injections:
+        assert int(size.replace(",", "")) == utf16_len(text) > 0
+        assert text.startswith("session-workflow:") and f"({source})" in text.split("\n", 1)[0]
+        # The three kinds of state the demo made, as the hook read them back from disk.
+        assert "Ledger migration" in text and "ledger API" in text and "Port the invoice writer" in text
+    # Only a compaction quotes the user's last prompts.
+    assert [("Go ahead with the invoice writer" in text) for _source, text, _size in injections] == [False, True]
