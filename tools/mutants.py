@@ -130,6 +130,13 @@ MUTANTS = [
         ANCHOR,
     ),
     Mutant(
+        "a stored section is trusted as it stands",
+        "workstate/state.py",
+        "if loaded.stored_text == section(state, False, slug):",
+        "if loaded.stored_text:",
+        ("tests/reliability/test_injection.py",),
+    ),
+    Mutant(
         "the dry run writes",
         "cli/inject.py",
         "ctx.dry_run = True",

@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -53,6 +54,19 @@ for spec in open(args[args.index("-r") + 1]).read().split():
             module.write(f"FAKE_VERSION = {version!r}\\n")
         os.makedirs(os.path.join(target, f"{name}-{version}.dist-info"))
         open(os.path.join(target, f"{name}-{version}.dist-info", "RECORD"), "w").close()
+"""
+
+# ``python -m pip install --no-deps --target DIR name==version…`` as pip lays it out, for the manual command.
+FAKE_PIP_MODULE = """
+import os, sys
+args = sys.argv[1:]
+assert args[:5] == ["-m", "pip", "install", "--no-deps", "--target"], args
+target, specs = args[5], args[6:]
+for name, version in (spec.split("==") for spec in specs):
+    os.makedirs(os.path.join(target, name))
+    open(os.path.join(target, name, "__init__.py"), "w").close()
+    os.makedirs(os.path.join(target, f"{name}-{version}.dist-info"))
+    open(os.path.join(target, f"{name}-{version}.dist-info", "RECORD"), "w").close()
 """
 
 
@@ -249,12 +263,20 @@ def test_offline_fails_once_with_the_exact_command(
 def test_the_manual_command_completes_the_install(
     tmp_path: Path, fake_pip: tuple[list[str], Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Running the printed command by hand leaves a folder the bootstrap accepts without pip."""
+    """Running the printed command by hand leaves a folder the bootstrap accepts without pip.
+
+    The command runs for real, with a stand-in interpreter whose ``-m pip install`` lays out what pip would
+    (package and dist-info per ``name==version``, in ``--target``): a command missing a pin, a version or the
+    target leaves a folder the bootstrap refuses.
+    """
     pip, log = fake_pip
     finder = Finder(tmp_path, pip, monkeypatch)
-    for name, version, _digest in PINS:
-        (finder.target / f"{name}-{version}.dist-info").mkdir(parents=True)
-        (finder.target / f"{name}-{version}.dist-info" / "RECORD").write_text("")
+    python = tmp_path / "python-online"
+    python.write_text(f"#!{sys.executable}\n{FAKE_PIP_MODULE}")
+    python.chmod(0o755)
+    command = manual_command(str(python), str(finder.target))
+    done = subprocess.run(shlex.split(command), capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 0, done.stderr
     assert finder.provide() == str(finder.target) and pip_calls(log) == [] and finder.said.getvalue() == ""
 
 

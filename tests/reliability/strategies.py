@@ -1,8 +1,8 @@
 """Hypothesis strategies for hostile hook inputs: payloads, anchor bytes, task files, transcripts, work states.
 
 Text is drawn from an alphabet weighted towards what breaks line-based output and JSON: line and paragraph
-separators, C0/C1 controls, bidi and zero-width characters, lone surrogates, astral characters, and fragments
-that imitate the block's own lines (its header, the task-list header, task lines, the anchor frame).
+separators, C0/C1 controls, bidi, zero-width, format and tag characters, lone surrogates, astral characters, and
+fragments that imitate the block's own lines (its header, the task-list header, task lines, the anchor frame).
 """
 
 from __future__ import annotations
@@ -34,6 +34,12 @@ SPECIAL_CHARS = (
     "\u202e",
     "\u2066",
     "\ufeff",
+    "\u00ad",
+    "\u061c",
+    "\u2060",
+    "\U000e0001",
+    "\U000e0041",
+    "\U000e007f",
     "\ufffd",
     "\ud800",
     "\udcff",
@@ -76,9 +82,18 @@ FORGERIES = (
     "```",
 )
 
-chars = st.one_of(st.characters(), st.sampled_from(SPECIAL_CHARS))
+# Any code point, lone surrogates included (st.characters() on its own never draws one), and the special ones often.
+chars = st.one_of(st.characters(codec=None, exclude_categories=()), st.sampled_from(SPECIAL_CHARS))
+
+
+def char_text(min_size: int = 0, max_size: int | None = None) -> st.SearchStrategy[str]:
+    """Text drawn one ``chars`` at a time: ``st.text(chars)`` merges the alphabet into plain code point ranges and
+    then almost never draws a special character (about 1 example in 100 has one; here most do)."""
+    return st.lists(chars, min_size=min_size, max_size=max_size).map("".join)
+
+
 hostile_text = st.lists(
-    st.one_of(st.text(chars, max_size=12), st.sampled_from(FORGERIES).map(lambda line: "\n" + line + "\n")),
+    st.one_of(char_text(max_size=12), st.sampled_from(FORGERIES).map(lambda line: "\n" + line + "\n")),
     max_size=6,
 ).map("".join)
 
@@ -133,7 +148,7 @@ anchor_bytes = st.one_of(
 )
 anchor_name = st.one_of(
     st.sampled_from(("a.md", "b.md", "z.md", "x.closed.md", ".hidden.md", "notes.txt", "MD.MD", "a.md.md")),
-    st.text(chars, min_size=1, max_size=30).map(lambda text: text.replace("/", "_").replace("\x00", "_") + ".md"),
+    char_text(1, 30).map(lambda text: text.replace("/", "_").replace("\x00", "_") + ".md"),
 ).filter(lambda name: file_name_ok(name))
 
 
@@ -153,9 +168,7 @@ anchor_age = st.sampled_from((5.0, 3600.0, 7 * 3600.0, 30 * 3600.0, 200 * 3600.0
 
 # --- tasks -------------------------------------------------------------------------------------------------
 
-json_scalars = st.one_of(
-    st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False), st.text(chars, max_size=8)
-)
+json_scalars = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False), char_text(max_size=8))
 json_values = st.recursive(
     json_scalars,
     lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=6), inner, max_size=3)),
@@ -197,7 +210,7 @@ def task_file(draw: st.DrawFn) -> tuple[str, bytes]:
             st.just(f"{task_id}.json"),
             st.sampled_from(("0.json", "01.json", ".lock", ".highwatermark", "1.json.lock", "x.json", "1.JSON")),
             st.just("9" * 40 + ".json"),
-            st.text(chars, min_size=1, max_size=20).map(lambda text: text.replace("/", "_").replace("\x00", "_")),
+            char_text(1, 20).map(lambda text: text.replace("/", "_").replace("\x00", "_")),
         ).filter(file_name_ok)
     )
     if draw(st.integers(0, 5)) == 0:

@@ -255,4 +255,8 @@ def test_tampered_stored_section_is_not_injected_verbatim(event: str, tally: Tal
     with sandbox() as box:
         box.write_state(_tampered_state(box.session))
         payload = box.payload(event, source="compact")
-        check_run(box, event, payload, run_in_process(event, payload, box.env()))
+        text = check_run(box, event, payload, run_in_process(event, payload, box.env()))
+    # The state itself is valid and owned, so a section is delivered: the one its fields build, not the stored one.
+    assert text is not None and '#7 "t"' in text
+    for forged in ("forged task", "#99", compose.header("startup"), HEADER_EXACT, "\ud800", "\ufffd"):
+        assert forged not in text, forged

@@ -26,8 +26,8 @@ def utf16_len(text: str) -> int:
 
 
 def utf8_len(text: str) -> int:
-    """Length in UTF-8 bytes; lone surrogates count as the three bytes of their replacement."""
-    return len(text.encode("utf-8", "replace"))
+    """Length in UTF-8 bytes; a lone surrogate counts three, as the U+FFFD the hook's output turns it into."""
+    return len(text.encode("utf-8", "surrogatepass"))
 
 
 def one_line(text: str) -> str:
