@@ -137,6 +137,27 @@ MUTANTS = [
         ("tests/reliability/test_injection.py",),
     ),
     Mutant(
+        "an undecodable byte in a close command escaped as a code point",
+        "anchor/text.py",
+        r'escaped.append(f"\\x{code - 0xDC00:02x}")',
+        r'escaped.append(f"\\u{code:04x}")',
+        ("tests/anchor/test_classify.py",),
+    ),
+    Mutant(
+        "the manual install command drops a pin",
+        "cli/bootstrap.py",
+        '"--target", target, *specs])',
+        '"--target", target, *specs[:1]])',
+        ("tests/cli/test_bootstrap.py",),
+    ),
+    Mutant(
+        "a lone surrogate counted as one byte",
+        "core/text.py",
+        'return len(text.encode("utf-8", "surrogatepass"))',
+        'return len(text.encode("utf-8", "replace"))',
+        ("tests/core/test_text.py",),
+    ),
+    Mutant(
         "the dry run writes",
         "cli/inject.py",
         "ctx.dry_run = True",

@@ -26,7 +26,6 @@ from session_workflow.anchor.text import (
     PARKED,
     STEP_BULLET,
     AnchorText,
-    frontmatter_span,
     heading_of,
     is_done_line,
     lines_of,
@@ -57,10 +56,11 @@ PIECES = [
     *["cursor", "CURSOR", "curſor", "İ", "ſ", "Σ", "\u00a0", "\u2028", "\u2029", "\u202e", "\u2066", "\ufeff"],
     *["\x00", "\x0b", "\x0c", "\x1c", "\x85", "\x7f", "\x9f", "—", "😀", "key: value", "a_b.c-d : v", ".x: y"],
     *["k\t: v", "title: T", "task: X", "step: 3", "- Step 4: did", "x", "on", "to", ":", "\ufffd", "'", '"'],
+    *["\ud800", "\udc80", "\udcff", "\U000e0041", "\u00ad", "\\"],
 ]
 texts = st.lists(st.sampled_from(PIECES) | st.text(max_size=3), max_size=50).map("".join)
 raw_bytes = st.lists(
-    st.sampled_from(PIECES).map(lambda piece: piece.encode("utf-8"))
+    st.sampled_from(PIECES).map(lambda piece: piece.encode("utf-8", "surrogatepass"))
     | st.sampled_from([b"\xff", b"\xef\xbb\xbf", b"\xc2", b"\xe2\x80", b"\xe2\x80\xa8", b"\xc2\x85", b"\xed\xa0\x80"])
     | st.binary(max_size=3),
     max_size=50,
@@ -81,14 +81,19 @@ def reference_fence(line: str) -> str | None:
 
 
 def reference_frontmatter(head: str) -> dict[str, str] | None:
-    span = frontmatter_span(head)
-    if span is None:
+    """Line 1 is ``---`` (BOMs and blanks aside), up to the next such line; later keys win, quotes are dropped."""
+    lines = head.split("\n")
+    bare = [line.replace("\ufeff", "").strip() for line in lines]
+    if not head or bare[0] != "---" or "---" not in bare[1:]:
         return None
     pairs = {}
-    for line in lines_of(head)[span[0] + 1 : span[1]]:
-        match = re.match(FRONTMATTER_PAIR, line.rstrip("\r\n").replace("\ufeff", ""))
+    for line in lines[1 : bare.index("---", 1)]:
+        match = re.match(FRONTMATTER_PAIR, line.rstrip("\r").replace("\ufeff", ""))
         if match:
-            pairs[match.group(1).lower()] = anchor.frontmatter_value(match.group(2))
+            value = match.group(2).strip()
+            if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+                value = value[1:-1].strip()
+            pairs[match.group(1).lower()] = value
     return pairs
 
 
@@ -98,16 +103,36 @@ def reference_done(line: str) -> bool:
 
 
 def reference_quote(text: str) -> str:
+    """Bare when shell-safe, single-quoted when visible, else ``$'…'`` with each invisible character escaped."""
     if re.fullmatch(SHELL_SAFE, text):
         return text
-    if re.search(anchor._SHELL_ODD, text) is None:
+    if not any(map(invisible, text)):
         return "'" + text.replace("'", "'\\''") + "'"
-    return shell_quote(text)  # the escaping itself is not a fast path
+    escaped = ""
+    for char in text:
+        code = ord(char)
+        if char in "\\'":
+            escaped += "\\" + char
+        elif 0xDC80 <= code <= 0xDCFF:
+            escaped += f"\\x{code - 0xDC00:02x}"
+        elif invisible(char):
+            escaped += f"\\x{code:02x}" if code < 0x80 else f"\\u{code:04x}"
+        else:
+            escaped += char
+    return "$'" + escaped + "'"
+
+
+def invisible(char: str) -> bool:
+    """A control, zero-width, bidi, BOM, line or paragraph separator, or lone surrogate: what a shell line hides."""
+    code = ord(char)
+    ranges = [(0, 0x1F), (0x7F, 0x9F), (0x200B, 0x200F), (0x202A, 0x202E), (0x2060, 0x2064), (0x2066, 0x2069)]
+    ranges += [(0xFEFF, 0xFEFF), (0x2028, 0x2029), (0xD800, 0xDFFF)]
+    return any(low <= code <= high for low, high in ranges)
 
 
 def reference_split_head(text: str) -> tuple[str, str | None]:
     offset = 0
-    for line in lines_of(text):
+    for line in re.findall(r"[^\n]*\n|[^\n]+\Z", text):
         if line.rstrip("\r\n").replace("\ufeff", "").strip() == MARKER:
             head = text[:offset]
             return (text, None) if not head.replace("\ufeff", "").strip() else (head, text[offset:])
