@@ -100,7 +100,7 @@ def test_the_block_fills_up_to_10000_utf16_units_and_no_further(char: str) -> No
 
 def test_the_omitted_note_fits_within_10000_units_too() -> None:
     """A full block that also names a part it left out: the closing note is inside the 10,000 units."""
-    parts = [TextPart("big", "x" * 30_000, cap=30_000), TextPart("refused", "", cap=100)]
+    parts: list[PreparedPart] = [TextPart("big", "x" * 30_000, cap=30_000), TextPart("refused", "", cap=100)]
     composition = compose.allocate("compact", parts)
     assert composition.omitted == ["refused"]
     assert 9_500 <= utf16_len(composition.text) <= 10_000
