@@ -81,7 +81,8 @@ def make_ctx(
     return HookContext.from_payload(payload, {"SESSION_WORKFLOW_TASKS_ROOT": str(root / "tasks"), **(env or {})}, NOW)
 
 
-def render(ctx: HookContext, budget: int = 4096) -> str | None:
+def render(ctx: HookContext, budget: int = 10_000) -> str | None:
+    """The task part at ``budget`` (by default all the composer can ever offer, so the part's own cap binds)."""
     part = tasks.prepare(ctx)
     return None if part is None else part.render(budget)
 
@@ -446,7 +447,8 @@ def test_8_at_most_40_tasks_even_when_they_all_fit(tmp_path: Path) -> None:
 
 def test_8_selection_prefers_in_progress_then_newest(tmp_path: Path) -> None:
     list_dir = tmp_path / "tasks" / SESSION
-    write_task(list_dir, 1, "in_progress", "old but in progress", "x" * 300, mtime=NOW - 900)
+    # The in-progress task is the oldest file: only "in progress first" selects it.
+    write_task(list_dir, 1, "in_progress", "old but in progress", "x" * 300, mtime=NOW - 2000)
     for task_id in range(2, 30):
         write_task(list_dir, task_id, subject="p" * 150, mtime=NOW - 1000 + task_id * (1 if task_id % 2 else -1))
     text = render(make_ctx(tmp_path)) or ""
@@ -465,7 +467,7 @@ def test_8_every_budget_is_respected_and_floor_is_exact(tmp_path: Path) -> None:
     assert part.floor == utf8_len(HEADER_EXACT + "\n…59 more: call TaskList")
     assert part.render(part.floor) == HEADER_EXACT + "\n…59 more: call TaskList"
     assert part.render(part.floor - 1) == ""
-    for budget in range(part.floor, 4200, 7):
+    for budget in [*range(part.floor, 4200, 7), *range(4200, 10_001, 97)]:
         text = part.render(budget)
         shown = sum(1 for line in text.split("\n") if line.startswith("#"))
         assert utf8_len(text) <= min(budget, 4096)
