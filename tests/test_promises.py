@@ -174,8 +174,13 @@ def test_at_most_40_tasks_are_shown(tmp_path: Path, count: int, shown: int) -> N
     assert bool(re.search(r"\b1 more\b", text)) == (count > shown)
 
 
-def _line_of(text: str, task_id: int) -> str:
-    return next(line for line in text.split("\n") if line.startswith(f"#{task_id} "))
+def shown_prefix(text: str, value: str) -> str:
+    """The longest start of ``value`` that ``text`` shows (however the line around it is framed)."""
+    low, high = 0, len(value)
+    while low < high:
+        middle = (low + high + 1) // 2
+        low, high = (middle, high) if value[:middle] in text else (low, middle - 1)
+    return value[:low]
 
 
 @pytest.mark.parametrize(
@@ -184,19 +189,17 @@ def _line_of(text: str, task_id: int) -> str:
 )
 def test_a_subject_is_cut_past_160_bytes(tmp_path: Path, subject: str, whole: bool) -> None:
     write_task(tmp_path / "tasks" / SESSION, 1, "pending", subject)
-    shown = _line_of(tasks_text(tmp_path), 1).split("] ", 1)[1]
+    shown = shown_prefix(tasks_text(tmp_path), subject)
     assert (shown == subject) == whole
-    assert utf8_len(shown) <= 160 and shown[:20] == subject[:20]
+    assert 150 <= utf8_len(shown) <= 160
 
 
 @pytest.mark.parametrize(("description", "whole"), [("é" * 150, True), ("é" * 150 + "a", False), ("d" * 301, False)])
 def test_an_in_progress_description_is_cut_past_300_bytes(tmp_path: Path, description: str, whole: bool) -> None:
     write_task(tmp_path / "tasks" / SESSION, 1, "in_progress", "go", description)
-    lines = tasks_text(tmp_path).split("\n")
-    following = lines[lines.index(_line_of("\n".join(lines), 1)) + 1]
-    shown = following.split(": ", 1)[1]
+    shown = shown_prefix(tasks_text(tmp_path), description)
     assert (shown == description) == whole
-    assert utf8_len(shown) <= 300 and shown[:20] == description[:20]
+    assert 290 <= utf8_len(shown) <= 300
 
 
 # --- 1,024 bytes: the work-state section ---------------------------------------------------------------------------
