@@ -67,7 +67,12 @@ MUTANTS = [
         "if loaded is not None and loaded.state.session is not None:",
         STATE,
     ),
-    Mutant("cap measured in code points", "hook/compose.py", "units = utf16_len(text)", "units = len(text)"),
+    Mutant(
+        "cap measured in code points",
+        "hook/compose.py",
+        "units = utf16_len(text)\n        if not text or units > budget:",
+        "units = len(text)\n        if not text or units > budget:",
+    ),
     Mutant("40 tasks -> 41", "tasks/render.py", "MAX_TASKS = 40", "MAX_TASKS = 41", TASKS),
     Mutant("subject 160 -> 200 bytes", "tasks/render.py", "SUBJECT_BYTES = 160", "SUBJECT_BYTES = 200"),
     Mutant("description 300 -> 400 bytes", "tasks/render.py", "DESCRIPTION_BYTES = 300", "DESCRIPTION_BYTES = 400"),
@@ -167,8 +172,8 @@ MUTANTS = [
     Mutant(
         "PreCompact cut in code points",
         "hook/precompact.py",
-        "return cut_utf16(text + ",
-        "return cut_code_points(text + ",
+        "return cut_utf16(LEAD + ",
+        "return cut_code_points(LEAD + ",
     ),
 ]
 
