@@ -287,6 +287,12 @@ def test_within_a_status_the_newest_files_are_selected(tmp_path: Path) -> None:
     assert sorted(shown_ids(tasks_text(tmp_path))) == list(range(1, 41))
 
 
+def test_files_of_the_same_age_are_selected_highest_id_first(tmp_path: Path) -> None:
+    for task_id in range(1, 46):
+        write_task(tmp_path / "tasks" / SESSION, task_id, "pending", "p", mtime=NOW - 100)
+    assert sorted(shown_ids(tasks_text(tmp_path))) == list(range(6, 46))
+
+
 def _sibling(tmp_path: Path, session: str, age: float, subject: str) -> None:
     write_task(tmp_path / "tasks" / session, 1, "pending", subject)
     touch(tmp_path / "projects" / f"{session}.jsonl", NOW - age)

@@ -90,6 +90,13 @@ MUTANTS = [
         TASKS,
     ),
     Mutant(
+        "lowest id first on a tie",
+        "tasks/render.py",
+        "-task.mtime, -task.id)",
+        "-task.mtime, task.id)",
+        TASKS,
+    ),
+    Mutant(
         "the newest of several older candidates is taken",
         "tasks/store.py",
         "        if found is not None:\n            return AMBIGUOUS\n",
