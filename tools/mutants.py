@@ -73,6 +73,13 @@ MUTANTS = [
         "units = utf16_len(text)\n        if not text or units > budget:",
         "units = len(text)\n        if not text or units > budget:",
     ),
+    Mutant(
+        "clear gets the old session's tasks",
+        "hook/compose.py",
+        '"clear": ("anchor",),',
+        '"clear": ("anchor", "tasks"),',
+        HOOK,
+    ),
     Mutant("40 tasks -> 41", "tasks/render.py", "MAX_TASKS = 40", "MAX_TASKS = 41", TASKS),
     Mutant("subject 160 -> 200 bytes", "tasks/render.py", "SUBJECT_BYTES = 160", "SUBJECT_BYTES = 200"),
     Mutant("description 300 -> 400 bytes", "tasks/render.py", "DESCRIPTION_BYTES = 300", "DESCRIPTION_BYTES = 400"),
