@@ -190,3 +190,34 @@ def test_the_real_hook_process_latches_and_imports_only_cheap_modules(project: P
 def test_bad_input_exits_0_and_prints_nothing(tmp_path: Path, stdin: bytes) -> None:
     result = run_hook_process(stdin, {"CLAUDE_PLUGIN_DATA": str(tmp_path)})
     assert (result.returncode, result.stdout, result.stderr) == (0, b"", b"")
+
+
+def imported_by(result: subprocess.CompletedProcess[bytes]) -> set[str]:
+    return {line.split("|")[-1].strip() for line in result.stderr.decode().splitlines() if "|" in line}
+
+
+def test_a_project_without_work_state_is_decided_before_json_or_re(project: Project, tmp_path: Path) -> None:
+    """The most frequent hook in the most common project: no reader, no json, no re (half a Python start)."""
+    transcript = tmp_path / "t.jsonl"
+    transcript.write_text(json.dumps({"type": "user", "cwd": str(project.dir), "sessionId": SESSION}) + "\n")
+    env = {"PATH": os.environ.get("PATH", ""), "CLAUDE_PLUGIN_DATA": str(tmp_path / "data")}
+    payload = json.dumps(project.payload(transcript_path=str(transcript))).encode()
+    quiet = run_hook_process(payload, env, "-X", "importtime")
+    assert (quiet.returncode, quiet.stdout) == (0, b"")
+    assert not imported_by(quiet) & {"json", "re", "session_workflow.workstate.state"}
+    project.put()
+    delivered = run_hook_process(payload, env, "-X", "importtime")
+    assert "Work state (snapshot)" in json.loads(delivered.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert "session_workflow.workstate.state" in imported_by(delivered)
+
+
+def test_a_state_in_the_start_dir_is_found_after_the_session_wandered(project: Project, tmp_path: Path) -> None:
+    project.put()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    transcript = tmp_path / "t.jsonl"
+    transcript.write_text(json.dumps({"type": "user", "cwd": str(project.dir), "sessionId": SESSION}) + "\n")
+    env = {"PATH": os.environ.get("PATH", ""), "CLAUDE_PLUGIN_DATA": str(tmp_path / "data")}
+    payload = json.dumps(project.payload(cwd=str(elsewhere), transcript_path=str(transcript))).encode()
+    done = run_hook_process(payload, env)
+    assert "Work state (snapshot)" in json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]

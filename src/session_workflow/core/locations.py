@@ -1,13 +1,12 @@
 """Where the plugin's state lives on disk: one place for the paths the hooks, the writers and the composer share.
 
-Kept tiny (os and re only) so the SessionStart composer can ask "is there anything here at all?" before
-it imports the part that would read it: an anchor-less, state-less session pays for almost nothing.
+Kept tiny (os; re only for an odd session id) so the SessionStart composer and the prompt hook can ask "is there
+anything here at all?" before they import the part that would read it: a state-less session pays for almost nothing.
 """
 
 from __future__ import annotations
 
 import os
-import re
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -56,7 +55,12 @@ def _fnv1a64(text: str) -> int:
 def record_name(session_id: str) -> str:
     """A file name for a session id: itself when already safe, else a sanitised prefix plus a hash (no clashes)."""
     plain = session_id.isascii() and session_id.replace("-", "a").replace("_", "a").isalnum()
-    safe = session_id if plain else re.sub(r"[^A-Za-z0-9_-]", "-", session_id)
+    if plain:
+        safe = session_id
+    else:
+        import re
+
+        safe = re.sub(r"[^A-Za-z0-9_-]", "-", session_id)
     if safe != session_id or len(safe) > 100:
         safe = f"{safe[:64]}-{_fnv1a64(session_id):016x}"
     return f"{safe}.key"
@@ -67,12 +71,17 @@ def any_anchors(project_dirs: list[str]) -> bool:
     return any(os.path.isdir(anchors_dir(folder)) for folder in project_dirs)
 
 
+def any_state_file(project_dirs: list[str]) -> bool:
+    """True when some project dir holds a work-state file (what the reader would open, symlinks followed)."""
+    return any(os.path.isfile(state_path(folder)) for folder in project_dirs)
+
+
 def any_work_state(project_dirs: list[str], env: Mapping[str, str], session_id: str | None) -> bool:
     """True when the work-state part may have something to do: a state file, or this session's record to reset.
 
     Without project dirs the state may sit in the user-level fallback location, so the answer is True.
     """
-    if not project_dirs or any(os.path.isfile(state_path(folder)) for folder in project_dirs):
+    if not project_dirs or any_state_file(project_dirs):
         return True
     records = records_dir(env)
     if records is None or not session_id:

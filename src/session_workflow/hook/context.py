@@ -5,10 +5,10 @@ Everything here is cheap: the hot path builds one HookContext per run and every 
 
 from __future__ import annotations
 
-import json
 import os
 
 from session_workflow.core.boundedio import iter_lines_from_start
+from session_workflow.core.jsonload import loads
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -112,7 +112,7 @@ def session_start_dir(transcript_path: str) -> str | None:
         if b'"cwd"' not in line:
             continue
         try:
-            record = json.loads(line)
+            record = loads(line)
         except ValueError:
             continue
         if isinstance(record, dict):

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 import time
 
+from session_workflow.core.jsonload import loads
 from session_workflow.hook.context import HookContext
 
 TYPE_CHECKING = False
@@ -23,7 +23,7 @@ def parse_payload(data: bytes) -> dict[str, object] | None:
     if len(data) > MAX_PAYLOAD_BYTES:
         return None
     try:
-        payload = json.loads(data)
+        payload = loads(data)
     except (ValueError, RecursionError):
         return None
     return payload if isinstance(payload, dict) else None
@@ -35,6 +35,8 @@ def hook_json(event: str, text: str) -> bytes:
     A lone surrogate (an undecodable byte in a file name, a ``\\ud800`` in some JSON) becomes U+FFFD: the Messages
     API rejects a request that carries one, and every later request of the session with it.
     """
+    import json
+
     text = text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
     body = {"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}}
     return json.dumps(body, ensure_ascii=True).encode("ascii")

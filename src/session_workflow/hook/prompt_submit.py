@@ -1,6 +1,6 @@
 """UserPromptSubmit hook: deliver the work-state section once per snapshot, between session starts.
 
-It runs on every prompt, so the common path is one failed open (no state) or two tiny reads (the state and this
+It runs on every prompt, so the common path is a stat (no state) or two tiny reads (the state and this
 session's delivery record). A step change keeps the snapshot key, so it delivers nothing: the conversation
 carries steps, and the section names the file that holds the live one. When the mod is loaded, SessionStart
 records the snapshot the mod put in the new thread's system prompt, so this hook delivers only what changed since
@@ -9,10 +9,8 @@ records the snapshot the mod put in the new thread's system prompt, so this hook
 
 from __future__ import annotations
 
+from session_workflow.core.locations import any_state_file
 from session_workflow.hook.io import hook_json, run_hook, write_stdout
-from session_workflow.workstate import state as workstate
-from session_workflow.workstate.records import DeliveryRecord
-from session_workflow.workstate.section import snapshot_key
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -27,7 +25,20 @@ SUPERSEDES = (
 
 
 def prompt_submit(ctx: HookContext) -> None:
-    """Emit the section as additionalContext when its snapshot key differs from the one last delivered."""
+    """Emit the section as additionalContext when its snapshot key differs from the one last delivered.
+
+    Most projects have no work state: that is decided from the payload and a stat per project dir, before the
+    reader (and ``json``, ``re``) is imported.
+    """
+    if not ctx.session_id:
+        return
+    folders = ctx.project_dirs()
+    if folders and not any_state_file(folders):
+        return
+    from session_workflow.workstate import state as workstate
+    from session_workflow.workstate.records import DeliveryRecord
+    from session_workflow.workstate.section import snapshot_key
+
     loaded = workstate.owned_state(ctx)
     if loaded is None:
         return

@@ -1,0 +1,76 @@
+"""``json.loads`` without importing ``json``: the same C scanner, driven directly.
+
+Importing the ``json`` package costs about half an interpreter start, nearly all of it through ``re`` (its
+decoder compiles patterns at import time). A hook that reads a payload and a transcript line and then finds
+nothing to do should not pay that, so this module drives ``_json``'s scanner, the one ``json.loads`` itself
+uses, with the decoder's defaults. Anything it does not handle exactly as ``json.loads`` does (non-UTF-8 bytes,
+an interpreter without ``_json``) is handed to ``json.loads``. Errors are ``ValueError`` (``JSONDecodeError``,
+which the scanner imports only when it raises one) or ``RecursionError``, as from ``json.loads``.
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+# What json.decoder's WHITESPACE pattern skips around the document.
+_WHITESPACE = " \t\n\r"
+_CONSTANTS = {"-Infinity": float("-inf"), "Infinity": float("inf"), "NaN": float("nan")}
+
+
+class _Defaults:
+    """The attributes ``_json.make_scanner`` reads, set as ``json.JSONDecoder()`` sets them."""
+
+    strict = True
+    object_hook = None
+    object_pairs_hook = None
+    parse_float = float
+    parse_int = int
+    parse_constant = _CONSTANTS.__getitem__
+
+
+def _make_scanner() -> Callable[[str, int], tuple[object, int]] | None:
+    try:
+        import _json
+    except ImportError:
+        return None
+    scanner: Callable[[str, int], tuple[object, int]] = _json.make_scanner(_Defaults())
+    return scanner
+
+
+_scan_once = _make_scanner()
+
+
+def _plain_utf8(data: bytes) -> bool:
+    """True when ``json.detect_encoding`` would call ``data`` UTF-8 without a BOM (its first bytes have no NUL
+    and no BOM starts it), so decoding it here is what ``json.loads`` does."""
+    if data[:1] in (b"\xef", b"\xfe", b"\xff", b"\x00"):
+        return False
+    return not (len(data) >= 2 and data[1] == 0)
+
+
+def loads(data: bytes | str) -> object:
+    """What ``json.loads(data)`` returns, for the same inputs, with the same errors."""
+    if _scan_once is None or (isinstance(data, bytes) and not _plain_utf8(data)):
+        import json
+
+        return json.loads(data)
+    text = data.decode("utf-8", "surrogatepass") if isinstance(data, bytes) else data
+    if text.startswith("\ufeff"):
+        import json
+
+        return json.loads(text)  # raises json's "Unexpected UTF-8 BOM"
+    start = len(text) - len(text.lstrip(_WHITESPACE))
+    try:
+        value, end = _scan_once(text, start)
+    except StopIteration as stop:
+        import json
+
+        raise json.JSONDecodeError("Expecting value", text, stop.value) from None
+    rest = text[end:]
+    if rest.strip(_WHITESPACE):
+        import json
+
+        raise json.JSONDecodeError("Extra data", text, end + len(rest) - len(rest.lstrip(_WHITESPACE)))
+    return value
