@@ -196,3 +196,114 @@ def test_listing_the_root_finds_what_probing_every_sibling_finds(
         with monkeypatch.context() as patch:
             patch.setattr(tasks, "list_dir_names", lambda _root: None)
             assert listed == outcome()
+
+
+def fill(projects: Path, count: int) -> None:
+    """``count`` sibling transcripts without a task list, older than every other sibling of a test."""
+    projects.mkdir(parents=True, exist_ok=True)
+    for n in range(count):
+        (projects / f"{n:08d}-1111-4000-8000-000000000000.jsonl").write_text("{}\n")
+        os.utime(projects / f"{n:08d}-1111-4000-8000-000000000000.jsonl", (NOW - 5000, NOW - 5000))
+
+
+def test_a_folder_of_more_than_1000_transcripts_is_never_listed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    projects = tmp_path / "projects"
+    fill(projects, 2000)
+    write_task(tmp_path / "tasks" / "prev", 1, subject="Carry on")
+    write_task(tmp_path / "tasks" / "done", 1, "completed")
+    touch(projects / "prev.jsonl", NOW - 100)
+    touch(projects / "done.jsonl", NOW - 200)
+    read: list[str] = []
+    real_scandir = os.scandir
+
+    class Counting:
+        def __init__(self, path: str) -> None:
+            self.inner = real_scandir(path)
+
+        def __enter__(self) -> Counting:
+            return self
+
+        def __exit__(self, *_exc: object) -> None:
+            self.inner.close()
+
+        def __iter__(self) -> Counting:
+            return self
+
+        def __next__(self) -> os.DirEntry[str]:
+            entry = next(self.inner)
+            read.append(entry.name)
+            return entry
+
+    monkeypatch.setattr(os, "scandir", Counting)
+    assert render(make_ctx(tmp_path)) == RECOVERED.format("prev") + "\n#1 [pending] Carry on"
+    assert len(read) == 1001
+
+
+def test_exactly_1000_entries_are_listed_whole(tmp_path: Path) -> None:
+    """Up to 1,000 entries the folder is listed, so a transcript whose name sanitising changes is still matched."""
+    fill(tmp_path / "projects", 999)
+    write_task(tmp_path / "tasks" / "prev-v2", 3, subject="From the odd name")
+    touch(tmp_path / "projects" / "prev.v2.jsonl", NOW - 100)
+    assert render(make_ctx(tmp_path)) == RECOVERED.format("prev-v2") + "\n#3 [pending] From the odd name"
+    fill(tmp_path / "projects", 1000)  # one more entry: looked up by list name, so the odd name is not a candidate
+    assert tasks.prepare(make_ctx(tmp_path)) is None
+
+
+def test_a_large_folder_behind_an_unlistable_root_gives_the_hint(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    fill(tmp_path / "projects", 1001)
+    write_task(tmp_path / "tasks" / "prev", 1)
+    touch(tmp_path / "projects" / "prev.jsonl", NOW - 100)
+    monkeypatch.setattr(tasks, "list_dir_names", lambda _root: None)
+    assert render(make_ctx(tmp_path)) == FALLBACK_HINT
+    for extra in range(10, 1001):
+        (tmp_path / "projects" / f"{extra:08d}-1111-4000-8000-000000000000.jsonl").unlink()
+    assert render(make_ctx(tmp_path)) == RECOVERED.format("prev") + "\n#1 [pending] task 1"
+
+
+plain_names = st.sampled_from(["a", "b", "a-b", "x", "-", "c_1", "0b9f7c1e-2f4a"])
+plain_sibling = st.tuples(
+    plain_names,
+    st.sampled_from(["transcript", "sidecar", "none"]),
+    st.integers(-300, 50),
+    st.sampled_from(["open", "closed", "malformed", "empty", "file", "none"]),
+)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(siblings=st.lists(plain_sibling, max_size=6, unique_by=lambda item: item[0]), odd_file=st.booleans())
+def test_looking_lists_up_by_name_finds_what_listing_the_folder_finds(
+    monkeypatch: pytest.MonkeyPatch, siblings: list[tuple[str, str, int, str]], odd_file: bool
+) -> None:
+    """For Claude Code's names (nothing to sanitise), the large-folder path answers as the listing does."""
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder)
+        projects = root / "projects"
+        projects.mkdir()
+        (root / "tasks").mkdir()
+        if odd_file:
+            (projects / "notes.md").write_text("")
+        for name, transcript, age, store in siblings:
+            if transcript != "none":
+                touch(projects / f"{name}{'.live.jsonl' if transcript == 'sidecar' else '.jsonl'}", NOW + age)
+            list_dir = root / "tasks" / name
+            if store in ("open", "closed"):
+                write_task(list_dir, 1, "pending" if store == "open" else "completed")
+            elif store == "malformed":
+                list_dir.mkdir(exist_ok=True)
+                (list_dir / "1.json").write_text("{")
+            elif store == "empty":
+                list_dir.mkdir(exist_ok=True)
+            elif store == "file" and not list_dir.exists():
+                list_dir.write_text("")
+        ctx = make_ctx(root)
+
+        def outcome() -> object:
+            found = tasks.find_predecessor(ctx, str(root / "tasks"), SESSION, tasks.MAX_FALLBACK_FILES_READ)
+            if isinstance(found, Ambiguous) or found is None:
+                return found
+            return found[0], [(task.id, task.status) for task in found[1].open_tasks]
+
+        listed = outcome()
+        with monkeypatch.context() as patch:
+            patch.setattr(tasks, "MAX_LISTED_TRANSCRIPTS", 0)
+            assert listed == outcome()

@@ -49,6 +49,8 @@ MAX_TASK_FILES_READ = 200
 # How many task files the fallback reads in all, over every older session's list it must rule in or out.
 MAX_FALLBACK_FILES_READ = 1000
 STATUSES = ("pending", "in_progress", "completed", "deleted")
+# A transcript folder up to this size is listed whole; a larger one is never listed (see ``older_siblings``).
+MAX_LISTED_TRANSCRIPTS = 1000
 TRANSCRIPT_SUFFIX = ".jsonl"
 LIVE_SIDECAR_SUFFIX = ".live.jsonl"
 
@@ -213,21 +215,50 @@ def ids_need_no_sanitising(names: list[str]) -> bool:
     return len(joined.translate(None, LIST_ID_CHARS + b"/")) == suffix_dots
 
 
+def list_small_folder(directory: str, limit: int) -> list[str] | None:
+    """The names in ``directory`` when it holds at most ``limit`` entries; None when it holds more.
+
+    Stops reading at ``limit + 1`` entries, so a folder of 100,000 transcripts costs what one of 1,000 does.
+    An unreadable folder holds nothing we can use (``[]``).
+    """
+    names: list[str] = []
+    try:
+        with os.scandir(directory) as entries:
+            for entry in entries:
+                if len(names) == limit:
+                    return None
+                names.append(entry.name)
+    except (OSError, ValueError):
+        return []
+    return names
+
+
+def named_like_lists(list_dirs: set[str]) -> list[str]:
+    """``<list>.jsonl`` for every list whose name is already sanitised: only such a list can be a transcript's
+    own (a name sanitising would change sanitises to another list)."""
+    plain = [name for name in list_dirs if name and not name.encode("utf-8", "replace").translate(None, LIST_ID_CHARS)]
+    return [name + TRANSCRIPT_SUFFIX for name in plain]
+
+
 def older_siblings(
     transcript_path: str, current_list_id: str, upper_bound: float, list_dirs: set[str] | None
-) -> list[tuple[float, str]]:
+) -> list[tuple[float, str]] | Ambiguous:
     """(mtime, session id) of the sibling transcripts older than the current one, newest first.
 
     Only siblings whose sanitised id names an entry of the tasks root (``list_dirs``; None when the root could
     not be listed) are considered, and only those are ``stat``-ed, never opened: a project can hold thousands
-    of transcripts of hundreds of MB, and most sessions never made a task.
+    of transcripts of hundreds of MB, and most sessions never made a task. A transcript folder of more than
+    ``MAX_LISTED_TRANSCRIPTS`` entries is never listed: each list's transcript is looked up by name, so there
+    only transcripts named exactly as their list count (Claude Code's session ids, UUIDs, always are), and with
+    an unlistable root (nothing to look up) the answer is ambiguous.
     """
     directory = os.path.dirname(transcript_path)
-    try:
-        names = os.listdir(directory)
-    except (OSError, ValueError):
-        return []
-    if list_dirs is not None and ids_need_no_sanitising(names):
+    names = list_small_folder(directory, MAX_LISTED_TRANSCRIPTS)
+    if names is None:
+        if list_dirs is None:
+            return AMBIGUOUS
+        names = named_like_lists(list_dirs)
+    elif list_dirs is not None and ids_need_no_sanitising(names):
         names = list({name + TRANSCRIPT_SUFFIX for name in list_dirs}.intersection(names))
     siblings: list[tuple[float, str]] = []
     for name in names:
@@ -264,8 +295,11 @@ def find_predecessor(ctx: HookContext, root: str, list_id: str, allowance: int) 
         upper_bound = os.stat(ctx.transcript_path).st_mtime
     except (OSError, ValueError):
         upper_bound = ctx.now
+    siblings = older_siblings(ctx.transcript_path, list_id, upper_bound, list_dirs)
+    if isinstance(siblings, Ambiguous):
+        return AMBIGUOUS
     found: tuple[str, Store] | None = None
-    for _mtime, session in older_siblings(ctx.transcript_path, list_id, upper_bound, list_dirs):
+    for _mtime, session in siblings:
         directory = os.path.join(root, sanitize_list_id(session))
         ids = list_task_ids(directory)
         if not isinstance(ids, list) or not ids:
