@@ -206,7 +206,7 @@ def fill(projects: Path, count: int) -> None:
         os.utime(projects / f"{n:08d}-1111-4000-8000-000000000000.jsonl", (NOW - 5000, NOW - 5000))
 
 
-def test_a_folder_of_more_than_1000_transcripts_is_never_listed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_more_than_1000_transcripts_are_never_listed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     projects = tmp_path / "projects"
     fill(projects, 2000)
     write_task(tmp_path / "tasks" / "prev", 1, subject="Carry on")
@@ -249,7 +249,7 @@ def test_exactly_1000_entries_are_listed_whole(tmp_path: Path) -> None:
     assert tasks.prepare(make_ctx(tmp_path)) is None
 
 
-def test_a_large_folder_behind_an_unlistable_root_gives_the_hint(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_large_folder_and_an_unlistable_root_give_the_hint(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     fill(tmp_path / "projects", 1001)
     write_task(tmp_path / "tasks" / "prev", 1)
     touch(tmp_path / "projects" / "prev.jsonl", NOW - 100)
