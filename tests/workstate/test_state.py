@@ -219,7 +219,7 @@ def test_storing_a_record_prunes_month_old_ones(tmp_path: Path) -> None:
     record = DeliveryRecord.for_session(context(tmp_path, tmp_path))
     assert record is not None
     record.store("k")
-    assert sorted(p.name for p in folder.iterdir()) == [f"{SESSION}.key", "other.txt", "recent.key"]
+    assert sorted(p.name for p in folder.iterdir()) == [".pruned", f"{SESSION}.key", "other.txt", "recent.key"]
 
 
 def test_the_part_is_all_or_nothing_and_resets_the_record(tmp_path: Path) -> None:

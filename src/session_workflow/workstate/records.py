@@ -1,14 +1,15 @@
 """Per-session delivery records: the snapshot key our hooks last delivered in one session.
 
 SessionStart writes one when its block (or the mod) carried the section, UserPromptSubmit reads it on every
-prompt, so a snapshot reaches the model once per thread. One small file per session, replaced whole (no lock).
+prompt, so a snapshot reaches the model once per thread. One small file per session, replaced whole (no lock),
+and only when its key changes; old records are pruned at most once a day (a stamp file's mtime says when).
 """
 
 from __future__ import annotations
 
 import os
 
-from session_workflow.core.boundedio import read_prefix
+from session_workflow.core.boundedio import read_prefix_and_stat
 from session_workflow.core.locations import RECORDS_FOLDER, record_name, records_dir, user_state_dir
 from session_workflow.workstate.state import MAX_STATE_BYTES
 
@@ -21,6 +22,25 @@ MAX_RECORD_BYTES = 6 * MAX_STATE_BYTES
 MAX_SESSION_ID_CHARS = 4096
 RECORD_MAX_AGE_SECONDS = 30 * 24 * 3600
 MAX_RECORDS_SCANNED = 4096
+DAY_SECONDS = 24 * 3600
+# Its mtime is when the folder was last pruned; not a ``.key`` or ``.tmp`` name, so pruning never removes it.
+PRUNE_STAMP = ".pruned"
+
+
+def _touch(path: str, now: float) -> bool:
+    """Create ``path`` if missing and set its mtime to ``now``; never through a symlink, never blocking."""
+    flags = os.O_WRONLY | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    try:
+        fd = os.open(path, flags, 0o600)
+    except OSError:
+        return False
+    try:
+        os.utime(fd, (now, now))
+    except (OSError, NotImplementedError):
+        return False
+    finally:
+        os.close(fd)
+    return True
 
 
 def _unlink_quietly(path: str) -> None:
@@ -52,15 +72,28 @@ class DeliveryRecord:
         return cls(folder, record_name(ctx.session_id), ctx.now) if folder else None
 
     def holds(self, key: str) -> bool:
-        read = read_prefix(self.path, MAX_RECORD_BYTES)
-        return read is not None and read[0] == key.encode("ascii")
+        return self._holding(key) is not None
+
+    def _holding(self, key: str) -> os.stat_result | None:
+        """The record's fstat when it holds exactly ``key``, else None."""
+        read = read_prefix_and_stat(self.path, MAX_RECORD_BYTES)
+        return read[1] if read is not None and read[0] == key.encode("ascii") else None
 
     def holds_any(self) -> bool:
         """Whether some snapshot was delivered in this session (one that ``holds`` did not match: it changed)."""
         return read_prefix(self.path, 1) is not None
 
     def store(self, key: str) -> None:
-        """Record ``key`` (temp file + os.replace, so a reader never sees half of it), then prune old records."""
+        """Record ``key`` (temp file + os.replace, so a reader never sees half of it), then prune old records.
+
+        A record that already holds ``key`` is not rewritten: its mtime is only refreshed once a day, so that
+        pruning, which goes by mtime, never drops the record of a session still in use.
+        """
+        held = self._holding(key)
+        if held is not None:
+            if not 0 <= self.now - held.st_mtime < DAY_SECONDS:
+                _touch(self.path, self.now)
+            return
         temp = f"{self.path}.{os.getpid()}.tmp"
         try:
             os.makedirs(self.folder, mode=0o700, exist_ok=True)
@@ -80,7 +113,20 @@ class DeliveryRecord:
         _unlink_quietly(self.path)
 
     def _prune(self) -> None:
-        """Remove records (and a killed hook's temp files) untouched for a month: sessions leave one file each."""
+        """Remove records (and a killed hook's temp files) untouched for a month: sessions leave one file each.
+
+        At most once a day, and at most ``MAX_RECORDS_SCANNED`` entries a time, so a start never pays for
+        listing thousands of records.
+        """
+        stamp = os.path.join(self.folder, PRUNE_STAMP)
+        try:
+            pruned_at = os.stat(stamp, follow_symlinks=False).st_mtime
+        except OSError:
+            pruned_at = None
+        if pruned_at is not None and 0 <= self.now - pruned_at < DAY_SECONDS:
+            return
+        if not _touch(stamp, self.now):
+            return
         try:
             with os.scandir(self.folder) as entries:
                 for index, entry in enumerate(entries):
