@@ -303,7 +303,8 @@ def test_recovery_follows_tasks_in_the_composed_block(tmp_path: Path) -> None:
     (tasks_dir / "1.json").write_text(json.dumps(task))
     ctx = compact_ctx(FIXTURES / "todowrite.jsonl", env={"SESSION_WORKFLOW_TASKS_ROOT": str(tmp_path / "tasks")})
     text = compose.compose(ctx).text
-    assert text.index("#1 [pending] s") < text.index(PROMPTS_HEADER) < text.index("- [in_progress] Test parser")
+    assert text.index("#1 [pending] s") < text.index(PROMPTS_HEADER)
+    assert TODOS_HEADER not in text, "a session with a task list has no TodoWrite, so its tail is not searched"
     resumed = compose.compose(compact_ctx(FIXTURES / "todowrite.jsonl", "resume")).text
     assert PROMPTS_HEADER not in resumed
 
@@ -347,3 +348,52 @@ def test_multibyte_newest_prompt_still_renders_at_the_floor(char: str) -> None:
     part = recovery.RecoveryPart([char * 300], [])
     text = part.render(part.floor)
     assert text and utf8_len(text) <= part.floor
+
+
+def test_a_session_with_a_task_list_is_not_searched_for_todos(tmp_path: Path) -> None:
+    env = {"SESSION_WORKFLOW_TASKS_ROOT": str(tmp_path / "tasks")}
+    part = recovery.prepare(compact_ctx(FIXTURES / "todowrite.jsonl", env=env))
+    assert part is not None and part.todos
+    (tmp_path / "tasks" / SESSION).mkdir(parents=True)
+    part = recovery.prepare(compact_ctx(FIXTURES / "todowrite.jsonl", env=env))
+    assert part is not None and (part.prompts, part.todos) == (["track this with todos"], [])
+    shared = {**env, "CLAUDE_CODE_TASK_LIST_ID": "team list"}
+    (tmp_path / "tasks" / "team-list").mkdir()
+    (tmp_path / "tasks" / SESSION).rmdir()
+    part = recovery.prepare(compact_ctx(FIXTURES / "todowrite.jsonl", env=shared))
+    assert part is not None and part.todos == []
+
+
+def boundary() -> dict[str, object]:
+    return {**record("system", None), "subtype": "compact_boundary", "content": "Conversation compacted"}
+
+
+def test_todos_are_looked_for_back_to_the_compaction_before_this_one(tmp_path: Path) -> None:
+    summary = record("user", "This session is being continued", isCompactSummary=True)
+    older = [todos_result(("pending", "before the earlier compaction")), prompt("p1"), boundary(), summary]
+    this_thread = [prompt("p2"), prompt("p3"), boundary(), summary]
+    transcript = write_jsonl(tmp_path / "t.jsonl", [*older, *this_thread])
+    assert scan_transcript(str(transcript)) == (["p1", "p2", "p3"], None)
+    inside = write_jsonl(tmp_path / "u.jsonl", [*older, todos_result(("in_progress", "this thread")), *this_thread])
+    assert scan_transcript(str(inside)) == (["p1", "p2", "p3"], [("in_progress", "this thread")])
+    one_boundary = write_jsonl(tmp_path / "v.jsonl", [older[0], *this_thread])
+    assert scan_transcript(str(one_boundary))[1] == [("pending", "before the earlier compaction")]
+
+
+def test_only_a_main_thread_boundary_record_ends_the_search(tmp_path: Path) -> None:
+    quoted = json.dumps(boundary(), separators=(",", ":"))
+    result = record("user", [{"type": "tool_result", "tool_use_id": "t", "content": quoted + quoted}])
+    not_system = {**record("user", "x"), "subtype": "compact_boundary"}
+    sidechain = {**boundary(), "isSidechain": True}
+    records = [todos_result(("pending", "kept")), result, not_system, sidechain, prompt("p"), boundary()]
+    transcript = write_jsonl(tmp_path / "t.jsonl", records)
+    assert scan_transcript(str(transcript)) == (["p"], [("pending", "kept")])
+
+
+def test_the_search_stops_reading_at_the_earlier_boundary(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    filler = [record("assistant", [{"type": "text", "text": "x" * 1000}]) for _ in range(3000)]
+    tail = [prompt("one"), prompt("two"), prompt("three"), boundary(), prompt("four"), boundary()]
+    transcript = write_jsonl(tmp_path / "t.jsonl", [*filler, *tail])
+    read_bytes = record_reads(monkeypatch)
+    assert scan_transcript(str(transcript)) == (["two", "three", "four"], None)
+    assert sum(read_bytes) <= 256 * 1024

@@ -8,9 +8,10 @@ Record shapes are Claude Code 2.1.332's, measured (tests/fixtures/transcripts/RE
 
 from __future__ import annotations
 
-import json
+import os
 
 from session_workflow.core.boundedio import iter_marked_lines_from_end
+from session_workflow.core.jsonload import loads
 from session_workflow.core.text import cut_utf8, one_line, utf8_len
 from session_workflow.hook.parts import PreparedPart
 
@@ -51,6 +52,8 @@ TODOS_HEADER = "TODOWRITE SNAPSHOT (the todo list as the last TodoWrite call bef
 # The keys only a prompt record and a TodoWrite result carry; no other line is even cut out of the tail.
 PROMPT_MARKER = b'"promptSource"'
 TODOS_MARKER = b'"newTodos"'
+# A compaction's boundary record, as Claude Code writes it (compact JSON; inside a string its quotes are escaped).
+BOUNDARY_MARKER = b'"subtype":"compact_boundary"'
 
 
 def _prompt_texts(content: object) -> list[str] | None:
@@ -108,21 +111,33 @@ def todo_snapshot(record: dict[str, object]) -> list[tuple[str, str]] | None:
     return snapshot
 
 
-def scan_transcript(path: str, max_bytes: int = TAIL_BYTES) -> tuple[list[str], list[tuple[str, str]] | None]:
+def is_boundary(record: dict[str, object]) -> bool:
+    """A main-thread compaction boundary (``system`` record, ``compact_boundary`` subtype)."""
+    return record.get("type") == "system" and record.get("subtype") == "compact_boundary" and not record.get("isSidechain")
+
+
+def scan_transcript(
+    path: str, max_bytes: int = TAIL_BYTES, todos_wanted: bool = True
+) -> tuple[list[str], list[tuple[str, str]] | None]:
     """(the last prompts, oldest first; the last TodoWrite snapshot or None) from the transcript's tail.
 
-    Only lines holding a prompt's or a TodoWrite result's key are cut out of the tail and parsed.
+    Only lines holding a prompt's or a TodoWrite result's key (or a boundary's) are cut out of the tail and
+    parsed. The snapshot is looked for only in the thread that was just compacted: back from the end, past this
+    compaction's boundary, up to the one before it (a session that compacts often does not search its whole
+    tail for a TodoWrite it never made), and not at all when ``todos_wanted`` is False.
     """
     prompts: list[str] = []
     todos: list[tuple[str, str]] | None = None
-    markers = [PROMPT_MARKER, TODOS_MARKER]
+    markers = [PROMPT_MARKER, TODOS_MARKER, BOUNDARY_MARKER] if todos_wanted else [PROMPT_MARKER]
+    boundaries = 0
     for line in iter_marked_lines_from_end(path, max_bytes, markers):
         want_prompt = len(prompts) < MAX_PROMPTS and PROMPT_MARKER in line
-        want_todos = todos is None and TODOS_MARKER in line
-        if not want_prompt and not want_todos:
+        want_todos = TODOS_MARKER in markers and TODOS_MARKER in line
+        boundary = BOUNDARY_MARKER in markers and BOUNDARY_MARKER in line
+        if not (want_prompt or want_todos or boundary):
             continue
         try:
-            record = json.loads(line)
+            record = loads(line)
         except (ValueError, RecursionError):
             continue
         if not isinstance(record, dict):
@@ -134,8 +149,11 @@ def scan_transcript(path: str, max_bytes: int = TAIL_BYTES) -> tuple[list[str], 
                 markers.remove(PROMPT_MARKER)
         elif want_todos:
             todos = todo_snapshot(record)
-            if todos is not None:
-                markers.remove(TODOS_MARKER)
+        elif boundary and is_boundary(record):
+            boundaries += 1
+        if TODOS_MARKER in markers and (todos is not None or boundaries == 2):
+            markers.remove(TODOS_MARKER)
+            markers.remove(BOUNDARY_MARKER)
         if not markers:
             break
     prompts.reverse()
@@ -227,11 +245,19 @@ class RecoveryPart(PreparedPart):
         return "\n".join([*sections, note] if note else sections)
 
 
+def has_task_list(ctx: HookContext) -> bool:
+    """Whether this session keeps a TaskCreate list: then its TodoWrite is disabled, and no snapshot exists."""
+    from session_workflow.tasks.store import LIST_ID_ENV, sanitize_list_id, tasks_root
+
+    raw_id = ctx.env.get(LIST_ID_ENV) or ctx.session_id
+    return bool(raw_id) and os.path.isdir(os.path.join(tasks_root(ctx.env), sanitize_list_id(raw_id or "")))
+
+
 def prepare(ctx: HookContext) -> RecoveryPart | None:
     """The recovery part after a compaction; None for other sources or when the tail holds neither."""
     if ctx.source != "compact" or not ctx.transcript_path:
         return None
-    prompts, todos = scan_transcript(ctx.transcript_path)
+    prompts, todos = scan_transcript(ctx.transcript_path, todos_wanted=not has_task_list(ctx))
     if not prompts and not todos:
         return None
     return RecoveryPart(prompts, todos or [])
