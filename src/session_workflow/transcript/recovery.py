@@ -113,7 +113,8 @@ def todo_snapshot(record: dict[str, object]) -> list[tuple[str, str]] | None:
 
 def is_boundary(record: dict[str, object]) -> bool:
     """A main-thread compaction boundary (``system`` record, ``compact_boundary`` subtype)."""
-    return record.get("type") == "system" and record.get("subtype") == "compact_boundary" and not record.get("isSidechain")
+    main_thread = record.get("isSidechain") is not True
+    return record.get("type") == "system" and record.get("subtype") == "compact_boundary" and main_thread
 
 
 def scan_transcript(
