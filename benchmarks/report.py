@@ -18,6 +18,10 @@ FLOOR_J = "floor-j"
 FLAT_SHARE_OF_J = 0.10
 FLAT_GROWTH = 0.10
 RSS_TARGET = 2.0
+# A count dimension (anchors, task files, sibling transcripts, delivery records) from 1,000 to 100,000 may add at
+# most this much (#19): a cost linear in the count adds a hundredfold.
+FLAT_COUNT_J = 0.20
+COUNT_GROUPS = ("anchors", "tasks", "siblings", "records")
 
 
 def quartiles(values: Sequence[float]) -> tuple[float, float, float]:
@@ -65,6 +69,7 @@ class Measured:
         "paired_j",
         "paired_p",
         "rss_kib",
+        "rss_target",
         "target",
         "wall_ms",
     )
@@ -79,8 +84,10 @@ class Measured:
         check: str = "ok",
         output: str = "",
         hook: bool = False,
+        rss_target: float = RSS_TARGET,
     ) -> None:
         self.key = key
+        self.rss_target = rss_target
         self.hook = hook
         self.label = label
         self.target = target
@@ -146,8 +153,8 @@ def verdicts(results: Sequence[Measured], rss_resolution_kib: int) -> list[Verdi
         if not result.hook or not result.measured:
             continue
         value = ratio(result.peak_rss(), max(floor.peak_rss(), rss_resolution_kib))
-        name = f"{result.label}: peak RSS ≤ {RSS_TARGET:.0f}× J's"
-        found.append(Verdict(name, value, RSS_TARGET, "pass" if value <= RSS_TARGET else "MISS"))
+        name = f"{result.label}: peak RSS ≤ {result.rss_target:g}× J's"
+        found.append(Verdict(name, value, result.rss_target, "pass" if value <= result.rss_target else "MISS"))
     for group in ("compact", "scale"):
         series = growth_series(results, group)
         if len(series) < 2:
@@ -159,6 +166,16 @@ def verdicts(results: Sequence[Measured], rss_resolution_kib: int) -> list[Verdi
         sizes = f"{human_size(_size(smaller))} → {human_size(_size(larger))}"
         name = f"{group} flat in transcript size: {sizes} adds ≤ {FLAT_SHARE_OF_J:.2f} J or ≤ {FLAT_GROWTH:.0%}"
         found.append(Verdict(name, value, FLAT_SHARE_OF_J, "pass" if flat else "MISS"))
+    for group in COUNT_GROUPS:
+        series = growth_series(results, group)
+        if len(series) < 2:
+            continue
+        larger = series[-1]
+        # From a hundredth of the largest count (1,000 of 100,000), or the smallest measured.
+        smaller = max((r for r in series[:-1] if _size(r) * 100 <= _size(larger)), key=_size, default=series[0])
+        value = larger.in_j() - smaller.in_j()
+        name = f"{group} flat: {_size(smaller):,.0f} → {_size(larger):,.0f} adds ≤ {FLAT_COUNT_J:.2f} J"
+        found.append(Verdict(name, value, FLAT_COUNT_J, "pass" if value <= FLAT_COUNT_J else "MISS"))
     return found
 
 
@@ -172,7 +189,20 @@ def _size(result: Measured) -> float:
     return result.growth[1] if result.growth else 0.0
 
 
-GROWTH_UNITS = {"compact": (100 << 20, "100 MB"), "scale": (100 << 20, "100 MB"), "fallback": (1000, "1,000 siblings")}
+GROWTH_UNITS = {
+    "compact": (100 << 20, "100 MB"),
+    "scale": (100 << 20, "100 MB"),
+    "anchors": (1000, "1,000 anchors"),
+    "tasks": (1000, "1,000 task files"),
+    "siblings": (1000, "1,000 siblings"),
+    "records": (1000, "1,000 records"),
+}
+GROWTH_NAMES = {
+    "anchors": "anchors (compact) by anchor files",
+    "tasks": "tasks (compact) by task files in the list",
+    "siblings": "siblings (startup fallback) by sibling transcripts",
+    "records": "records (startup, work state) by delivery records",
+}
 
 
 def growth_lines(results: Sequence[Measured]) -> list[str]:
@@ -183,7 +213,7 @@ def growth_lines(results: Sequence[Measured]) -> list[str]:
         series = growth_series(results, group)
         if not series:
             continue
-        name = f"{group} by sibling transcripts" if group == "fallback" else f"{group} by transcript size"
+        name = GROWTH_NAMES.get(group, f"{group} by transcript size")
         steps = ", ".join(f"{_x_label(group, _size(r))}: {r.median():.1f} ms ({r.in_j():.2f} J)" for r in series)
         per_unit = slope([(_size(r), r.median()) for r in series]) * unit
         added = series[-1].median() - series[0].median()
@@ -197,7 +227,7 @@ def growth_lines(results: Sequence[Measured]) -> list[str]:
 
 
 def _x_label(group: str, size: float) -> str:
-    return f"{size:,.0f}" if group == "fallback" else human_size(size)
+    return f"{size:,.0f}" if group in COUNT_GROUPS else human_size(size)
 
 
 def _cell_ms(values: Sequence[float]) -> str:

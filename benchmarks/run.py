@@ -48,7 +48,18 @@ DROPPED_ENV_PREFIXES = ("CLAUDE", "SESSION_WORKFLOW_", "PYTHON", "XDG_", "VIRTUA
 CHECK_TIMEOUT_SECONDS = 600.0
 JOB_TIMEOUT_SECONDS = 30.0
 HOOK_MODULES = ("session_workflow.hook.compose", "session_workflow.hook.prompt_submit")
-TARGETS = {"ss-anchorless": 1.10, "ss-compact": 1.40, "ss-scale": 2.5, "ups-unchanged": 1.10}
+# The issue's targets (#19), as ratios to J.
+TARGETS = {
+    "ss-anchorless": 1.05,
+    "ss-compact": 1.25,
+    "ss-scale": 2.0,
+    "ups-unchanged": 1.05,
+    "ups-no-state": 0.70,
+    "writer-state-step": 4.0,
+    "writer-anchor-step": 4.0,
+}
+# Peak RSS against J's: every hook ≤ 2×, the scale case ≤ 1.5×.
+RSS_TARGETS = {"ss-scale": 1.5}
 
 
 class Scenario:
@@ -58,7 +69,7 @@ class Scenario:
     replaced by the run's index so each run records a new step.
     """
 
-    __slots__ = ("argv", "cwd", "env", "expect", "growth", "key", "label", "payload", "reason", "target")
+    __slots__ = ("argv", "cwd", "env", "expect", "growth", "key", "label", "payload", "reason", "rss_target", "target")
 
     def __init__(
         self,
@@ -83,6 +94,7 @@ class Scenario:
         self.growth = growth
         self.reason = reason
         self.target = TARGETS.get(key)
+        self.rss_target = RSS_TARGETS.get(key, report.RSS_TARGET)
 
     def argv_for(self, run: int) -> list[str]:
         assert self.argv is not None
@@ -184,6 +196,7 @@ def hook_scenario(
     hooks.json has no such hook or its script is not there yet."""
     key, label, session, event, source, expect, growth = row
     argvs = hook_argvs(spec, event, source, python)
+    plugin_data = workload.plugin_data_of(load, session)
     reason = ""
     if not argvs:
         reason = f"no {event} hook in hooks.json" + (f" for {source}" if source else "")
@@ -195,7 +208,7 @@ def hook_scenario(
         key,
         label,
         None if reason else argvs[0],
-        env=hook_env(load, session),
+        env=hook_env(load, session, plugin_data),
         cwd=session.project,
         payload=session_start_payload(session, source or "startup")
         if event == "SessionStart"
@@ -204,6 +217,15 @@ def hook_scenario(
         growth=growth,
         reason=reason,
     )
+
+
+# The growth table's rows: SessionStart source, label, what the output must hold (see workload.generate).
+GROWTH_ROWS: dict[str, tuple[str, str, tuple[str, ...]]] = {
+    "anchors": ("compact", "growth: {} anchors (compact)", (workload.ANCHOR_TITLE, workload.LAST_PROMPT)),
+    "tasks": ("compact", "growth: {} task files (compact)", (workload.TASK_SUBJECT, workload.LAST_PROMPT)),
+    "siblings": ("startup", "growth: {} sibling transcripts (startup)", (workload.TASK_SUBJECT,)),
+    "records": ("startup", "growth: {} delivery records (startup)", (workload.STATE_TITLE,)),
+}
 
 
 def scenarios(load: workload.Workload, python: str) -> list[Scenario]:
@@ -237,19 +259,10 @@ def scenarios(load: workload.Workload, python: str) -> list[Scenario]:
                 f"SessionStart compact, {'full' if group == 'compact' else group}, {report.human_size(size)} transcript"
             )
             rows.append((key, label, session, "SessionStart", "compact", full_parts, (group, size)))
-    for count, session in sorted(load.fallback.items()):
-        label = f"SessionStart startup, fallback, {count:,} siblings"
-        rows.append(
-            (
-                f"ss-fallback-{count}",
-                label,
-                session,
-                "SessionStart",
-                "startup",
-                (workload.TASK_SUBJECT,),
-                ("fallback", count),
-            )
-        )
+    for dimension, (source, label, expect) in GROWTH_ROWS.items():
+        for count, session in sorted(load.growth.get(dimension, {}).items()):
+            key = f"growth-{dimension}-{count}"
+            rows.append((key, label.format(f"{count:,}"), session, "SessionStart", source, expect, (dimension, count)))
     full = load.compact[min(load.compact)]
     rows.append(("ups-unchanged", "UserPromptSubmit, work state unchanged", full, "UserPromptSubmit", None, (), None))
     rows.append(("ups-no-state", "UserPromptSubmit, no work state", empty, "UserPromptSubmit", None, (), None))
@@ -289,7 +302,34 @@ def scenarios(load: workload.Workload, python: str) -> list[Scenario]:
                 reason="" if present else "bin/session-workflow missing",
             )
         )
+    # The writers' import breakdown: the interpreter with site (what a script pays before its first line), then
+    # what bin/session-workflow imports for each group, and filelock (found the way the bin script finds it).
+    for key, label, code in WRITER_IMPORTS:
+        found.append(
+            Scenario(key, label, [python, "-c", code.replace("{root}", repr(ROOT))], env=writer_env, cwd=writer.project)
+        )
     return found
+
+
+# What bin/session-workflow runs before main(): the plugin's src on the path and the dependency finder.
+BIN_PRELUDE = (
+    "import os, sys; root = {root}; sys.path.insert(0, os.path.join(root, 'src'));"
+    " from session_workflow.cli.bootstrap import install_import_hook; install_import_hook(root); "
+)
+WRITER_IMPORTS = (
+    ("writer-floor", "writer imports: python3 -c pass (site)", "pass"),
+    (
+        "writer-imports-state",
+        "writer imports: bin + cli.main + cli.state",
+        BIN_PRELUDE + "import session_workflow.cli.main, session_workflow.cli.state",
+    ),
+    (
+        "writer-imports-anchor",
+        "writer imports: bin + cli.main + cli.anchor",
+        BIN_PRELUDE + "import session_workflow.cli.main, session_workflow.cli.anchor, session_workflow.anchor.writer",
+    ),
+    ("writer-imports-filelock", "writer imports: bin + filelock", BIN_PRELUDE + "import filelock"),
+)
 
 
 # --- checking one run --------------------------------------------------------------------------------------
@@ -430,6 +470,7 @@ def collect(
             check=status,
             output=output,
             hook=scenario.expect is not None,
+            rss_target=scenario.rss_target,
         )
         for index, (wall, cpu, rss, code) in enumerate(samples.get(scenario.key, [])):
             result.wall_ms.append(wall / 1e6)

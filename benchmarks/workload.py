@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
     from typing import Any
 
-GENERATOR_VERSION = 1
+GENERATOR_VERSION = 2
 KB = 1 << 10
 MB = 1 << 20
 FIXTURES = os.path.join(ROOT, "tests", "fixtures", "transcripts")
@@ -51,10 +51,12 @@ class Sizes:
     __slots__ = (
         "anchorless_siblings",
         "compact_transcripts",
-        "fallback_siblings",
         "full_tasks",
+        "growth_counts",
+        "growth_transcript",
         "head_bytes",
         "scale_anchors",
+        "scale_records",
         "scale_siblings",
         "scale_tasks",
         "scale_transcripts",
@@ -66,10 +68,12 @@ class Sizes:
         *,
         compact_transcripts: Sequence[int],
         scale_transcripts: Sequence[int],
-        fallback_siblings: Sequence[int],
+        growth_counts: Sequence[int],
         scale_anchors: int,
         scale_tasks: int,
         scale_siblings: int,
+        scale_records: int,
+        growth_transcript: int = 64 * KB,
         full_tasks: int = 40,
         anchorless_siblings: int = 20,
         head_bytes: int = 8 * KB,
@@ -77,10 +81,12 @@ class Sizes:
     ) -> None:
         self.compact_transcripts = tuple(compact_transcripts)
         self.scale_transcripts = tuple(scale_transcripts)
-        self.fallback_siblings = tuple(fallback_siblings)
+        self.growth_counts = tuple(growth_counts)
+        self.growth_transcript = growth_transcript
         self.scale_anchors = scale_anchors
         self.scale_tasks = scale_tasks
         self.scale_siblings = scale_siblings
+        self.scale_records = scale_records
         self.full_tasks = full_tasks
         self.anchorless_siblings = anchorless_siblings
         self.head_bytes = head_bytes
@@ -93,20 +99,25 @@ class Sizes:
 FULL = Sizes(
     compact_transcripts=(2 * MB, 20 * MB, 200 * MB),
     scale_transcripts=(2 * MB, 20 * MB, 200 * MB),
-    fallback_siblings=(100, 1_000, 10_000),
+    growth_counts=(1, 100, 1_000, 10_000, 100_000),
     scale_anchors=1_000,
     scale_tasks=5_000,
-    scale_siblings=10_000,
+    scale_siblings=100_000,
+    scale_records=10_000,
 )
 TINY = Sizes(
     compact_transcripts=(8 * KB, 32 * KB, 128 * KB),
     scale_transcripts=(8 * KB, 32 * KB, 128 * KB),
-    fallback_siblings=(3, 10, 30),
+    growth_counts=(1, 3, 30),
     scale_anchors=12,
     scale_tasks=60,
     scale_siblings=40,
+    scale_records=20,
+    growth_transcript=16 * KB,
     anchorless_siblings=3,
 )
+# The dimensions the growth table varies one at a time, each from 1 to 100,000 (see ``generate``).
+GROWTH_DIMENSIONS = ("anchors", "tasks", "siblings", "records")
 
 
 class Session:
@@ -130,7 +141,7 @@ class Workload:
     __slots__ = (
         "anchorless",
         "compact",
-        "fallback",
+        "growth",
         "home",
         "plugin_data",
         "root",
@@ -146,7 +157,8 @@ class Workload:
         self.anchorless: Session | None = None
         self.compact: dict[int, Session] = {}
         self.scale: dict[int, Session] = {}
-        self.fallback: dict[int, Session] = {}
+        # dimension → count → session; each session's plugin data is ``plugin_data_of(session)``.
+        self.growth: dict[str, dict[int, Session]] = {}
         self.writer: Session | None = None
         self.writer_anchor = ""
 
@@ -158,7 +170,7 @@ class Workload:
             "anchorless": self.anchorless.as_list() if self.anchorless else None,
             "compact": table(self.compact),
             "scale": table(self.scale),
-            "fallback": table(self.fallback),
+            "growth": {dimension: table(sessions) for dimension, sessions in self.growth.items()},
             "writer": self.writer.as_list() if self.writer else None,
             "writer_anchor": self.writer_anchor,
         }
@@ -167,13 +179,13 @@ class Workload:
     def from_manifest(cls, root: str, sessions: dict[str, Any]) -> Workload:
         workload = cls(root)
 
-        def table(key: str) -> dict[int, Session]:
-            return {int(size): Session(*fields) for size, fields in sessions[key].items()}
+        def table(entries: dict[str, list[str]]) -> dict[int, Session]:
+            return {int(size): Session(*fields) for size, fields in entries.items()}
 
         workload.anchorless = Session(*sessions["anchorless"])
-        workload.compact = table("compact")
-        workload.scale = table("scale")
-        workload.fallback = table("fallback")
+        workload.compact = table(sessions["compact"])
+        workload.scale = table(sessions["scale"])
+        workload.growth = {dimension: table(entries) for dimension, entries in sessions["growth"].items()}
         workload.writer = Session(*sessions["writer"])
         workload.writer_anchor = str(sessions["writer_anchor"])
         return workload
@@ -433,17 +445,42 @@ def anchor_name(index: int) -> str:
     return "2026-11-28-move-billing-to-the-ledger.md" if index == 0 else f"2026-11-{index % 28 + 1:02d}-run-{index}.md"
 
 
-def write_anchors(project: str, count: int, sizes: Sizes) -> None:
-    """The live anchor first; the others done in content or parked, so the hook reads its classification cap."""
+def write_anchors(project: str, count: int, sizes: Sizes, now: float | None = None) -> None:
+    """The live anchor first; the others done in content or parked, so the hook reads its classification cap.
+
+    With ``now``, the others are given ages a second apart behind the live one here (``refresh`` then only
+    touches the live one): the growth series' 100,000 files are not re-dated on every run.
+    """
     folder = os.path.join(project, ".claude", "anchors")
+    done = anchor_text("Run (done)", 3 * KB, 12 * KB, status="done").encode("utf-8")
+    parked = anchor_text("Run (parked)", 3 * KB, 12 * KB, parked="waiting for the reporting track").encode("utf-8")
+    os.makedirs(folder, exist_ok=True)
     for index in range(count):
+        path = os.path.join(folder, anchor_name(index))
         if index == 0:
-            text = anchor_text(ANCHOR_TITLE, sizes.head_bytes, sizes.tail_bytes)
-        elif index % 2:
-            text = anchor_text(f"Run {index}", 3 * KB, 12 * KB, status="done")
+            text = anchor_text(ANCHOR_TITLE, sizes.head_bytes, sizes.tail_bytes).encode("utf-8")
         else:
-            text = anchor_text(f"Run {index}", 3 * KB, 12 * KB, parked="waiting for the reporting track")
-        write_bytes(os.path.join(folder, anchor_name(index)), text.encode("utf-8"))
+            text = done if index % 2 else parked
+        with open(path, "wb") as handle:
+            handle.write(text)
+        if now is not None and index:
+            os.utime(path, (now - 600.0 - index, now - 600.0 - index))
+
+
+def write_records(folder: str, count: int, now: float, rng: random.Random) -> None:
+    """``count`` delivery records of other sessions, a day old (none old enough to prune)."""
+    os.makedirs(folder, exist_ok=True)
+    for _ in range(count):
+        path = os.path.join(folder, f"{session_id(rng)}.key")
+        with open(path, "w", encoding="ascii") as handle:
+            handle.write('{"ticket":"#1","title":"other","map":null,"url":null,"session":"x"}')
+        os.utime(path, (now - 86_400.0, now - 86_400.0))
+
+
+def plugin_data_of(workload: Workload, session: Session) -> str:
+    """The plugin data dir a session's hooks get: its config's own (the delivery-record cases), else the shared."""
+    own = os.path.join(session.config, "plugin-data")
+    return own if os.path.isdir(own) else workload.plugin_data
 
 
 def refresh(workload: Workload, now: float) -> None:
@@ -455,6 +492,8 @@ def refresh(workload: Workload, now: float) -> None:
         for index, name in enumerate([anchor_name(0), *others]):
             stamp = now - 300.0 - 60.0 * index
             os.utime(os.path.join(folder, name), (stamp, stamp))
+    for session in workload.growth.get("anchors", {}).values():
+        os.utime(os.path.join(session.project, ".claude", "anchors", anchor_name(0)), (now - 300.0, now - 300.0))
     writer = workload.writer
     assert writer is not None
     write_bytes(workload.writer_anchor, anchor_text(ANCHOR_TITLE, 8 * KB, 40 * KB).encode("utf-8"))
@@ -491,13 +530,15 @@ def generate(root: str, sizes: Sizes) -> Workload:
         write_transcript(session.transcript, size, project, config, sid)
         workload.compact[size] = session
 
-    # Scale: 1,000 anchors, the session's list missing so the fallback walks 10,000 siblings and finds the one
-    # predecessor with 5,000 tasks; one projects folder per transcript size, the siblings hard-linked.
+    # Scale: 1,000 anchors, the session's list missing so the fallback finds the one predecessor with 5,000
+    # tasks among 100,000 siblings, 10,000 other sessions' delivery records; one projects folder per transcript
+    # size, the siblings hard-linked.
     project = os.path.join(root, "scale", "project")
     config = os.path.join(root, "scale", "config")
     sid = session_id(rng)
     write_anchors(project, sizes.scale_anchors, sizes)
     write_state(project, sid)
+    write_records(os.path.join(config, "plugin-data", "work-state-delivered"), sizes.scale_records, now, rng)
     siblings = [session_id(rng) for _ in range(sizes.scale_siblings)]
     write_task_store(os.path.join(config, "tasks", siblings[0]), mixed_statuses(sizes.scale_tasks, 60), 97)
     first_folder = ""
@@ -515,20 +556,35 @@ def generate(root: str, sizes: Sizes) -> Workload:
         write_transcript(session.transcript, size, project, config, sid)
         workload.scale[size] = session
 
-    # Fallback growth: no anchor, no state, no list of its own; the newest earlier session holds 40 tasks and
-    # every 100th other one a finished list, so the lookup reads some lists but finds exactly one predecessor.
-    project = os.path.join(root, "fallback", "project")
-    os.makedirs(project)
+    # The growth table: one dimension varied at a time, everything else minimal; each count its own project and
+    # config dir with a small compacted transcript (hard-linked from one).
+    template = os.path.join(root, "growth", "transcript.jsonl")
     sid = session_id(rng)
-    for count in sizes.fallback_siblings:
-        config = os.path.join(root, "fallback", f"config-{count}")
-        session = Session(project, config, sid, transcript_path(config, project, sid))
-        siblings = [session_id(rng) for _ in range(count)]
-        write_siblings(os.path.dirname(session.transcript), project, config, siblings, now - 3600)
-        write_task_store(os.path.join(config, "tasks", siblings[0]), mixed_statuses(sizes.full_tasks, 12), 13)
-        for other in siblings[100::100]:
-            write_task_store(os.path.join(config, "tasks", other), ["completed"] * 3)
-        workload.fallback[count] = session
+    write_transcript(template, sizes.growth_transcript, "/growth/project", "/growth/config", sid)
+    for dimension in GROWTH_DIMENSIONS:
+        workload.growth[dimension] = {}
+        for count in sizes.growth_counts:
+            base = os.path.join(root, "growth", f"{dimension}-{count}")
+            project, config = os.path.join(base, "project"), os.path.join(base, "config")
+            session = Session(project, config, sid, transcript_path(config, project, sid))
+            os.makedirs(project)
+            os.makedirs(os.path.dirname(session.transcript))
+            os.link(template, session.transcript)
+            if dimension == "anchors":  # SessionStart(compact): the live anchor among ``count`` open files
+                write_anchors(project, count, sizes, now)
+            elif dimension == "tasks":  # SessionStart(compact): this session's list of ``count`` files
+                write_task_store(os.path.join(config, "tasks", sid), mixed_statuses(count, 12))
+            elif dimension == "siblings":  # SessionStart(startup): no list of its own, ``count`` earlier sessions,
+                # the newest with 40 tasks and the next nine (when there are) with a finished list
+                others = [session_id(rng) for _ in range(count)]
+                write_siblings(os.path.dirname(session.transcript), project, config, others, now - 3600)
+                write_task_store(os.path.join(config, "tasks", others[0]), mixed_statuses(sizes.full_tasks, 12))
+                for other in others[1:10]:
+                    write_task_store(os.path.join(config, "tasks", other), ["completed"] * 3)
+            else:  # SessionStart(startup) with a work state: ``count`` delivery records, one of them this session's
+                write_state(project, sid)
+                write_records(os.path.join(config, "plugin-data", "work-state-delivered"), count - 1, now, rng)
+            workload.growth[dimension][count] = session
 
     # Writers: their own project (reset before every run), so they never disturb the SessionStart scenarios.
     project = os.path.join(root, "writer", "project")

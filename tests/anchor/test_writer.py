@@ -519,7 +519,7 @@ def test_a_closed_anchor_can_no_longer_be_stepped(tmp_path: Path) -> None:
 # --- the CLI ---------------------------------------------------------------------------------------------------------
 
 
-def anchor_only_parser() -> argparse.ArgumentParser:
+def anchor_only_parser(_argv: object = None) -> argparse.ArgumentParser:
     """The CLI with only the anchor group, so these tests do not depend on the other groups."""
     parser = OneLineParser(prog="session-workflow")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=OneLineParser)

@@ -339,7 +339,7 @@ sys.path.insert(0, {src!r})
 from session_workflow.cli import anchor as anchor_cli
 from session_workflow.cli import main as cli
 from session_workflow.cli.parser import OneLineParser
-def anchor_only():
+def anchor_only(_argv=None):
     parser = OneLineParser(prog="session-workflow")
     commands = parser.add_subparsers(dest="command", parser_class=OneLineParser)
     commands.required = True
