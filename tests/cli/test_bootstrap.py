@@ -6,6 +6,7 @@ offline pip), and a subprocess run with ``python -S`` is how filelock and platfo
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 import os
@@ -113,6 +114,7 @@ def test_pins_are_hash_pinned_and_support_python_3_9() -> None:
 def test_the_pin_key_changes_with_any_pin() -> None:
     key = pin_key()
     assert len(key) == 16 and key == pin_key(PINS)
+    assert key == hashlib.sha256(requirements_text().encode("utf-8")).hexdigest()[:16], "PIN_KEY is stale"
     bumped = (PINS[0], ("platformdirs", "4.4.1", PINS[1][2]))
     assert pin_key(bumped) != key
     assert pin_key((PINS[0], (*PINS[1][:2], "sha256:0"))) != key

@@ -94,3 +94,48 @@ def test_lock_held_by_a_killed_writer_does_not_block(tmp_path: Path) -> None:
         holder.kill()
         holder.wait()
     assert path.read_bytes() == b"after"
+
+
+FAKE_UNIX = """
+import fcntl, os
+from ._error import Timeout
+has_fcntl = True
+class UnixFileLock:
+    def __init__(self, path, timeout=-1):
+        self.path = path
+    def acquire(self, poll_interval=0.05):
+        self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        fcntl.flock(self.fd, fcntl.LOCK_EX)
+        return self
+    def __enter__(self):
+        return self
+    def __exit__(self, *exc):
+        os.close(self.fd)
+"""
+FAKE_INIT = "import asyncio\nfrom ._unix import UnixFileLock as FileLock\nfrom ._error import Timeout\n"
+WRITE_ONCE = (
+    "import sys; sys.path[:0] = [{fake!r}, {src!r}]\n"
+    "from session_workflow.core import atomic\n"
+    "atomic.update_file({target!r}, lambda old: b'new')\n"
+    "print(open({target!r}).read(), 'asyncio' in sys.modules, 'filelock' in sys.modules)\n"
+)
+
+
+def fake_filelock(folder: Path, with_unix: bool) -> Path:
+    package = folder / "filelock"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text(FAKE_INIT if with_unix else FAKE_INIT.replace("._unix", "._lock"))
+    (package / "_error.py").write_text("class Timeout(Exception):\n    pass\n")
+    (package / ("_unix.py" if with_unix else "_lock.py")).write_text(FAKE_UNIX)
+    return folder
+
+
+@pytest.mark.parametrize(("with_unix", "package_imported"), [(True, False), (False, True)])
+def test_filelock_is_loaded_without_its_package_init_when_its_layout_allows(
+    tmp_path: Path, with_unix: bool, package_imported: bool
+) -> None:
+    """The pinned layout skips filelock's __init__ (and the asyncio it imports); any other takes the plain import."""
+    fake = fake_filelock(tmp_path / "site", with_unix)
+    code = WRITE_ONCE.format(fake=str(fake), src=SRC, target=str(tmp_path / "f.txt"))
+    done = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["new", str(package_imported), str(package_imported)]

@@ -28,6 +28,8 @@ PINS: tuple[tuple[str, str, str], ...] = (
     ("filelock", "3.19.1", "sha256:d38e30481def20772f5baf097c122c3babc4fcdb7e14e57049eb9d88c6dc017d"),
     ("platformdirs", "4.4.0", "sha256:abd01743f24e5287cd7a5db3752faf1a2d65353f38ec26d98e25a6db65958c85"),
 )
+# sha256 of requirements_text(PINS), first 16 hex digits (see pin_key).
+PIN_KEY = "84a0485cf8cadcdc"
 PLUGIN_NAME = "session-workflow"
 DEPS_FOLDER = "python-deps"
 STAGING_PREFIX = ".install-"
@@ -50,7 +52,13 @@ def requirements_text(pins: Sequence[tuple[str, str, str]] = PINS) -> str:
 
 
 def pin_key(pins: Sequence[tuple[str, str, str]] = PINS) -> str:
-    """A short stable hash of the pins: the install folder's name, so a changed pin never reuses old files."""
+    """A short stable hash of the pins: the install folder's name, so a changed pin never reuses old files.
+
+    ``PINS``' own key is ``PIN_KEY``, written out: every writer run asks for it, and hashlib (OpenSSL) is a
+    noticeable share of a writer's start. tests/cli/test_bootstrap.py checks that it is this hash.
+    """
+    if pins is PINS:
+        return PIN_KEY
     import hashlib
 
     return hashlib.sha256(requirements_text(pins).encode("utf-8")).hexdigest()[:16]

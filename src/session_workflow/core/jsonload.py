@@ -13,6 +13,7 @@ from __future__ import annotations
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from typing import Any
 
 # What json.decoder's WHITESPACE pattern skips around the document.
 _WHITESPACE = " \t\n\r"
@@ -35,7 +36,8 @@ def _make_scanner() -> Callable[[str, int], tuple[object, int]] | None:
         import _json
     except ImportError:
         return None
-    scanner: Callable[[str, int], tuple[object, int]] = _json.make_scanner(_Defaults())
+    context: Any = _Defaults()  # typeshed types the context as the scanner class itself
+    scanner: Callable[[str, int], tuple[object, int]] = _json.make_scanner(context)
     return scanner
 
 
