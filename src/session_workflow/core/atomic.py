@@ -9,11 +9,9 @@ hot path never pays for it, and without its package ``__init__`` where the layou
 from __future__ import annotations
 
 import contextlib
-import glob
 import os
 import stat
 import sys
-import tempfile
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -101,9 +99,15 @@ def _temp_prefix(path: str) -> str:
 def _remove_stale_temps(path: str) -> None:
     """Under the lock no other writer is mid-write, so any temp file of ours is a dead writer's debris."""
     folder = os.path.dirname(os.path.abspath(path))
-    for stale in glob.glob(os.path.join(glob.escape(folder), glob.escape(_temp_prefix(path)) + "*.tmp")):
-        with contextlib.suppress(OSError):
-            os.unlink(stale)
+    prefix = _temp_prefix(path)
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return
+    for name in names:
+        if name.startswith(prefix) and name.endswith(".tmp"):
+            with contextlib.suppress(OSError):
+                os.unlink(os.path.join(folder, name))
 
 
 def _read_current(path: str) -> bytes | None:
@@ -132,10 +136,25 @@ def _fsync_dir(folder: str) -> None:
             os.close(fd)
 
 
+_TEMP_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
+def _create_temp(prefix: str) -> tuple[int, str]:
+    """A new file ``<prefix><random>.tmp``, mode 0600, as ``tempfile.mkstemp`` makes one (without importing
+    tempfile and the random module it pulls in: a writer's start is most of its cost)."""
+    for _attempt in range(100):
+        name = f"{prefix}{os.urandom(8).hex()}.tmp"
+        try:
+            return os.open(name, _TEMP_FLAGS, 0o600), name
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"no free temp name for {prefix}")
+
+
 def _write_temp(path: str, data: bytes, mode: int) -> str:
     """Write ``data`` to a fresh temp file beside ``path``, fsynced, and return its name."""
     folder = os.path.dirname(os.path.abspath(path))
-    fd, temp = tempfile.mkstemp(prefix=_temp_prefix(path), suffix=".tmp", dir=folder)
+    fd, temp = _create_temp(os.path.join(folder, _temp_prefix(path)))
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
