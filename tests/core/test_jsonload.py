@@ -71,10 +71,23 @@ def test_edge_inputs_match_json_loads(data: bytes) -> None:
     assert outcome(jsonload.loads, data) == outcome(json.loads, data)
 
 
+flat_values = st.lists(
+    st.none() | st.booleans() | st.integers() | st.text() | st.floats() | st.lists(st.integers(), max_size=2),
+    max_size=6,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(values=flat_values)
+def test_a_flat_list_dumps_as_json_dumps_does(values: list[object]) -> None:
+    assert jsonload.dumps_flat(values) == json.dumps(values, ensure_ascii=True, separators=(",", ":"))
+
+
 def test_loading_a_document_imports_neither_json_nor_re() -> None:
     code = (
         f"import sys; sys.path.insert(0, {str(SRC)!r}); from session_workflow.core import jsonload;"
-        " print(jsonload.loads(b'{\"a\": [1, 2.5, null]}'), 'json' in sys.modules, 're' in sys.modules)"
+        " print(jsonload.loads(b'{\"a\": [1, 2.5, null]}'), jsonload.dumps_flat(['\u00e9', 3, None]),"
+        " 'json' in sys.modules, 're' in sys.modules)"
     )
     done = subprocess.run([sys.executable, "-I", "-S", "-c", code], capture_output=True, text=True, check=True)
-    assert done.stdout.split() == ["{'a':", "[1,", "2.5,", "None]}", "False", "False"]
+    assert done.stdout.split() == ["{'a':", "[1,", "2.5,", "None]}", '["\\u00e9",3,null]', "False", "False"]

@@ -1,4 +1,4 @@
-"""``json.loads`` without importing ``json``: the same C scanner, driven directly.
+"""``json.loads`` (and a flat ``json.dumps``) without importing ``json``: the same C code, driven directly.
 
 Importing the ``json`` package costs about half an interpreter start, nearly all of it through ``re`` (its
 decoder compiles patterns at import time). A hook that reads a payload and a transcript line and then finds
@@ -31,17 +31,19 @@ class _Defaults:
     parse_constant = _CONSTANTS.__getitem__
 
 
-def _make_scanner() -> Callable[[str, int], tuple[object, int]] | None:
+def _c_functions() -> tuple[Callable[[str, int], tuple[object, int]], Callable[[str], str]] | None:
     try:
         import _json
     except ImportError:
         return None
     context: Any = _Defaults()  # typeshed types the context as the scanner class itself
     scanner: Callable[[str, int], tuple[object, int]] = _json.make_scanner(context)
-    return scanner
+    return scanner, _json.encode_basestring_ascii
 
 
-_scan_once = _make_scanner()
+_C = _c_functions()
+_scan_once = _C[0] if _C else None
+_quote_ascii = _C[1] if _C else None
 
 
 def _plain_utf8(data: bytes) -> bool:
@@ -76,3 +78,21 @@ def loads(data: bytes | str) -> object:
 
         raise json.JSONDecodeError("Extra data", text, end + len(rest) - len(rest.lstrip(_WHITESPACE)))
     return value
+
+
+def dumps_flat(values: list[object]) -> str:
+    """``json.dumps(values, ensure_ascii=True, separators=(",", ":"))`` for a list of None, bools, ints and
+    strings (a snapshot key), built from the encoder's own string quoting; anything else goes to ``json``."""
+    parts: list[str] = []
+    for value in values:
+        if value is None or isinstance(value, bool):
+            parts.append("null" if value is None else "true" if value else "false")
+        elif type(value) is int:
+            parts.append(int.__repr__(value))
+        elif type(value) is str and _quote_ascii is not None:
+            parts.append(_quote_ascii(value))
+        else:
+            import json
+
+            return json.dumps(values, ensure_ascii=True, separators=(",", ":"))
+    return "[" + ",".join(parts) + "]"

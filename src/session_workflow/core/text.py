@@ -7,8 +7,6 @@ helpers are the one place where those units are counted and where text is made s
 
 from __future__ import annotations
 
-import re
-
 ELLIPSIS = "…"
 
 # Characters that can hide or reorder text without being control characters: zero-width spaces and joiners,
@@ -34,6 +32,8 @@ def one_line(text: str) -> str:
     """Flatten text to one printable line: invisible and bidi controls go, control and space runs become one space."""
     if text.isprintable():  # no control, separator but the ASCII space, invisible or surrogate: no regex needed
         return " ".join(text.split()) if "  " in text else text.strip()
+    import re  # only here: importing re costs a hook that never needs it a third of its start
+
     return re.sub(_BREAKING, " ", re.sub(_INVISIBLE, "", text)).strip()
 
 

@@ -9,9 +9,7 @@ title quoted as data, the whole section bounded in UTF-8 bytes.
 
 from __future__ import annotations
 
-import json
-import re
-
+from session_workflow.core.jsonload import dumps_flat
 from session_workflow.core.locations import STATE_RELPATH
 from session_workflow.core.text import cut_code_points, cut_utf8, one_line
 
@@ -103,7 +101,11 @@ def parse_ticket(value: object) -> int | str | None:
     """An issue number or a tracker id such as ``PROJ-12``; None for anything else."""
     if type(value) is int:
         return _number(value)
-    return value if isinstance(value, str) and re.fullmatch(TICKET_ID, value) else None
+    if not isinstance(value, str):
+        return None
+    import re  # a tracker id; a hook reading an issue-number state never imports re
+
+    return value if re.fullmatch(TICKET_ID, value) else None
 
 
 def parse_state(document: object) -> WorkState | None:
@@ -144,6 +146,8 @@ def repo_slug(remote: str | None) -> str | None:
     """``owner/name`` of a GitHub origin (https, ``git@github.com:``, ``ssh://``), ``.git`` stripped; else None."""
     if not remote:
         return None
+    import re
+
     match = re.fullmatch(_GITHUB_REMOTE, remote.strip(), re.VERBOSE | re.IGNORECASE)
     if match is None or match.group(2) in (".", ".."):
         return None
@@ -221,4 +225,4 @@ def section(state: WorkState | None, orphaned: bool, slug: str | None) -> str | 
 def snapshot_key(state: WorkState, orphaned: bool) -> str:
     """What a rebuild keys on: map, ticket, title, orphaned and auto; never the step (nor pause, a step detail)."""
     identity = [state.map, state.ticket, state.title, orphaned, state.auto]
-    return json.dumps(identity, ensure_ascii=True, separators=(",", ":"))
+    return dumps_flat(identity)

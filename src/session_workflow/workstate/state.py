@@ -7,11 +7,10 @@ session is orphaned here and yields nothing, as does an absent or untrustworthy 
 
 from __future__ import annotations
 
-import json
 import os
-import re
 
 from session_workflow.core.boundedio import read_prefix, read_text_prefix
+from session_workflow.core.jsonload import loads
 from session_workflow.core.locations import state_path, user_state_dir
 from session_workflow.core.text import utf8_len
 from session_workflow.workstate.section import (
@@ -67,7 +66,7 @@ def decode(data: bytes) -> tuple[WorkState, str | None, str | None] | None:
     if len(data) > MAX_STATE_BYTES:
         return None
     try:
-        document = json.loads(data)
+        document = loads(data)
     except (ValueError, RecursionError):
         return None
     state = parse_state(document)
@@ -182,6 +181,8 @@ def _config_value(raw: str) -> str:
 
 def origin_url(config_text: str) -> str | None:
     """The first ``url`` of ``[remote "origin"]`` in a git config's text."""
+    import re  # only when a section is rebuilt from the git config
+
     in_origin = False
     for line in config_text.splitlines():
         header = re.match(_CONFIG_SECTION, line)
