@@ -303,3 +303,14 @@ def test_resume_reads_the_thread_and_sends_only_what_changed(full: Project) -> N
     with full.transcript.open("a") as handle:
         handle.write(json.dumps({"type": "system", "subtype": "compact_boundary"}) + "\n")
     assert ANCHOR_MARK in full.inject("resume"), "a boundary after the block: the thread no longer holds it"
+
+
+def test_a_project_with_nothing_of_ours_starts_without_json_or_re(project: Project) -> None:
+    """The most common start: every part finds nothing, decided before ``json`` and ``re`` are imported."""
+    done = _run_shim(
+        "session_start.py", json.dumps(project.payload("startup")).encode(), project.env(), "-X", "importtime"
+    )
+    assert (done.returncode, done.stdout) == (0, b"")
+    imported = {line.split("|")[-1].strip() for line in done.stderr.decode().splitlines() if "|" in line}
+    assert "session_workflow.tasks.store" in imported
+    assert not imported & {"json", "re"}

@@ -8,11 +8,10 @@ the one session that ran before in the same project, and fails closed to a hint 
 
 from __future__ import annotations
 
-import json
 import os
-import re
 
 from session_workflow.core.boundedio import read_prefix_and_stat
+from session_workflow.core.jsonload import loads
 from session_workflow.tasks.render import (
     HEADER_EXACT,
     OPEN_STATUSES,
@@ -31,8 +30,8 @@ if TYPE_CHECKING:
 ROOT_ENV = "SESSION_WORKFLOW_TASKS_ROOT"
 LIST_ID_ENV = "CLAUDE_CODE_TASK_LIST_ID"
 
-# Patterns are plain strings that ``re`` compiles and caches on first use, so a hook that finds no task list
-# pays no compile time.
+# Patterns are plain strings that ``re`` compiles and caches on first use, and ``re`` itself is imported where a
+# pattern is used: a hook that finds no task list pays for neither.
 # Claude Code's own task ids (its /^[1-9]\d*$/), bounded so a name can never be an absurd number.
 TASK_ID = r"[1-9][0-9]{0,17}"
 # A task file name in a directory listing joined, and framed, by "/" (the one character a name cannot hold).
@@ -87,6 +86,8 @@ def sanitize_list_id(raw: str) -> str:
     """Claude Code's own mapping from a list id to a directory name, which also defuses ``..`` and ``/``."""
     if not raw.encode("utf-8", "replace").translate(None, LIST_ID_CHARS):
         return raw  # nothing to replace, as in Claude Code's UUIDs: no pattern to compile
+    import re
+
     return re.sub(UNSAFE_LIST_ID_CHARS, "-", raw)
 
 
@@ -102,6 +103,8 @@ def list_task_ids(directory: str) -> list[int] | Unreadable | None:
         return None
     except (OSError, ValueError):
         return UNREADABLE
+    import re
+
     return list(map(int, re.findall(TASK_FILE_IN_LISTING, "/".join(["", *names, ""]))))
 
 
@@ -119,7 +122,7 @@ def parse_task(data: bytes, task_id: int) -> tuple[str, str, str, list[str]] | N
     id TaskUpdate takes) and ``deleted`` is accepted as a closed status.
     """
     try:
-        record = json.loads(data.decode("utf-8"))
+        record = loads(data.decode("utf-8"))
     except (ValueError, RecursionError):
         return None
     if not isinstance(record, dict) or record.get("id") != str(task_id):
@@ -155,6 +158,8 @@ def open_blockers(blocked_by: list[str], closed: set[int], existing: set[int]) -
 
     A blocker whose file was malformed or not read stays listed: it may be open.
     """
+    import re
+
     kept: list[str] = []
     for blocker in blocked_by:
         if re.fullmatch(TASK_ID, blocker) and blocker not in kept:
