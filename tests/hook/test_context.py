@@ -6,6 +6,9 @@ import io
 import json
 from pathlib import Path
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from session_workflow.hook.context import HookContext, session_start_dir
 from session_workflow.hook.io import hook_json, parse_payload, run_hook
 
@@ -82,3 +85,11 @@ def test_run_hook_swallows_handler_errors_and_bad_stdin() -> None:
     run_hook(handler, io.BytesIO(b'{"source": "compact"}'))
     run_hook(handler, io.BytesIO(b"nope"))
     assert [ctx.source for ctx in seen] == ["compact"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(text=st.text(), event=st.sampled_from(["SessionStart", "UserPromptSubmit", "PreCompact"]))
+def test_hook_json_is_exactly_what_json_dumps_writes(text: str, event: str) -> None:
+    safe = text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+    body = {"hookSpecificOutput": {"hookEventName": event, "additionalContext": safe}}
+    assert hook_json(event, text) == json.dumps(body, ensure_ascii=True).encode("ascii")

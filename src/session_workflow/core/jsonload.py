@@ -80,6 +80,15 @@ def loads(data: bytes | str) -> object:
     return value
 
 
+def quote_ascii(text: str) -> str:
+    """``json.dumps(text)`` (ASCII, as ``ensure_ascii=True`` writes it) for a string."""
+    if _quote_ascii is None:
+        import json
+
+        return json.dumps(text, ensure_ascii=True)
+    return _quote_ascii(text)
+
+
 def dumps_flat(values: list[object]) -> str:
     """``json.dumps(values, ensure_ascii=True, separators=(",", ":"))`` for a list of None, bools, ints and
     strings (a snapshot key), built from the encoder's own string quoting; anything else goes to ``json``."""
@@ -90,7 +99,7 @@ def dumps_flat(values: list[object]) -> str:
         elif type(value) is int:
             parts.append(int.__repr__(value))
         elif type(value) is str and _quote_ascii is not None:
-            parts.append(_quote_ascii(value))
+            parts.append(quote_ascii(value))
         else:
             import json
 

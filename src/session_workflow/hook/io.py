@@ -6,7 +6,7 @@ import os
 import sys
 import time
 
-from session_workflow.core.jsonload import loads
+from session_workflow.core.jsonload import loads, quote_ascii
 from session_workflow.hook.context import HookContext
 
 TYPE_CHECKING = False
@@ -35,11 +35,11 @@ def hook_json(event: str, text: str) -> bytes:
     A lone surrogate (an undecodable byte in a file name, a ``\\ud800`` in some JSON) becomes U+FFFD: the Messages
     API rejects a request that carries one, and every later request of the session with it.
     """
-    import json
-
     text = text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
-    body = {"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}}
-    return json.dumps(body, ensure_ascii=True).encode("ascii")
+    # json.dumps of {"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}}, ASCII, with its
+    # default separators, written out so that printing a block does not import json.
+    fields = f'"hookEventName": {quote_ascii(event)}, "additionalContext": {quote_ascii(text)}'
+    return ('{"hookSpecificOutput": {' + fields + "}}").encode("ascii")
 
 
 def write_stdout(data: bytes) -> bool:
