@@ -34,16 +34,17 @@ def test_tiny_run_checks_every_scenario_and_writes_json(tmp_path: Path) -> None:
     argv = [sys.executable, os.path.join(ROOT, "benchmarks", "run.py"), "--tiny", "--runs", "2", "--warmup", "0"]
     argv += ["--workdir", str(tmp_path / "workload"), "--json", str(results)]
     if not WRITERS_RUNNABLE:  # the writers would install their dependencies first; not in a unit test
-        argv += ["--only", "ss-,ups-"]
+        argv += ["--only", "ss-,ups-,growth-"]
     done = subprocess.run(argv, capture_output=True, text=True, timeout=300, check=False)
     assert done.returncode == 0, done.stderr
     assert "floor J" in done.stdout and "targets:" in done.stdout
     document = json.loads(results.read_text(encoding="utf-8"))
     scenarios = {item["key"]: item for item in document["scenarios"]}
     expected = {"floor-p", "floor-j", "ss-anchorless", "ss-compact", "ss-scale", "ups-unchanged", "ups-no-state"}
-    expected |= {"ss-fallback-3", "ss-fallback-10", "ss-fallback-30", "ss-compact-32KB", "ss-scale-8KB"}
+    expected |= {"ss-compact-32KB", "ss-scale-8KB"}
+    expected |= {f"growth-{dimension}-{count}" for dimension in workload.GROWTH_DIMENSIONS for count in (1, 3, 30)}
     if WRITERS_RUNNABLE:
-        expected |= {"writer-state-step", "writer-anchor-step"}
+        expected |= {"writer-state-step", "writer-anchor-step", "writer-floor", "writer-imports-filelock"}
     assert expected <= set(scenarios)
     for key, item in scenarios.items():
         assert item["check"] == "ok", (key, item["check"])
@@ -52,6 +53,8 @@ def test_tiny_run_checks_every_scenario_and_writes_json(tmp_path: Path) -> None:
     assert scenarios["ss-compact"]["output"].endswith("UTF-16 units")
     assert scenarios["ss-anchorless"]["output"] == scenarios["ups-unchanged"]["output"] == "silent"
     assert {verdict["result"] for verdict in document["verdicts"]} <= {"pass", "MISS"}
+    flat = {verdict["name"] for verdict in document["verdicts"] if " flat: " in verdict["name"]}
+    assert flat == {f"{dimension} flat: 1 → 30 adds ≤ 0.20 J" for dimension in workload.GROWTH_DIMENSIONS}
 
 
 # --- hooks.json --------------------------------------------------------------------------------------------
@@ -208,6 +211,23 @@ def test_a_reader_that_grows_with_the_transcript_is_not_flat() -> None:
     results[-1].paired_j = [5.4] * 3  # +0.4 J, but within 10% of a 5 J case: noise, not growth
     (verdict,) = [v for v in report.verdicts(results, 0) if "flat" in v.name]
     assert verdict.result == "pass"
+
+
+def test_a_count_dimension_is_judged_from_a_hundredth_of_its_largest_count() -> None:
+    floor = [20.0, 20.0, 20.0]
+    results = [
+        measured("floor-p", [10.0] * 3, floor),
+        measured("floor-j", floor, floor),
+        measured("s-1", [20.0] * 3, floor, growth=("siblings", 1)),
+        measured("s-1000", [22.0] * 3, floor, growth=("siblings", 1000)),
+        measured("s-100000", [27.0] * 3, floor, growth=("siblings", 100_000)),
+    ]
+    (verdict,) = [v for v in report.verdicts(results, 0) if "flat" in v.name]
+    assert verdict.name == "siblings flat: 1,000 → 100,000 adds ≤ 0.20 J"
+    assert (verdict.result, verdict.value) == ("MISS", pytest.approx(0.25))
+    results[-1].paired_j = [1.2] * 3
+    (verdict,) = [v for v in report.verdicts(results, 0) if "flat" in v.name]
+    assert (verdict.result, verdict.value) == ("pass", pytest.approx(0.1))
 
 
 def test_table_and_growth_lines_golden() -> None:
