@@ -158,44 +158,56 @@ sibling = st.tuples(
 )
 
 
+def lay_out(root: Path, siblings: list[tuple[str, str, int, str]], odd_file: bool) -> None:
+    """Sibling transcripts (or sidecars) of the given ages and task lists of the given kinds under ``root``."""
+    projects = root / "projects"
+    projects.mkdir()
+    (root / "tasks").mkdir()
+    if odd_file:
+        (projects / "notes.md").write_text("")
+    for name, transcript, age, store in siblings:
+        if transcript != "none":
+            suffix = ".live.jsonl" if transcript == "sidecar" else ".jsonl"
+            touch(projects / f"{name}{suffix}", NOW + age)
+        list_dir = root / "tasks" / name
+        if store in ("open", "closed"):
+            write_task(list_dir, 1, "pending" if store == "open" else "completed")
+        elif store == "malformed":
+            list_dir.mkdir(exist_ok=True)
+            (list_dir / "1.json").write_text("{")
+        elif store == "empty":
+            list_dir.mkdir(exist_ok=True)
+        elif store == "file" and not list_dir.exists():
+            list_dir.write_text("")
+
+
+def lookup(root: Path) -> object:
+    """What the predecessor lookup answers, in comparable form."""
+    found = tasks.find_predecessor(make_ctx(root), str(root / "tasks"), SESSION, tasks.MAX_FALLBACK_FILES_READ)
+    if isinstance(found, Ambiguous) or found is None:
+        return found
+    return found[0], [(task.id, task.status) for task in found[1].open_tasks]
+
+
+def answers_alike(
+    monkeypatch: pytest.MonkeyPatch, siblings: list[tuple[str, str, int, str]], odd_file: bool, name: str, value: object
+) -> None:
+    """The lookup answers the same with ``tasks.<name>`` replaced by ``value`` as without."""
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder)
+        lay_out(root, siblings, odd_file)
+        listed = lookup(root)
+        with monkeypatch.context() as patch:
+            patch.setattr(tasks, name, value)
+            assert listed == lookup(root)
+
+
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(siblings=st.lists(sibling, max_size=6, unique_by=lambda item: item[0]), odd_file=st.booleans())
 def test_listing_the_root_finds_what_probing_every_sibling_finds(
     monkeypatch: pytest.MonkeyPatch, siblings: list[tuple[str, str, int, str]], odd_file: bool
 ) -> None:
-    with tempfile.TemporaryDirectory() as folder:
-        root = Path(folder)
-        projects = root / "projects"
-        projects.mkdir()
-        (root / "tasks").mkdir()
-        if odd_file:
-            (projects / "notes.md").write_text("")
-        for name, transcript, age, store in siblings:
-            if transcript != "none":
-                suffix = ".live.jsonl" if transcript == "sidecar" else ".jsonl"
-                touch(projects / f"{name}{suffix}", NOW + age)
-            list_dir = root / "tasks" / name
-            if store in ("open", "closed"):
-                write_task(list_dir, 1, "pending" if store == "open" else "completed")
-            elif store == "malformed":
-                list_dir.mkdir(exist_ok=True)
-                (list_dir / "1.json").write_text("{")
-            elif store == "empty":
-                list_dir.mkdir(exist_ok=True)
-            elif store == "file" and not list_dir.exists():
-                list_dir.write_text("")
-        ctx = make_ctx(root)
-
-        def outcome() -> object:
-            found = tasks.find_predecessor(ctx, str(root / "tasks"), SESSION, tasks.MAX_FALLBACK_FILES_READ)
-            if isinstance(found, Ambiguous) or found is None:
-                return found
-            return found[0], [(task.id, task.status) for task in found[1].open_tasks]
-
-        listed = outcome()
-        with monkeypatch.context() as patch:
-            patch.setattr(tasks, "list_dir_names", lambda _root: None)
-            assert listed == outcome()
+    answers_alike(monkeypatch, siblings, odd_file, "list_dir_names", lambda _root: None)
 
 
 def fill(projects: Path, count: int) -> None:
@@ -275,35 +287,4 @@ def test_looking_lists_up_by_name_finds_what_listing_the_folder_finds(
     monkeypatch: pytest.MonkeyPatch, siblings: list[tuple[str, str, int, str]], odd_file: bool
 ) -> None:
     """For Claude Code's names (nothing to sanitise), the large-folder path answers as the listing does."""
-    with tempfile.TemporaryDirectory() as folder:
-        root = Path(folder)
-        projects = root / "projects"
-        projects.mkdir()
-        (root / "tasks").mkdir()
-        if odd_file:
-            (projects / "notes.md").write_text("")
-        for name, transcript, age, store in siblings:
-            if transcript != "none":
-                touch(projects / f"{name}{'.live.jsonl' if transcript == 'sidecar' else '.jsonl'}", NOW + age)
-            list_dir = root / "tasks" / name
-            if store in ("open", "closed"):
-                write_task(list_dir, 1, "pending" if store == "open" else "completed")
-            elif store == "malformed":
-                list_dir.mkdir(exist_ok=True)
-                (list_dir / "1.json").write_text("{")
-            elif store == "empty":
-                list_dir.mkdir(exist_ok=True)
-            elif store == "file" and not list_dir.exists():
-                list_dir.write_text("")
-        ctx = make_ctx(root)
-
-        def outcome() -> object:
-            found = tasks.find_predecessor(ctx, str(root / "tasks"), SESSION, tasks.MAX_FALLBACK_FILES_READ)
-            if isinstance(found, Ambiguous) or found is None:
-                return found
-            return found[0], [(task.id, task.status) for task in found[1].open_tasks]
-
-        listed = outcome()
-        with monkeypatch.context() as patch:
-            patch.setattr(tasks, "MAX_LISTED_TRANSCRIPTS", 0)
-            assert listed == outcome()
+    answers_alike(monkeypatch, siblings, odd_file, "MAX_LISTED_TRANSCRIPTS", 0)
