@@ -71,16 +71,28 @@ def test_edge_inputs_match_json_loads(data: bytes) -> None:
     assert outcome(jsonload.loads, data) == outcome(json.loads, data)
 
 
-flat_values = st.lists(
-    st.none() | st.booleans() | st.integers() | st.text() | st.floats() | st.lists(st.integers(), max_size=2),
-    max_size=6,
-)
+flat_value = st.none() | st.booleans() | st.integers() | st.text() | st.floats() | st.lists(st.integers(), max_size=2)
+flat_values = st.lists(flat_value, max_size=6)
 
 
 @settings(max_examples=300, deadline=None)
 @given(values=flat_values)
 def test_a_flat_list_dumps_as_json_dumps_does(values: list[object]) -> None:
     assert jsonload.dumps_flat(values) == json.dumps(values, ensure_ascii=True, separators=(",", ":"))
+
+
+@settings(max_examples=300, deadline=None)
+@given(record=st.dictionaries(st.text(max_size=5) | st.integers(), flat_value, max_size=6))
+def test_a_flat_mapping_dumps_as_json_dumps_does_with_sorted_keys(record: dict[object, object]) -> None:
+    try:
+        expected: object = json.dumps(record, ensure_ascii=True, sort_keys=True, separators=(",", ":"))
+    except TypeError:
+        expected = TypeError
+    try:
+        got: object = jsonload.dumps_flat_object(record)  # type: ignore[arg-type]
+    except TypeError:
+        got = TypeError
+    assert got == expected
 
 
 def test_loading_a_document_imports_neither_json_nor_re() -> None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Mapping
     from typing import Any
 
 # What json.decoder's WHITESPACE pattern skips around the document.
@@ -89,19 +89,40 @@ def quote_ascii(text: str) -> str:
     return _quote_ascii(text)
 
 
+def _flat(value: object) -> str | None:
+    """The JSON of None, a bool, an int or a string, as ``json.dumps`` (ASCII) writes it; None for anything else."""
+    if value is None or isinstance(value, bool):
+        return "null" if value is None else "true" if value else "false"
+    if type(value) is int:
+        return int.__repr__(value)
+    if type(value) is str and _quote_ascii is not None:
+        return quote_ascii(value)
+    return None
+
+
 def dumps_flat(values: list[object]) -> str:
     """``json.dumps(values, ensure_ascii=True, separators=(",", ":"))`` for a list of None, bools, ints and
     strings (a snapshot key), built from the encoder's own string quoting; anything else goes to ``json``."""
-    parts: list[str] = []
-    for value in values:
-        if value is None or isinstance(value, bool):
-            parts.append("null" if value is None else "true" if value else "false")
-        elif type(value) is int:
-            parts.append(int.__repr__(value))
-        elif type(value) is str and _quote_ascii is not None:
-            parts.append(quote_ascii(value))
-        else:
-            import json
+    parts = [_flat(value) for value in values]
+    if None in parts:
+        import json
 
-            return json.dumps(values, ensure_ascii=True, separators=(",", ":"))
-    return "[" + ",".join(parts) + "]"
+        return json.dumps(values, ensure_ascii=True, separators=(",", ":"))
+    return "[" + ",".join(part for part in parts if part is not None) + "]"
+
+
+def dumps_flat_object(record: Mapping[str, object]) -> str:
+    """``json.dumps(record, ensure_ascii=True, sort_keys=True, separators=(",", ":"))`` for a mapping of strings
+    to flat values (a log line), the same way; anything else goes to ``json``."""
+    parts = []
+    for key in sorted(record) if all(type(key) is str for key in record) else ():
+        value = _flat(record[key])
+        if value is None:
+            break
+        parts.append(quote_ascii(key) + ":" + value)
+    else:
+        if len(parts) == len(record):
+            return "{" + ",".join(parts) + "}"
+    import json
+
+    return json.dumps(record, ensure_ascii=True, sort_keys=True, separators=(",", ":"))

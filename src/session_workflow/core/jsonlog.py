@@ -6,9 +6,10 @@ renamed to one old copy, so it never grows past about twice that. A log never fa
 
 from __future__ import annotations
 
-import json
 import os
 import stat
+
+from session_workflow.core.jsonload import dumps_flat_object
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -25,7 +26,7 @@ def append_record(path: str, record: Mapping[str, object], rotated: str, max_byt
     refused rather than followed.
     """
     try:
-        line = (json.dumps(record, ensure_ascii=True, sort_keys=True, separators=(",", ":")) + "\n").encode("ascii")
+        line = (dumps_flat_object(record) + "\n").encode("ascii")
         info = os.lstat(path) if os.path.lexists(path) else None
         if info is not None and stat.S_ISREG(info.st_mode) and info.st_size > max_bytes:
             os.replace(path, rotated)
