@@ -12,7 +12,7 @@ from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping
+    from collections.abc import Callable, Mapping, Sequence
     from typing import Any
 
 # What json.decoder's WHITESPACE pattern skips around the document.
@@ -100,7 +100,7 @@ def _flat(value: object) -> str | None:
     return None
 
 
-def dumps_flat(values: list[object]) -> str:
+def dumps_flat(values: Sequence[object]) -> str:
     """``json.dumps(values, ensure_ascii=True, separators=(",", ":"))`` for a list of None, bools, ints and
     strings (a snapshot key), built from the encoder's own string quoting; anything else goes to ``json``."""
     parts = [_flat(value) for value in values]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 
-from session_workflow.core.boundedio import read_prefix_and_stat
+from session_workflow.core.boundedio import read_prefix, read_prefix_and_stat
 from session_workflow.core.locations import RECORDS_FOLDER, record_name, records_dir, user_state_dir
 from session_workflow.workstate.state import MAX_STATE_BYTES
 

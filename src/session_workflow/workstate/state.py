@@ -70,7 +70,7 @@ def decode(data: bytes) -> tuple[WorkState, str | None, str | None] | None:
     except (ValueError, RecursionError):
         return None
     state = parse_state(document)
-    if state is None:
+    if state is None or not isinstance(document, dict):
         return None
     stored = document.get("section")
     key = stored.get("key") if isinstance(stored, dict) else None
