@@ -3,7 +3,7 @@
 Readers never lock: at any moment they see the old file or the new one, never a mix. A writer killed
 mid-write leaves only a stray temp file (removed by the next writer, under the lock) and no lock that blocks:
 the lock is an fcntl lock the kernel drops with the process. filelock is imported here, lazily, so the hook
-hot path never pays for it, and without its package ``__init__`` where the layout allows (``_filelock_types``).
+hot path never pays for it.
 """
 
 from __future__ import annotations
@@ -11,15 +11,11 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
-import sys
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
-    from typing import Any
 
-# filelock's own modules, loaded under this name from the installed files (see _filelock_types).
-PRIVATE_FILELOCK = "session_workflow.core._filelock"
 LOCK_TIMEOUT_SECONDS = 30.0
 # filelock polls a held lock every 50 ms by default; writers hold it for about a millisecond.
 LOCK_POLL_SECONDS = 0.005
@@ -37,58 +33,17 @@ def lock_path(path: str) -> str:
     return os.path.join(folder, f".{name}.lock")
 
 
-def _filelock_types() -> tuple[Any, Any]:
-    """filelock's (FileLock, Timeout), imported as cheaply as the installed release allows.
-
-    ``import filelock`` runs the package ``__init__``, which imports asyncio for its AsyncFileLock: about half
-    of filelock's import time, and the largest single cost of a writer the model runs after every step. When the
-    installed release has the pinned one's layout (``_unix.UnixFileLock``, ``_error.Timeout``; POSIX with fcntl),
-    those modules are loaded from its files as a private package, without that ``__init__``; FileLock is then
-    UnixFileLock, as the ``__init__`` would choose. Any other layout or platform takes the plain import.
-    """
-    if os.name == "posix" and "filelock" not in sys.modules:
-        try:
-            return _private_unix_types()
-        except (ImportError, AttributeError):
-            for name in [name for name in sys.modules if name.startswith(PRIVATE_FILELOCK)]:
-                del sys.modules[name]
-    from filelock import FileLock, Timeout
-
-    return FileLock, Timeout
-
-
-def _private_unix_types() -> tuple[Any, Any]:
-    import importlib
-    import importlib.util
-
-    if PRIVATE_FILELOCK not in sys.modules:
-        found = importlib.util.find_spec("filelock")  # through sys.meta_path: the writers' installer too
-        folders = found.submodule_search_locations if found is not None else None
-        if found is None or found.origin is None or not folders:
-            raise ImportError("filelock is not a package")
-        spec = importlib.util.spec_from_file_location(
-            PRIVATE_FILELOCK, found.origin, submodule_search_locations=list(folders)
-        )
-        if spec is None:
-            raise ImportError("filelock cannot be loaded from its files")
-        sys.modules[PRIVATE_FILELOCK] = importlib.util.module_from_spec(spec)  # its __init__ is never run
-    unix = importlib.import_module(PRIVATE_FILELOCK + "._unix")
-    error = importlib.import_module(PRIVATE_FILELOCK + "._error")
-    if unix.has_fcntl is not True:
-        raise ImportError("no fcntl")
-    return unix.UnixFileLock, error.Timeout
-
-
 @contextlib.contextmanager
 def locked(path: str) -> Iterator[None]:
     """Hold the writer lock of ``path`` (created with its directory if missing)."""
-    file_lock, timeout = _filelock_types()
+    from filelock import FileLock, Timeout
+
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     try:
-        with file_lock(lock_path(path), timeout=LOCK_TIMEOUT_SECONDS).acquire(poll_interval=LOCK_POLL_SECONDS):
+        with FileLock(lock_path(path), timeout=LOCK_TIMEOUT_SECONDS).acquire(poll_interval=LOCK_POLL_SECONDS):
             _remove_stale_temps(path)
             yield
-    except timeout as error:
+    except Timeout as error:
         raise WriteError(f"another writer holds {lock_path(path)} (waited {LOCK_TIMEOUT_SECONDS:.0f}s)") from error
 
 
