@@ -16,6 +16,7 @@ import pytest
 from session_workflow.anchor import part as anchor_part
 from session_workflow.anchor import text as anchor_text
 from session_workflow.anchor import writer as anchor_writer
+from session_workflow.core import config
 from session_workflow.hook import compose, precompact
 from session_workflow.tasks import render as tasks_render
 from session_workflow.workstate import section as workstate_section
@@ -87,16 +88,19 @@ def test_the_required_numbers_are_the_promised_literals() -> None:
 
 
 def config_table() -> dict[str, str]:
-    """The README's configuration table: variable (with any ``=value``) -> effect."""
+    """The README's configuration tables: variable (with any ``=value``) -> effect; an option's row gives its
+    override variable."""
     text = DOCS["README.md"].read_text(encoding="utf-8")
     table = text.split("## Configuration", 1)[1].split("\n## ", 1)[0]
     rows = re.findall(r"^\| `([A-Z_]+(?:=[^`]*)?)` \| (.+) \|$", table, re.MULTILINE)
-    return dict(rows)
+    options = re.findall(r"^\| `[a-z_]+` \([^|]*\) \| `([A-Z_]+)` \| (.+) \|$", table, re.MULTILINE)
+    return dict(rows + options)
 
 
 def test_the_configuration_table_names_what_the_code_reads() -> None:
     source = "\n".join(path.read_text(encoding="utf-8") for path in (REPO / "src").rglob("*.py"))
-    read = set(re.findall(r'"([A-Z][A-Z0-9]*_[A-Z0-9_]+)"', source))  # every name an env lookup could use
+    read = set(re.findall(r'"([A-Z][A-Z0-9]*_[A-Z0-9_]*[A-Z0-9])"', source))  # every name an env lookup could use
+    read |= {name for option in config.HOOK_OPTIONS for name in option.names()}  # prefix + key
     table = {row.split("=", 1)[0] for row in config_table()}
     assert table <= read, f"the table names variables no code reads: {table - read}"
     ours = {name for name in read if name.startswith("SESSION_WORKFLOW_")}
@@ -105,8 +109,8 @@ def test_the_configuration_table_names_what_the_code_reads() -> None:
 
 @pytest.mark.parametrize(("value", "injected"), [("0", False), ("1", True), ("", True), (None, True)])
 def test_the_anchor_switch_works_as_the_table_says(tmp_path: Path, value: str | None, injected: bool) -> None:
-    row = next(row for row in config_table() if row.startswith("SESSION_WORKFLOW_ANCHOR_HOOKS"))
-    assert row == "SESSION_WORKFLOW_ANCHOR_HOOKS=0"  # the row says: 0 turns it off, anything else leaves it on
+    effect = config_table()["SESSION_WORKFLOW_ANCHOR_HOOKS"]
+    assert effect.startswith("`0`/`false`/`off`/`no` turn anchor re-injection")  # else (or unset) it stays on
     write_anchor(tmp_path, "a.md", "## Mission\nmission-marker\n", HOUR)
     env = {} if value is None else {"SESSION_WORKFLOW_ANCHOR_HOOKS": value}
     assert ("mission-marker" in compose.compose(project_ctx(tmp_path, **env)).text) == injected

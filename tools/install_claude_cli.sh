@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Install the pinned Claude Code CLI into <repo>/.cache/claude-cli (git-ignored)
+# Install the pinned Claude Code CLI into the dev cache, outside the plugin root
+# (a marketplace install copies the whole plugin folder, ignored files included),
 # and print the path of its native binary as the last line of stdout.
 #
 # Idempotent: when the binary is already there and reports the pinned version,
@@ -10,14 +11,17 @@
 #
 # Environment:
 #   CLAUDE_CLI_VERSION   version to install (default: the pinned one below)
-#   CLAUDE_CLI_CACHE     install prefix (default: <repo>/.cache/claude-cli)
+#   CLAUDE_CLI_CACHE     install prefix (default: $SESSION_WORKFLOW_DEV_CACHE/claude-cli, where the dev
+#                        cache defaults to ${XDG_CACHE_HOME:-~/.cache}/session-workflow-dev; a checkout
+#                        that already has the pinned CLI in <repo>/.cache/claude-cli keeps using it)
 #
 # Used by tox's validate and e2e envs, .ci/run and tests/e2e/conftest.py.
 set -euo pipefail
 
 VERSION="${CLAUDE_CLI_VERSION:-2.1.332}"
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-PREFIX="${CLAUDE_CLI_CACHE:-$REPO/.cache/claude-cli}"
+DEV_CACHE="${SESSION_WORKFLOW_DEV_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/session-workflow-dev}"
+LEGACY_PREFIX="$REPO/.cache/claude-cli"
 
 log() { printf 'install_claude_cli: %s\n' "$*" >&2; }
 die() { log "error: $*"; exit 1; }
@@ -43,13 +47,19 @@ platform_package() {
 }
 
 PKG="$(platform_package)"
-BIN="$PREFIX/node_modules/$PKG/claude"
 
 installed_version() {
     # "2.1.332 (Claude Code)" -> 2.1.332; empty when the binary is missing or broken.
     [ -x "$BIN" ] || return 0
     DISABLE_AUTOUPDATER=1 CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 "$BIN" --version 2>/dev/null | awk 'NR==1 {print $1}' || true
 }
+
+PREFIX="${CLAUDE_CLI_CACHE:-$LEGACY_PREFIX}"
+BIN="$PREFIX/node_modules/$PKG/claude"
+if [ -z "${CLAUDE_CLI_CACHE:-}" ] && [ "$(installed_version)" != "$VERSION" ]; then
+    PREFIX="$DEV_CACHE/claude-cli"
+    BIN="$PREFIX/node_modules/$PKG/claude"
+fi
 
 if [ "$(installed_version)" = "$VERSION" ]; then
     printf '%s\n' "$BIN"

@@ -129,8 +129,8 @@ MUTANTS = [
     Mutant(
         "6 h applies to every source",
         "anchor/text.py",
-        'if source == "startup" and age > STARTUP_MAX_AGE:',
-        "if age > STARTUP_MAX_AGE:",
+        'if source == "startup" and age > startup_window:',
+        "if age > startup_window:",
         ANCHOR,
     ),
     Mutant("pointer 24 h -> 25 h", "anchor/text.py", "POINTER_AGE = 24 * 3600", "POINTER_AGE = 25 * 3600", ANCHOR),
@@ -165,8 +165,8 @@ MUTANTS = [
     Mutant(
         "the manual install command drops a pin",
         "cli/bootstrap.py",
-        '"--target", target, *specs])',
-        '"--target", target, *specs[:1]])',
+        "*pip_arguments(target, wheels, version), *specs])",
+        "*pip_arguments(target, wheels, version), *specs[:1]])",
         ("tests/cli/test_bootstrap.py",),
     ),
     Mutant(

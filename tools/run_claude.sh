@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Run the pinned Claude Code CLI (installed on demand into .cache/) with a throwaway HOME, offline.
+# Run the pinned Claude Code CLI (installed on demand into the dev cache) with a throwaway HOME, offline.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 bin=$(bash "$here/install_claude_cli.sh" | tail -n 1)

@@ -1,7 +1,9 @@
-"""The dependency bootstrap of ``bin/session-workflow``: where it installs, when, and what it says — with a fake pip.
+"""The dependency bootstrap of ``bin/session-workflow``: where it installs, when, and what it says.
 
-No test here touches the network: pip is a script that writes a package into ``--target`` (or fails like an
-offline pip), and a subprocess run with ``python -S`` is how filelock and platformdirs become "missing".
+No test here touches the network: pip installs the real pinned wheels from the ``wheels`` folder
+(``SESSION_WORKFLOW_WHEELS``), with no pip configuration (``PIP_CONFIG_FILE`` is the null device); "offline" is an
+empty folder or a proxy that refuses, and a subprocess run with ``python -S`` is how filelock and platformdirs
+become "missing".
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ import hashlib
 import io
 import json
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -25,73 +28,43 @@ from session_workflow.cli.bootstrap import (
     DeferredDependencies,
     DependencyError,
     data_dir,
+    find_pip,
     is_complete,
     manual_command,
     pin_key,
+    pip_candidates,
     plugin_id,
+    python_version,
     requirements_text,
 )
 
 REPO = Path(__file__).resolve().parents[2]
 SRC = str(REPO / "src")
 BIN = str(REPO / "bin" / "session-workflow")
-
-FAKE_PIP = """
-import json, os, sys
-args = sys.argv[1:]
-with open(os.environ["FAKE_PIP_LOG"], "a") as log:
-    log.write(json.dumps(args) + "\\n")
-if os.environ.get("FAKE_PIP_OFFLINE"):
-    sys.stderr.write("WARNING: Retrying after connection broken\\n")
-    sys.stderr.write("ERROR: Could not find a version that satisfies the requirement filelock==3.19.1\\n")
-    sys.stderr.write("ERROR: No matching distribution found for filelock==3.19.1\\n")
-    sys.exit(1)
-target = args[args.index("--target") + 1]
-for spec in open(args[args.index("-r") + 1]).read().split():
-    if "==" in spec:
-        name, version = spec.split("==")
-        os.makedirs(os.path.join(target, name))
-        with open(os.path.join(target, name, "__init__.py"), "w") as module:
-            module.write(f"FAKE_VERSION = {version!r}\\n")
-        os.makedirs(os.path.join(target, f"{name}-{version}.dist-info"))
-        open(os.path.join(target, f"{name}-{version}.dist-info", "RECORD"), "w").close()
-"""
-
-# ``python -m pip install --no-deps --target DIR name==version…`` as pip lays it out, for the manual command.
-FAKE_PIP_MODULE = """
-import os, sys
-args = sys.argv[1:]
-assert args[:5] == ["-m", "pip", "install", "--no-deps", "--target"], args
-target, specs = args[5], args[6:]
-for name, version in (spec.split("==") for spec in specs):
-    os.makedirs(os.path.join(target, name))
-    open(os.path.join(target, name, "__init__.py"), "w").close()
-    os.makedirs(os.path.join(target, f"{name}-{version}.dist-info"))
-    open(os.path.join(target, f"{name}-{version}.dist-info", "RECORD"), "w").close()
-"""
+OWN_PIP = [sys.executable, "-m", "pip"]
+# A proxy on the discard port: every fetch is refused at once, as on a machine with no network.
+REFUSED = "http://127.0.0.1:9"
+NO_NETWORK = {"HTTPS_PROXY": REFUSED, "https_proxy": REFUSED, "HTTP_PROXY": REFUSED, "http_proxy": REFUSED}
+NO_NETWORK.update(NO_PROXY="", no_proxy="")
 
 
-@pytest.fixture
-def fake_pip(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[list[str], Path]:
-    script = tmp_path / "fake_pip.py"
-    script.write_text(FAKE_PIP)
-    log = tmp_path / "pip.log"
-    monkeypatch.setenv("FAKE_PIP_LOG", str(log))
-    monkeypatch.delenv("FAKE_PIP_OFFLINE", raising=False)
-    return [sys.executable, str(script)], log
-
-
-def pip_calls(log: Path) -> list[list[str]]:
-    return [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
+def no_pip_config(monkeypatch: pytest.MonkeyPatch) -> None:
+    """pip as on a machine with no pip configuration: no PIP_* variables, no config files."""
+    for name in [name for name in os.environ if name.startswith("PIP_")]:
+        monkeypatch.delenv(name)
+    monkeypatch.setenv("PIP_CONFIG_FILE", os.devnull)
 
 
 class Finder:
-    """A deferred installer writing its messages to ``said``, and the folder it installs into."""
+    """A deferred installer reading wheels from ``wheels``, writing its messages to ``said``."""
 
-    def __init__(self, tmp_path: Path, pip: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    def __init__(
+        self, tmp_path: Path, wheels: Path, monkeypatch: pytest.MonkeyPatch, pips: list[list[str]] | None = None
+    ) -> None:
         monkeypatch.setenv("CLAUDE_PLUGIN_DATA", str(tmp_path / "data"))
+        no_pip_config(monkeypatch)
         self.said = io.StringIO()
-        self.deps = DeferredDependencies(str(REPO), pip, self.said)
+        self.deps = DeferredDependencies(str(REPO), str(wheels), self.said, pips or [OWN_PIP])
         self.target = tmp_path / "data" / "python-deps" / pin_key()
 
     def provide(self) -> str:
@@ -104,11 +77,24 @@ class Finder:
 
 
 def test_pins_are_hash_pinned_and_support_python_3_9() -> None:
-    assert requirements_text() == (
-        "filelock==3.19.1 --hash=sha256:d38e30481def20772f5baf097c122c3babc4fcdb7e14e57049eb9d88c6dc017d\n"
-        "platformdirs==4.4.0 --hash=sha256:abd01743f24e5287cd7a5db3752faf1a2d65353f38ec26d98e25a6db65958c85\n"
+    assert PINS == (
+        ("filelock", "3.19.1", "sha256:d38e30481def20772f5baf097c122c3babc4fcdb7e14e57049eb9d88c6dc017d"),
+        ("platformdirs", "4.4.0", "sha256:abd01743f24e5287cd7a5db3752faf1a2d65353f38ec26d98e25a6db65958c85"),
     )
     assert bootstrap.describe() == "filelock 3.19.1 and platformdirs 4.4.0"
+    assert requirements_text() == "".join(f"{n}=={v} --hash={d}\n" for n, v, d in PINS)
+
+
+NETWORK_MODULES = re.compile(r"^\s*(?:import|from)\s+(?:socket|ssl|urllib|http|ftplib|smtplib|requests)\b", re.M)
+
+
+def test_the_manifest_declares_no_host_and_the_plugins_code_opens_no_connection() -> None:
+    """``network.hosts`` is empty: the one-time install is pip's, reaching what the user's pip configuration says."""
+    manifest = json.loads((REPO / ".claude-plugin" / "plugin.json").read_text())
+    assert manifest["network"] == {"hosts": []}
+    sources = [*(REPO / "src").rglob("*.py"), *(REPO / "hooks").rglob("*.py"), REPO / "bin" / "session-workflow"]
+    assert len(sources) > 20
+    assert [str(path) for path in sources if NETWORK_MODULES.search(path.read_text())] == []
 
 
 def test_the_pin_key_changes_with_any_pin() -> None:
@@ -116,14 +102,51 @@ def test_the_pin_key_changes_with_any_pin() -> None:
     assert len(key) == 16 and key == pin_key(PINS)
     assert key == hashlib.sha256(requirements_text().encode("utf-8")).hexdigest()[:16], "PIN_KEY is stale"
     bumped = (PINS[0], ("platformdirs", "4.4.1", PINS[1][2]))
+    assert key == "84a0485cf8cadcdc"  # the folder name existing installs have
     assert pin_key(bumped) != key
     assert pin_key((PINS[0], (*PINS[1][:2], "sha256:0"))) != key
 
 
 def test_manual_command_is_exact_and_quoted() -> None:
-    assert manual_command("/usr/bin/python3", "/data dir/x") == (
-        "/usr/bin/python3 -m pip install --no-deps --target '/data dir/x' filelock==3.19.1 platformdirs==4.4.0"
+    assert manual_command(["/usr/bin/python3", "-m", "pip"], "/data dir/x") == (
+        "/usr/bin/python3 -m pip install --no-deps --only-binary :all: --target '/data dir/x'"
+        " filelock==3.19.1 platformdirs==4.4.0"
     )
+    assert manual_command(["/usr/bin/pip3"], "/t", "/my wheels", "3.9") == (
+        "/usr/bin/pip3 install --no-deps --only-binary :all: --python-version 3.9 --no-index --find-links"
+        " '/my wheels' --target /t filelock==3.19.1 platformdirs==4.4.0"
+    )
+
+
+# --- which pip -------------------------------------------------------------------------------------------------------
+
+
+def test_pip_candidates_outside_a_venv_are_this_interpreter_then_path() -> None:
+    found = pip_candidates("/usr/bin/python3", "/usr/bin/python3", "/usr", "/usr", ["/usr/bin/pip3", None], "3.9")
+    assert found == [["/usr/bin/python3", "-m", "pip"], ["/usr/bin/pip3"]]
+
+
+def test_pip_candidates_in_a_venv_add_the_base_interpreter() -> None:
+    on_path = ["/v/bin/pip3", "/v/bin/pip3"]
+    found = pip_candidates("/v/bin/python", "/v/bin/python", "/v", "/opt/py", on_path, "3.9")  # 3.9: no base exe
+    assert found == [["/v/bin/python", "-m", "pip"], ["/opt/py/bin/python3.9", "-m", "pip"], ["/v/bin/pip3"]]
+    found = pip_candidates("/v/bin/python", "/opt/py/bin/python3.11", "/v", "/opt/py", [], "3.11")
+    assert found == [["/v/bin/python", "-m", "pip"], ["/opt/py/bin/python3.11", "-m", "pip"]]
+    windows = pip_candidates("C:/v/python.exe", "", "C:/v", "C:/py", [], "3.12", "win32")
+    assert windows == [["C:/v/python.exe", "-m", "pip"], [os.path.join("C:/py", "python.exe"), "-m", "pip"]]
+
+
+def script(path: Path, body: str) -> str:
+    path.write_text(f"#!/bin/sh\n{body}\n")
+    path.chmod(0o755)
+    return str(path)
+
+
+def test_find_pip_takes_the_first_that_runs(tmp_path: Path) -> None:
+    broken = script(tmp_path / "broken-pip", "exit 1")
+    working = script(tmp_path / "pip3", "exit 0")
+    assert find_pip([[str(tmp_path / "missing"), "-m", "pip"], [broken], [working], OWN_PIP]) == [working]
+    assert find_pip([[broken], [str(tmp_path / "missing")]]) is None
 
 
 # --- where ---------------------------------------------------------------------------------------------------------
@@ -192,94 +215,126 @@ def test_outside_claude_code_the_user_cache(env: dict[str, str], platform: str, 
     assert data_dir("/plugin", env, "/home/u", platform) == expected
 
 
-# --- install -------------------------------------------------------------------------------------------------------
+# --- install ---------------------------------------------------------------------------------------------------
 
 
-def test_first_use_installs_once_and_says_so(
-    tmp_path: Path, fake_pip: tuple[list[str], Path], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    pip, log = fake_pip
-    finder = Finder(tmp_path, pip, monkeypatch)
+def test_first_use_installs_once_and_says_so(tmp_path: Path, wheels: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    finder = Finder(tmp_path, wheels, monkeypatch)
     target = finder.target
     assert finder.deps.provide() == str(target) and sys.path[-1] == str(target)
     assert finder.provide() == str(target)
     assert is_complete(str(target))
+    assert (target / "filelock" / "__init__.py").is_file() and (target / "platformdirs" / "__init__.py").is_file()
     assert finder.said.getvalue() == (
-        f"session-workflow: installing filelock 3.19.1 and platformdirs 4.4.0 into {target} (once, for the writers)\n"
+        f"session-workflow: installed filelock 3.19.1 and platformdirs 4.4.0 from {wheels} into {target}"
+        " (once, for the writers)\n"
     )
-    (call,) = pip_calls(log)
-    assert call[:1] == ["install"] and "--require-hashes" in call and "--no-deps" in call
-    assert call[call.index("--only-binary") + 1] == ":all:"
     assert os.listdir(target.parent) == [pin_key()]  # the staging folder is gone
 
 
-def test_an_installed_pin_is_used_without_pip(
-    tmp_path: Path, fake_pip: tuple[list[str], Path], monkeypatch: pytest.MonkeyPatch
+def test_without_its_own_pip_another_interpreters_pip_installs_for_this_version(
+    tmp_path: Path, wheels: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    pip, log = fake_pip
-    Finder(tmp_path, pip, monkeypatch).provide()
-    again = Finder(tmp_path, pip, monkeypatch)
+    """A venv made ``--without-pip``: the first pip that runs (here a ``pip3`` on PATH) is told this version."""
+    log = tmp_path / "pip-args"
+    pip3 = script(tmp_path / "pip3", f'echo "$@" >> {log}\nexec {sys.executable} -m pip "$@"')
+    finder = Finder(tmp_path, wheels, monkeypatch, [[str(tmp_path / "no-python"), "-m", "pip"], [pip3]])
+    assert finder.provide() == str(finder.target) and is_complete(str(finder.target))
+    probe, run = log.read_text().splitlines()
+    assert probe == "--version"
+    assert f" --only-binary :all: --python-version {python_version()} --no-index --find-links {wheels} " in run
+    assert " --require-hashes " in run and " --no-deps " in run
+    assert finder.said.getvalue().startswith("session-workflow: installed filelock 3.19.1 and platformdirs 4.4.0 from")
+
+
+def test_no_pip_anywhere_fails_in_one_line_naming_the_command(
+    tmp_path: Path, wheels: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    python = str(tmp_path / "bin" / "python3")
+    finder = Finder(tmp_path, wheels, monkeypatch, [[python, "-m", "pip"], [str(tmp_path / "pip3")]])
+    with pytest.raises(DependencyError) as raised:
+        finder.provide()
+    assert str(raised.value) == (
+        f"cannot install filelock 3.19.1 and platformdirs 4.4.0: no pip for {python}, its base interpreter or on"
+        f" PATH; install one (`{python} -m ensurepip`, or the system's python3-pip package), then retry"
+    )
+    assert not finder.target.parent.exists()
+
+
+def test_an_installed_pin_is_used_without_fetching(
+    tmp_path: Path, wheels: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    Finder(tmp_path, wheels, monkeypatch).provide()
+    empty = tmp_path / "no-wheels"
+    empty.mkdir()
+    again = Finder(tmp_path, empty, monkeypatch)
     assert again.provide() == str(again.target)
-    assert len(pip_calls(log)) == 1
     assert again.said.getvalue() == ""
 
 
 def test_a_changed_pin_reinstalls_and_removes_the_old_one(
-    tmp_path: Path, fake_pip: tuple[list[str], Path], monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, wheels: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    pip, log = fake_pip
-    finder = Finder(tmp_path, pip, monkeypatch)
+    finder = Finder(tmp_path, wheels, monkeypatch)
     old = finder.target.parent / "0123456789abcdef"
     (old / "filelock-3.12.0.dist-info").mkdir(parents=True)
     (old / "filelock-3.12.0.dist-info" / "RECORD").write_text("")
     finder.provide()
     assert finder.said.getvalue() == (
-        "session-workflow: dependency pins changed; reinstalling filelock 3.19.1 and platformdirs 4.4.0"
+        f"session-workflow: dependency pins changed; reinstalled filelock 3.19.1 and platformdirs 4.4.0 from {wheels}"
         f" into {finder.target}\n"
     )
-    assert len(pip_calls(log)) == 1
     assert os.listdir(finder.target.parent) == [pin_key()]
 
 
-def test_offline_fails_once_with_the_exact_command(
-    tmp_path: Path, fake_pip: tuple[list[str], Path], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    pip, log = fake_pip
-    monkeypatch.setenv("FAKE_PIP_OFFLINE", "1")
-    finder = Finder(tmp_path, pip, monkeypatch)
+def test_offline_fails_once_with_the_exact_command(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    empty = tmp_path / "no-wheels"
+    empty.mkdir()
+    finder = Finder(tmp_path, empty, monkeypatch)
     target = finder.target
     with pytest.raises(DependencyError) as raised:
         finder.provide()
     message = str(raised.value)
     assert message == (
-        "cannot install filelock 3.19.1 and platformdirs 4.4.0 (ERROR: No matching distribution found for"
-        f" filelock==3.19.1); run this once, then retry: {manual_command(sys.executable, str(target))}"
+        "cannot install filelock 3.19.1 and platformdirs 4.4.0 (ERROR: Could not find a version that satisfies the"
+        " requirement filelock==3.19.1 (from versions: none)); run this once, then retry:"
+        f" {manual_command(OWN_PIP, str(target), str(empty))}"
     )
     assert raised.value.code == 1 and "\n" not in message
-    with pytest.raises(DependencyError):
-        finder.provide()
-    assert len(pip_calls(log)) == 1
+    (empty / "filelock-3.19.1-py3-none-any.whl").write_bytes(b"arrived too late")
+    with pytest.raises(DependencyError) as again:
+        finder.provide()  # the same error, no second attempt in one process
+    assert str(again.value) == message
     assert os.listdir(target.parent) == []  # no half-installed folder, no staging debris
 
 
-def test_the_manual_command_completes_the_install(
-    tmp_path: Path, fake_pip: tuple[list[str], Path], monkeypatch: pytest.MonkeyPatch
+def test_a_wheel_that_is_not_the_pinned_one_is_refused(
+    tmp_path: Path, wheels: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Running the printed command by hand leaves a folder the bootstrap accepts without pip.
+    tampered = tmp_path / "tampered"
+    shutil.copytree(wheels, tampered)
+    name = "platformdirs-4.4.0-py3-none-any.whl"
+    (tampered / name).write_bytes((wheels / name).read_bytes() + b"\0")
+    finder = Finder(tmp_path, tampered, monkeypatch)
+    with pytest.raises(DependencyError) as raised:
+        finder.provide()
+    assert "(ERROR: THESE PACKAGES DO NOT MATCH THE HASHES FROM THE REQUIREMENTS FILE." in str(raised.value)
+    assert os.listdir(finder.target.parent) == []
 
-    The command runs for real, with a stand-in interpreter whose ``-m pip install`` lays out what pip would
-    (package and dist-info per ``name==version``, in ``--target``): a command missing a pin, a version or the
-    target leaves a folder the bootstrap refuses.
+
+def test_the_manual_command_completes_the_install(
+    tmp_path: Path, wheels: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Running the printed command by hand leaves a folder the bootstrap accepts without installing again.
+
+    The command runs for real (pip, from the wheels folder): one missing a pin, a version or the target leaves a
+    folder the bootstrap refuses.
     """
-    pip, log = fake_pip
-    finder = Finder(tmp_path, pip, monkeypatch)
-    python = tmp_path / "python-online"
-    python.write_text(f"#!{sys.executable}\n{FAKE_PIP_MODULE}")
-    python.chmod(0o755)
-    command = manual_command(str(python), str(finder.target))
-    done = subprocess.run(shlex.split(command), capture_output=True, text=True, timeout=60, check=False)
+    finder = Finder(tmp_path, tmp_path / "no-wheels", monkeypatch)
+    command = manual_command(OWN_PIP, str(finder.target), str(wheels))
+    done = subprocess.run(shlex.split(command), capture_output=True, text=True, timeout=300, check=False)
     assert done.returncode == 0, done.stderr
-    assert finder.provide() == str(finder.target) and pip_calls(log) == [] and finder.said.getvalue() == ""
+    assert finder.provide() == str(finder.target) and finder.said.getvalue() == ""
 
 
 def test_stale_staging_is_removed_and_a_young_one_kept(tmp_path: Path) -> None:
@@ -301,37 +356,36 @@ def run_python(code: str, env: dict[str, str], *flags: str) -> subprocess.Comple
     )
 
 
-def child_env(tmp_path: Path, log: Path, **extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("CLAUDE", "PYTHON", "FAKE_PIP"))}
-    return {**env, "CLAUDE_PLUGIN_DATA": str(tmp_path / "data"), "FAKE_PIP_LOG": str(log), **extra}
+def child_env(tmp_path: Path, **extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("CLAUDE", "PYTHON", "SESSION_WORKFLOW", "PIP_"))}
+    return {**env, "CLAUDE_PLUGIN_DATA": str(tmp_path / "data"), "PIP_CONFIG_FILE": os.devnull, **extra}
 
 
 IMPORT_BOTH = """
 import sys
 sys.path.insert(0, {src!r})
 from session_workflow.cli.bootstrap import install_import_hook
-install_import_hook({root!r}, {pip!r})
+install_import_hook({root!r})
 import filelock, platformdirs
-print(getattr(filelock, "FAKE_VERSION", "real"), getattr(platformdirs, "FAKE_VERSION", "real"))
+print(filelock.__version__, platformdirs.__version__, filelock.__file__.startswith({data!r}))
 """
 
 
-def test_a_missing_import_installs_on_first_use_only(tmp_path: Path, fake_pip: tuple[list[str], Path]) -> None:
-    pip, log = fake_pip
-    code = IMPORT_BOTH.format(src=SRC, root=str(REPO), pip=pip)
-    first = run_python(code, child_env(tmp_path, log), "-S")
-    assert (first.returncode, first.stdout) == (0, "3.19.1 4.4.0\n"), first.stderr
-    assert first.stderr.count("\n") == 1 and "installing filelock 3.19.1 and platformdirs 4.4.0" in first.stderr
-    second = run_python(code, child_env(tmp_path, log), "-S")
-    assert (second.returncode, second.stdout, second.stderr) == (0, "3.19.1 4.4.0\n", "")
-    assert len(pip_calls(log)) == 1
+def test_a_missing_import_installs_on_first_use_only(tmp_path: Path, wheels: Path) -> None:
+    code = IMPORT_BOTH.format(src=SRC, root=str(REPO), data=str(tmp_path / "data"))
+    env = child_env(tmp_path, SESSION_WORKFLOW_WHEELS=str(wheels))
+    first = run_python(code, env, "-S")
+    assert (first.returncode, first.stdout) == (0, "3.19.1 4.4.0 True\n"), first.stderr
+    assert first.stderr.count("\n") == 1 and "installed filelock 3.19.1 and platformdirs 4.4.0" in first.stderr
+    second = run_python(code, child_env(tmp_path, **NO_NETWORK), "-S")
+    assert (second.returncode, second.stdout, second.stderr) == (0, "3.19.1 4.4.0 True\n", "")
 
 
-def test_importable_dependencies_need_nothing(tmp_path: Path, fake_pip: tuple[list[str], Path]) -> None:
-    pip, log = fake_pip
-    done = run_python(IMPORT_BOTH.format(src=SRC, root=str(REPO), pip=pip), child_env(tmp_path, log))
-    assert (done.returncode, done.stdout, done.stderr) == (0, "real real\n", "")
-    assert pip_calls(log) == [] and not (tmp_path / "data").exists()
+def test_importable_dependencies_need_nothing(tmp_path: Path) -> None:
+    code = IMPORT_BOTH.format(src=SRC, root=str(REPO), data=str(tmp_path / "data"))
+    done = run_python(code, child_env(tmp_path, **NO_NETWORK))
+    assert (done.returncode, done.stderr) == (0, "") and done.stdout.endswith(" False\n")
+    assert not (tmp_path / "data").exists()
 
 
 # The real bin script, with the CLI cut down to the anchor group (so the test does not depend on the others).
@@ -353,28 +407,28 @@ runpy.run_path({bin!r}, run_name="__main__")
 """
 
 
-def run_bin(tmp_path: Path, log: Path, *argv: str) -> subprocess.CompletedProcess[str]:
-    """Run the bin script without site-packages; the real pip it calls is cut off from every index."""
-    env = child_env(tmp_path, log, PIP_CONFIG_FILE=os.devnull, PIP_NO_INDEX="1", PIP_FIND_LINKS="")
+def run_bin(tmp_path: Path, *argv: str) -> subprocess.CompletedProcess[str]:
+    """Run the bin script without site-packages, on a machine whose network refuses every connection."""
+    env = child_env(tmp_path, **NO_NETWORK)
     return run_python(RUN_BIN.format(src=SRC, bin=BIN, argv=list(argv)), env, "-S")
 
 
 def test_bin_read_only_commands_never_install(tmp_path: Path) -> None:
-    done = run_bin(tmp_path, tmp_path / "log", "anchor", "list", str(tmp_path))
-    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+    done = run_bin(tmp_path, "anchor", "list", str(tmp_path))
+    assert (done.returncode, done.stdout) == (0, "")
+    assert done.stderr == f"session-workflow: no open anchors in {tmp_path}\n"
     assert not (tmp_path / "data").exists()
 
 
 def test_bin_offline_fails_in_one_line_with_the_command(tmp_path: Path) -> None:
-    """filelock is missing (``python -S``) and pip can reach no index: one line, the exact command, exit 1."""
-    done = run_bin(tmp_path, tmp_path / "log", "anchor", "new", "--task", "t", "--dir", str(tmp_path))
+    """filelock is missing (``python -S``), there is no pip configuration and the network refuses: one line, the
+    exact command, exit 1."""
+    done = run_bin(tmp_path, "anchor", "new", "--task", "t", "--dir", str(tmp_path))
     assert done.returncode == 1 and done.stdout == ""
-    lines = done.stderr.splitlines()
-    assert len(lines) == 2 and "Traceback" not in done.stderr
-    assert lines[0].startswith("session-workflow: installing filelock 3.19.1 and platformdirs 4.4.0 into ")
+    (line,) = done.stderr.splitlines()
     target = str(tmp_path / "data" / "python-deps" / pin_key())
-    assert lines[1].startswith("session-workflow: cannot install filelock 3.19.1 and platformdirs 4.4.0 (")
-    assert lines[1].endswith(f"run this once, then retry: {manual_command(sys.executable, target)}")
+    assert line.startswith("session-workflow: cannot install filelock 3.19.1 and platformdirs 4.4.0 (ERROR: ")
+    assert line.endswith(f"); run this once, then retry: {manual_command(OWN_PIP, target)}")
     assert not (tmp_path / ".claude").exists()
 
 

@@ -1,33 +1,41 @@
-"""The CLI imports only the invoked group's module, and its help still lists every group as the modules say."""
+"""The top level of the CLI: --version, the help written for users, only the invoked group's module imported,
+and the import hook every entry installs."""
 
 from __future__ import annotations
 
 import importlib
+import json
+import re
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from session_workflow.cli import main as cli
+from session_workflow.cli.bootstrap import DeferredDependencies
 from session_workflow.cli.parser import OneLineParser
 
-SRC = Path(__file__).resolve().parents[2] / "src"
+REPO = Path(__file__).resolve().parents[2]
+SRC = REPO / "src"
 
 
-def eager_help() -> str:
-    """The top-level help of a tree in which every group module registered itself."""
-    parser = OneLineParser(prog="session-workflow", description=(cli.__doc__ or "").splitlines()[0])
+def listing(register: Callable[[Any], object]) -> str:
+    """The help of a tree holding one group, registered by ``register``: its line in the group listing."""
+    parser = OneLineParser(prog="session-workflow")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=OneLineParser)
-    for module, _help in cli.GROUPS.values():
-        importlib.import_module(module).register(commands)
+    register(commands)
     return parser.format_help()
 
 
-def test_the_help_table_says_what_each_group_module_registers() -> None:
-    assert cli.build_parser(["--help"]).format_help() == eager_help()
-    for name in cli.GROUPS:
-        assert cli.build_parser([name]).format_help() == eager_help()
+@pytest.mark.parametrize("name", ["demo", "inject", "anchor", "state", "tasks"])
+def test_the_help_table_says_what_each_group_module_registers(name: str) -> None:
+    module, help_line, _example = cli.GROUPS[name]
+    registered = listing(importlib.import_module(module).register)
+    assert listing(lambda commands: commands.add_parser(name, help=help_line)) == registered
+    assert cli.build_parser([name]).format_help() == cli.build_parser(["--help"]).format_help()
 
 
 def cli_modules_after(argv: list[str]) -> list[str]:
@@ -65,4 +73,34 @@ def test_an_unknown_group_is_the_usual_one_line_error(capsys: pytest.CaptureFixt
         cli.main(["nonsense"])
     assert exit_.value.code == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert err[-1].startswith("session-workflow: error: argument COMMAND: invalid choice: 'nonsense'")
+    assert err[-1].startswith("session-workflow: error: argument GROUP: invalid choice: 'nonsense'")
+
+
+def test_version_is_the_packages_and_the_manifests(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as done:
+        cli.main(["--version"])
+    assert done.value.code == 0 and capsys.readouterr().out == "session-workflow 0.1.0\n"
+    manifest = json.loads((REPO / ".claude-plugin" / "plugin.json").read_text())
+    pyproject = re.search(r'^version = "([^"]+)"$', (REPO / "pyproject.toml").read_text(), re.M)
+    assert pyproject and manifest["version"] == pyproject.group(1) == cli.VERSION
+
+
+def test_the_help_names_every_group_with_an_example(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        cli.main(["--help"])
+    out = capsys.readouterr().out
+    assert out.startswith("usage: session-workflow [-h] [--version] GROUP ...\n\nKeep a long Claude Code run")
+    assert '"""' not in out and "argparse" not in out
+    for group in ("demo", "inject", "anchor", "state", "tasks"):
+        assert re.search(rf"^  {group} +\S.*\n +e\.g\. session-workflow {group}\b", out, re.M), group
+    for name in cli.GROUPS:  # the static table names the groups that exist
+        with pytest.raises(SystemExit) as done:
+            cli.main([name, "--help"])
+        assert done.value.code == 0
+
+
+def test_main_installs_the_dependency_hook_once() -> None:
+    for _ in range(2):
+        with pytest.raises(SystemExit):
+            cli.main(["--version"])
+    assert len([finder for finder in sys.meta_path if isinstance(finder, DeferredDependencies)]) == 1

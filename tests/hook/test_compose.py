@@ -100,14 +100,46 @@ def test_mod_delivers_work_state(calls: list[str]) -> None:
     assert calls == ["anchor", "tasks", "recovery"]
 
 
-def test_anchor_opt_out(calls: list[str]) -> None:
-    ctx = HookContext.from_payload({"source": "compact"}, {"SESSION_WORKFLOW_ANCHOR_HOOKS": "0"}, 0.0)
-    compose.compose(ctx)
+@pytest.mark.parametrize(
+    "env",
+    [
+        {"SESSION_WORKFLOW_ANCHOR_HOOKS": "0"},
+        {"SESSION_WORKFLOW_ANCHOR_HOOKS": "no"},
+        {"CLAUDE_PLUGIN_OPTION_ANCHOR_HOOKS": "false"},
+        {"CLAUDE_PLUGIN_OPTION_ANCHOR_HOOKS": "true", "SESSION_WORKFLOW_ANCHOR_HOOKS": "off"},
+    ],
+)
+def test_anchor_opt_out(calls: list[str], env: dict[str, str]) -> None:
+    composition = compose.compose(HookContext.from_payload({"source": "compact"}, env, 0.0))
     assert calls == ["work state", "tasks", "recovery"]
-    ctx = HookContext.from_payload({"source": "compact"}, {"SESSION_WORKFLOW_ANCHOR_HOOKS": "no"}, 0.0)
-    calls.clear()
-    compose.compose(ctx)
+    assert "ignored" not in composition.text
+
+
+@pytest.mark.parametrize(
+    "env",
+    [
+        {},
+        {"CLAUDE_PLUGIN_OPTION_ANCHOR_HOOKS": "true"},
+        {"CLAUDE_PLUGIN_OPTION_ANCHOR_HOOKS": "false", "SESSION_WORKFLOW_ANCHOR_HOOKS": "1"},
+    ],
+)
+def test_anchor_on(calls: list[str], env: dict[str, str]) -> None:
+    compose.compose(HookContext.from_payload({"source": "compact"}, env, 0.0))
     assert "anchor" in calls
+
+
+def test_a_bad_option_value_is_the_default_named_once_in_the_block(calls: list[str]) -> None:
+    env = {"CLAUDE_PLUGIN_OPTION_ANCHOR_HOOKS": "maybe", "CLAUDE_PLUGIN_OPTION_STARTUP_WINDOW_HOURS": "-3"}
+    text = compose.compose(HookContext.from_payload({"source": "compact"}, env, 0.0)).text
+    assert "anchor" in calls
+    lines = text.split("\n\n")[0].splitlines()
+    assert lines[1:] == [
+        "session-workflow: ignored CLAUDE_PLUGIN_OPTION_ANCHOR_HOOKS='maybe': not on or off (true/false, 1/0);"
+        " using the default, on.",
+        "session-workflow: ignored CLAUDE_PLUGIN_OPTION_STARTUP_WINDOW_HOURS='-3': not a number of hours from 0 to"
+        " 8760; using the default, 6 h.",
+    ]
+    assert text.count("ignored CLAUDE_PLUGIN_OPTION_ANCHOR_HOOKS") == 1
 
 
 def test_block_golden() -> None:

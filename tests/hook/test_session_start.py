@@ -127,6 +127,7 @@ RECOVERY_MARK = "> and keep the old API"
         ("resume", {ANCHOR_MARK, TASK_MARK, STATE_MARK}),
         ("startup", {ANCHOR_MARK, TASK_MARK, STATE_MARK}),
         ("clear", {ANCHOR_MARK}),
+        ("fork", {ANCHOR_MARK, TASK_MARK}),
     ],
 )
 def test_each_source_gets_its_row_of_the_table(full: Project, source: str, expected: set[str]) -> None:
@@ -149,6 +150,27 @@ def test_startup_skips_an_anchor_older_than_six_hours(project: Project) -> None:
     assert ANCHOR_MARK in project.inject("startup")
 
 
+@pytest.mark.parametrize(
+    "variable", ["CLAUDE_PLUGIN_OPTION_STARTUP_WINDOW_HOURS", "SESSION_WORKFLOW_STARTUP_WINDOW_HOURS"]
+)
+def test_the_startup_window_option_is_honoured(project: Project, variable: str) -> None:
+    project.anchor(age_hours=10)
+    assert project.inject("startup", env=project.env(**{variable: "9.5"})) == ""
+    assert ANCHOR_MARK in project.inject("startup", env=project.env(**{variable: "10.5"}))
+    project.anchor(age_hours=1)
+    assert project.inject("startup", env=project.env(**{variable: "0.5"})) == ""
+    assert project.inject("startup", env=project.env(**{variable: "0"})) == ""
+    assert ANCHOR_MARK in project.inject("compact", env=project.env(**{variable: "0"}))
+
+
+def test_a_bad_startup_window_is_six_hours_and_named_once(project: Project) -> None:
+    project.anchor(age_hours=5)
+    text = project.inject("startup", env=project.env(CLAUDE_PLUGIN_OPTION_STARTUP_WINDOW_HOURS="a week"))
+    assert ANCHOR_MARK in text
+    note = "session-workflow: ignored CLAUDE_PLUGIN_OPTION_STARTUP_WINDOW_HOURS='a week': not a number of hours"
+    assert text.splitlines()[1].startswith(note) and text.count(note) == 1
+
+
 def test_mod_delivers_the_work_state_instead(full: Project) -> None:
     assert STATE_MARK not in full.inject("compact", session_workflow_mod=1)
     assert ANCHOR_MARK in full.inject("compact", session_workflow_mod=1)
@@ -159,9 +181,41 @@ def test_orphaned_work_state_is_not_injected(project: Project) -> None:
     assert project.inject("compact") == ""
 
 
+def test_after_a_long_idle_resume_the_anchor_is_as_fresh_as_the_last_reply(project: Project) -> None:
+    project.anchor(age_hours=30)  # updated ten minutes before the session's last reply, 29 h 50 min ago
+    idle = 29 * 3600 + 50 * 60
+    for source in ("resume", "fork"):
+        assert ANCHOR_MARK in project.inject(source, seconds_since_last_response=idle), source
+        assert "Updated 30h ago" in project.inject(source, seconds_since_last_response=idle)
+        assert ANCHOR_MARK not in project.inject(source), "without the idle time it is a 30 h old pointer"
+        assert ANCHOR_MARK not in project.inject(source, seconds_since_last_response=3600)
+    assert ANCHOR_MARK not in project.inject("compact", seconds_since_last_response=idle)
+
+
+@pytest.mark.parametrize("idle", [-1, True, "36000", float("nan"), 1e300, None])
+def test_an_unusable_idle_time_counts_as_none(project: Project, idle: object) -> None:
+    project.anchor(age_hours=30)
+    assert ANCHOR_MARK not in project.inject("resume", seconds_since_last_response=idle)
+
+
+def test_a_fork_is_told_whose_tasks_and_work_state_they_are(full: Project) -> None:
+    text = full.inject("fork", seconds_since_last_response=1)
+    assert "This session is a fork: the session it was forked from keeps its work state" in text
+    assert "This session is a fork" not in full.inject("resume")
+
+
 def test_anchor_opt_out(full: Project) -> None:
     text = full.inject("compact", env=full.env(SESSION_WORKFLOW_ANCHOR_HOOKS="0"))
     assert ANCHOR_MARK not in text and TASK_MARK in text
+    text = full.inject("compact", env=full.env(CLAUDE_PLUGIN_OPTION_ANCHOR_HOOKS="false"))
+    assert ANCHOR_MARK not in text and TASK_MARK in text
+
+
+def test_the_real_shim_honours_the_options(full: Project) -> None:
+    env = full.env(CLAUDE_PLUGIN_OPTION_ANCHOR_HOOKS="false")
+    done = _run_shim("session_start.py", json.dumps(full.payload("compact")).encode(), env)
+    context = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert ANCHOR_MARK not in context and TASK_MARK in context
 
 
 def test_a_session_with_no_state_gets_zero_bytes(project: Project, capsysbinary: pytest.CaptureFixture[bytes]) -> None:

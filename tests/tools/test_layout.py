@@ -75,8 +75,9 @@ def test_manifest_that_does_not_parse_fails(plugin: Path) -> None:
     assert layout.check_manifest(str(plugin))[0].startswith("plugin.json: cannot parse")
 
 
-def test_network_hosts_must_be_empty(plugin: Path) -> None:
-    _edit_json(plugin / ".claude-plugin" / "plugin.json", {"network": {"hosts": ["example.com"]}})
+@pytest.mark.parametrize("network", [{"hosts": ["example.com"]}, {"hosts": None}, ["example.com"]])
+def test_network_hosts_must_be_empty(plugin: Path, network: object) -> None:
+    _edit_json(plugin / ".claude-plugin" / "plugin.json", {"network": network})
     assert layout.check_manifest(str(plugin)) == ['plugin.json: network must be {"hosts": []}']
 
 

@@ -32,6 +32,7 @@ from session_workflow.anchor.text import (
     split_head,
     tier_for,
 )
+from session_workflow.core import config
 from session_workflow.core.boundedio import read_prefix
 from session_workflow.core.gitignore import ensure_gitignore
 from session_workflow.core.jsonlog import MAX_LOG_BYTES, append_record
@@ -369,6 +370,12 @@ class AnchorBlock:
         )
         if self.source == "startup":
             lines.append(STARTUP_NOTE)
+        elif self.source == "fork":
+            lines.append(
+                "This session is a fork: the session it was forked from keeps its work state (a work-state section "
+                "carried in the system prompt is that session's) and its task list, and may still update this "
+                "anchor: re-read it (`session-workflow anchor show`) before writing it."
+            )
         step = one_line(self.anchor.frontmatter.get("step", ""))[:20]
         status = f"Updated {age_text(self.age)} ago" + (f", step {step}" if step else "") + "."
         if self.anchor.tail:
@@ -595,20 +602,26 @@ def append_log(folder: str, record: dict[str, object], max_bytes: int = LOG_MAX_
 
 
 def prepare(ctx: HookContext) -> AnchorPart | None:
-    """Load the anchor block for this session start, or None (no open anchor; at startup, none updated ≤ 6 h).
+    """Load the anchor block for this session start, or None (no open anchor; at startup, none in the window).
 
-    At startup only anchors updated within 6 h compete (a crash restart resumes the run that was just active);
-    the stale ones are still named among the others.
+    At startup only anchors updated within the startup window (6 h unless the ``startup_window_hours`` option
+    says otherwise) compete: a crash restart resumes the run that was just active; the stale ones are still
+    named among the others.
     """
     directories = ctx.project_dirs()
     scan, scans = chosen_scan(directories)
     if scan is None:
         return None
-    chosen = next((c for c in scan.ranked if tier_for(ctx.source, ctx.now - c.mtime, False) is not None), None)
+    window = config.hours(config.STARTUP_WINDOW_HOURS, ctx.env) * 3600
+    # A resumed or forked conversation is as current as its last reply: an anchor updated shortly before that
+    # reply is the run's live state however long the session then sat idle, so the pointer tier (past 24 h)
+    # counts the anchor's age from the last reply, not from now. The block still shows the true age.
+    idle = (ctx.idle_seconds or 0.0) if ctx.source in ("resume", "fork") else 0.0
+    chosen = next((c for c in scan.ranked if tier_for(ctx.source, ctx.now - c.mtime - idle, False, window)), None)
     if chosen is None or chosen.anchor is None:
         return None
     age = max(0.0, ctx.now - chosen.mtime)
-    tier = tier_for(ctx.source, age, chosen.anchor.parked is not None)
+    tier = tier_for(ctx.source, max(0.0, age - idle), chosen.anchor.parked is not None, window)
     if tier is None:
         return None
     move = None

@@ -636,9 +636,10 @@ class AnchorText:
         return cursor_first_line(section) if section is not None else None
 
 
-def tier_for(source: str | None, age: float, parked: bool) -> str | None:
-    """Which block an anchor gets: None at startup when older than 6 h; parked; pointer past 24 h; else full."""
-    if source == "startup" and age > STARTUP_MAX_AGE:
+def tier_for(source: str | None, age: float, parked: bool, startup_window: float = STARTUP_MAX_AGE) -> str | None:
+    """Which block an anchor gets: None at startup when older than the window (6 h unless configured); parked;
+    pointer past 24 h; else full."""
+    if source == "startup" and age > startup_window:
         return None
     if parked:
         return PARKED_TIER

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import sys
 import time
 
 from session_workflow.anchor.report import (
@@ -16,6 +17,7 @@ from session_workflow.anchor.report import (
     list_anchors,
     list_dormant,
     list_stale,
+    resolve_folder,
     show_anchor,
 )
 from session_workflow.cli.parser import CliError, OneLineParser
@@ -23,13 +25,16 @@ from session_workflow.cli.parser import CliError, OneLineParser
 DIR_HELP = "a project directory (its .claude/anchors is used) or an anchors folder; default: the current directory"
 
 
-def _print(lines: list[str]) -> None:
+def _print(lines: list[str], empty: str | None = None) -> None:
+    """Print a report; an empty listing says so on stderr, so stdout stays exactly the list (scripts read it)."""
     for line in lines:
         print(line)
+    if not lines and empty is not None:
+        print(f"session-workflow: {empty}", file=sys.stderr)
 
 
 def _run_list(args: argparse.Namespace) -> int:
-    _print(list_anchors(args.dir, time.time()))
+    _print(list_anchors(args.dir, time.time()), f"no open anchors in {resolve_folder(args.dir)}")
     return 0
 
 
@@ -50,12 +55,15 @@ def _run_show(args: argparse.Namespace) -> int:
 
 
 def _run_dormant(args: argparse.Namespace) -> int:
-    _print(list_dormant(args.dir, time.time()))
+    _print(
+        list_dormant(args.dir, time.time()),
+        f"no dormant anchors (open, untouched > 72 h) in {resolve_folder(args.dir)}",
+    )
     return 0
 
 
 def _run_stale(args: argparse.Namespace) -> int:
-    _print(list_stale(args.dir))
+    _print(list_stale(args.dir), f"no open anchor in {resolve_folder(args.dir)} is marked done in its content")
     return 0
 
 

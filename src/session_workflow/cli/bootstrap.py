@@ -1,12 +1,16 @@
-"""Make filelock and platformdirs importable for ``bin/session-workflow`` when the plugin runs from a checkout.
+"""Make filelock and platformdirs importable for the writers when the plugin runs from a checkout.
 
 A plugin loaded with ``claude --plugin-dir`` (or from a marketplace) is a folder, not an installed package, so
 nothing installed its two dependencies. Only the writers need them, so the install is deferred: a finder at the
 end of ``sys.meta_path`` is consulted only when ``import filelock`` or ``import platformdirs`` fails everywhere
-else. It then installs the pinned, hash-checked wheels once into ``<data dir>/python-deps/<pin key>/`` and puts
-that folder on ``sys.path``. The pin key is a hash of the pins, so a changed pin gets a fresh folder (and the
-old ones are removed); an install that cannot reach an index fails with the exact command to run by hand.
-Read-only commands and ``--help`` never trigger an install.
+else. It then has pip install the pinned, hash-checked pure wheels once into ``<data dir>/python-deps/<pin key>/``
+and puts that folder on ``sys.path``. pip is the user's own, with the user's configuration (index, proxy,
+certificates): the plugin itself reaches no host. A python3 without pip (a venv made ``--without-pip``, a system
+python3 without its pip package) borrows one: its base interpreter's, then ``pip3`` or ``pip`` on PATH, told this
+interpreter's version (a pure wheel fits any). ``SESSION_WORKFLOW_WHEELS`` names a folder of wheel files that pip
+installs from instead of an index (offline machines, tests); the hashes are checked all the same. The pin key is a
+hash of the pins, so a changed pin gets a fresh folder (and the old ones are removed); an install that fails says
+so in one line with the command to run. Read-only commands and ``--help`` never trigger an install.
 """
 
 from __future__ import annotations
@@ -23,7 +27,8 @@ if TYPE_CHECKING:
     from types import ModuleType
     from typing import TextIO
 
-# Newest releases that still support Python 3.9 (filelock 3.20 and platformdirs 4.5 need 3.10). Pure wheels.
+# Newest releases that still support Python 3.9 (filelock 3.20 and platformdirs 4.5 need 3.10). Pure wheels:
+# (name, version, sha256 of the wheel).
 PINS: tuple[tuple[str, str, str], ...] = (
     ("filelock", "3.19.1", "sha256:d38e30481def20772f5baf097c122c3babc4fcdb7e14e57049eb9d88c6dc017d"),
     ("platformdirs", "4.4.0", "sha256:abd01743f24e5287cd7a5db3752faf1a2d65353f38ec26d98e25a6db65958c85"),
@@ -31,11 +36,15 @@ PINS: tuple[tuple[str, str, str], ...] = (
 # sha256 of requirements_text(PINS), first 16 hex digits (see pin_key).
 PIN_KEY = "84a0485cf8cadcdc"
 PLUGIN_NAME = "session-workflow"
+# src/session_workflow/cli/bootstrap.py -> the plugin root (a checkout; for an installed package, its site folder).
+PLUGIN_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__)))))
 DEPS_FOLDER = "python-deps"
+WHEELS_ENV = "SESSION_WORKFLOW_WHEELS"
 STAGING_PREFIX = ".install-"
 # A staging folder older than this belongs to an install that was killed; younger ones may still be running.
 STALE_STAGING_SECONDS = 3600.0
 PIP_TIMEOUT_SECONDS = 600.0
+PROBE_TIMEOUT_SECONDS = 60.0
 MAX_CONFIG_BYTES = 1 << 20
 
 
@@ -166,12 +175,44 @@ def data_dir(plugin_root: str, env: Mapping[str, str], home: str, platform: str 
     return user_cache_dir(env, home, platform)
 
 
-def manual_command(python: str, target: str, pins: Sequence[tuple[str, str, str]] = PINS) -> str:
-    """The one command that, run by hand while online, leaves ``target`` complete."""
-    import shlex
+def python_version() -> str:
+    """This interpreter's ``3.9``, for another interpreter's pip (``--python-version``)."""
+    return f"{sys.version_info[0]}.{sys.version_info[1]}"
 
-    specs = [f"{name}=={version}" for name, version, _digest in pins]
-    return shlex.join([python, "-m", "pip", "install", "--no-deps", "--target", target, *specs])
+
+def pip_candidates(
+    executable: str,
+    base_executable: str,
+    prefix: str,
+    base_prefix: str,
+    on_path: Sequence[str | None],
+    version: str,
+    platform: str = sys.platform,
+) -> list[list[str]]:
+    """The pips to try, in order: this interpreter's, its base interpreter's (in a venv), then those on PATH.
+
+    A venv made ``--without-pip`` still has its base interpreter, which often has pip; on 3.9 the venv's
+    ``sys._base_executable`` is the venv's own python, so the base is also looked for under ``sys.base_prefix``.
+    """
+    found = [[executable, "-m", "pip"]]
+    if prefix != base_prefix:
+        inside = "python.exe" if platform.startswith("win") else os.path.join("bin", f"python{version}")
+        found += [[base_executable, "-m", "pip"], [os.path.join(base_prefix, inside), "-m", "pip"]]
+    found += [[path] for path in on_path if path]
+    unique: list[list[str]] = []
+    for command in found:
+        if command[0] and command not in unique:
+            unique.append(command)
+    return unique
+
+
+def default_pips() -> list[list[str]]:
+    """``pip_candidates`` for the running interpreter."""
+    import shutil
+
+    base = getattr(sys, "_base_executable", "") or sys.executable
+    on_path = [shutil.which("pip3"), shutil.which("pip")]
+    return pip_candidates(sys.executable, base, sys.prefix, sys.base_prefix, on_path, python_version())
 
 
 def _pip_env() -> dict[str, str]:
@@ -181,26 +222,65 @@ def _pip_env() -> dict[str, str]:
     return env
 
 
+def find_pip(candidates: Sequence[Sequence[str]]) -> list[str] | None:
+    """The first candidate that runs (``pip --version`` exits 0), or None."""
+    import subprocess
+
+    for command in candidates:
+        try:
+            done = subprocess.run(
+                [*command, "--version"],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                env=_pip_env(),
+                timeout=PROBE_TIMEOUT_SECONDS,
+                check=False,
+            )
+        except (OSError, subprocess.SubprocessError):
+            continue
+        if done.returncode == 0:
+            return list(command)
+    return None
+
+
+def pip_arguments(target: str, wheels: str | None, version: str | None) -> list[str]:
+    """What follows ``pip install`` besides the requirements: ``version`` is given for another interpreter's pip."""
+    arguments = ["--no-deps", "--only-binary", ":all:"]
+    if version is not None:
+        arguments += ["--python-version", version]
+    if wheels:
+        arguments += ["--no-index", "--find-links", wheels]
+    return [*arguments, "--target", target]
+
+
+def manual_command(pip: Sequence[str], target: str, wheels: str | None = None, version: str | None = None) -> str:
+    """The one command that, run by hand, leaves ``target`` complete (``version``: for another interpreter's pip)."""
+    import shlex
+
+    specs = [f"{name}=={pinned}" for name, pinned, _digest in PINS]
+    return shlex.join([*pip, "install", *pip_arguments(target, wheels, version), *specs])
+
+
 def _last_error_line(output: str) -> str:
     from session_workflow.core.text import cut_code_points, one_line
 
     lines = [one_line(line) for line in output.splitlines() if line.strip()]
     errors = [line for line in lines if line.startswith("ERROR")] or lines
-    return cut_code_points(errors[-1], 200) if errors else "no output"
+    return cut_code_points(errors[0], 200) if errors else "no output"
 
 
-def _run_pip(pip_command: Sequence[str], staging: str, site: str) -> str | None:
-    """Install the pins into ``site``; returns pip's last error line on failure, None on success."""
+def _run_pip(pip: Sequence[str], arguments: Sequence[str], staging: str, site: str) -> str | None:
+    """Install the pins into ``site``; returns pip's first error line on failure, None on success."""
     import subprocess
 
     requirements = os.path.join(staging, "requirements.txt")
     with open(requirements, "w", encoding="utf-8") as handle:
         handle.write(requirements_text())
-    command = [*pip_command, "install", "--quiet", "--no-deps", "--only-binary", ":all:", "--require-hashes"]
-    command += ["--timeout", "20", "--retries", "1", "--target", site, "-r", requirements]
+    command = [*pip, "install", "--quiet", "--require-hashes", "--timeout", "20", "--retries", "1", *arguments]
     try:
         done = subprocess.run(
-            command,
+            [*command, "-r", requirements],
             stdin=subprocess.DEVNULL,
             capture_output=True,
             text=True,
@@ -237,35 +317,39 @@ def _tidy(parent: str, keep: str, now: float) -> None:
         shutil.rmtree(path, ignore_errors=True)
 
 
-def install(target: str, pip_command: Sequence[str], python: str, stderr: TextIO) -> None:
+def install(target: str, pips: Sequence[Sequence[str]], wheels: str | None, stderr: TextIO) -> None:
     """Install the pins into ``target`` via a staging folder renamed into place, so a reader never sees half.
 
-    Two processes racing both install; the first rename wins and the other discards its copy.
+    The first pip of ``pips`` that runs does it; ``pips[0]`` is this interpreter's own, any other is told this
+    interpreter's version. One line on stderr either way: what was installed where, or why not and the command to
+    run. Two processes racing both install; the first rename wins and the other discards its copy.
     """
     import shutil
     import tempfile
     import time
 
+    what = describe()
+    own = list(pips[0])
+    pip = find_pip(pips)
+    if pip is None:
+        raise DependencyError(
+            f"cannot install {what}: no pip for {own[0]}, its base interpreter or on PATH; install one"
+            f" (`{own[0]} -m ensurepip`, or the system's python3-pip package), then retry"
+        )
+    version = None if pip == own else python_version()
     parent = os.path.dirname(target)
     try:
         os.makedirs(parent, exist_ok=True)
         previous = [name for name in os.listdir(parent) if not name.startswith(".")]
     except OSError as error:
         raise DependencyError(f"cannot create {parent}: {error.strerror or error}") from error
-    what = describe()
-    if previous:
-        print(f"session-workflow: dependency pins changed; reinstalling {what} into {target}", file=stderr)
-    else:
-        print(f"session-workflow: installing {what} into {target} (once, for the writers)", file=stderr)
-    stderr.flush()
     staging = tempfile.mkdtemp(prefix=STAGING_PREFIX, dir=parent)
     try:
         site = os.path.join(staging, "site")
-        problem = _run_pip(pip_command, staging, site)
+        problem = _run_pip(pip, pip_arguments(site, wheels, version), staging, site)
         if problem is not None:
-            raise DependencyError(
-                f"cannot install {what} ({problem}); run this once, then retry: {manual_command(python, target)}"
-            )
+            command = manual_command(pip, target, wheels, version)
+            raise DependencyError(f"cannot install {what} ({problem}); run this once, then retry: {command}")
         try:
             os.rename(site, target)
         except OSError:
@@ -275,17 +359,28 @@ def install(target: str, pip_command: Sequence[str], python: str, stderr: TextIO
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     _tidy(parent, os.path.basename(target), time.time())
+    source = f" from {wheels}" if wheels else ""
+    if previous:
+        print(f"session-workflow: dependency pins changed; reinstalled {what}{source} into {target}", file=stderr)
+    else:
+        print(f"session-workflow: installed {what}{source} into {target} (once, for the writers)", file=stderr)
+    stderr.flush()
 
 
 class DeferredDependencies:
     """A meta-path finder that installs the pins the first time an import of one of them fails everywhere else."""
 
     def __init__(
-        self, plugin_root: str, pip_command: Sequence[str] | None = None, stderr: TextIO | None = None
+        self,
+        plugin_root: str,
+        wheels: str | None = None,
+        stderr: TextIO | None = None,
+        pips: Sequence[Sequence[str]] | None = None,
     ) -> None:
         self.plugin_root = plugin_root
-        self.pip_command = list(pip_command) if pip_command else [sys.executable, "-m", "pip"]
+        self.wheels = wheels if wheels is not None else _absolute(os.environ.get(WHEELS_ENV))
         self.stderr = stderr
+        self.pips = pips
         self.modules = frozenset(name for name, _version, _digest in PINS)
         self.folder: str | None = None
         self.failure: DependencyError | None = None
@@ -302,7 +397,7 @@ class DeferredDependencies:
             folder = self.target()
             try:
                 if not is_complete(folder):
-                    install(folder, self.pip_command, sys.executable, self.stderr or sys.stderr)
+                    install(folder, self.pips or default_pips(), self.wheels, self.stderr or sys.stderr)
             except DependencyError as error:
                 self.failure = error
                 raise
@@ -322,9 +417,16 @@ class DeferredDependencies:
 
 
 def install_import_hook(
-    plugin_root: str, pip_command: Sequence[str] | None = None, stderr: TextIO | None = None
+    plugin_root: str = PLUGIN_ROOT, wheels: str | None = None, stderr: TextIO | None = None
 ) -> DeferredDependencies:
-    """Register the deferred installer (last on ``sys.meta_path``, so an importable copy always wins)."""
-    finder = DeferredDependencies(plugin_root, pip_command, stderr)
+    """Register the deferred installer once (last on ``sys.meta_path``, so an importable copy always wins).
+
+    ``cli.main.main`` calls it, so every way in (``bin/session-workflow``, ``python -m session_workflow``, the
+    console script) gets it.
+    """
+    for finder in sys.meta_path:
+        if isinstance(finder, DeferredDependencies):
+            return finder
+    finder = DeferredDependencies(plugin_root, wheels, stderr)
     sys.meta_path.append(finder)
     return finder

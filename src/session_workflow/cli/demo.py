@@ -16,12 +16,24 @@ import sys
 import tempfile
 import uuid
 
-from session_workflow.cli.parser import CliError, OneLineParser
+from session_workflow.cli.parser import OneLineParser
+from session_workflow.core import config
 from session_workflow.core.text import utf16_len
 from session_workflow.hook.compose import CAP_UTF16
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-SRC = os.path.join(ROOT, "src")
+# The folder holding the package: ``<checkout>/src``, or the site folder of an installed (pipx) copy.
+SRC = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ROOT = os.path.dirname(SRC)
+# What hooks/session_start.py does, for an installed copy that has no hooks/ folder.
+INSTALLED_HOOK = """import os, sys
+sys.path.insert(0, {src!r})
+try:
+    from session_workflow.hook.compose import main
+
+    main()
+finally:
+    os._exit(0)
+"""
 
 ANCHOR = """---
 format: anchor/v1
@@ -63,12 +75,36 @@ PROMPTS = [
 ]
 
 
+def in_checkout() -> bool:
+    return os.path.isfile(os.path.join(ROOT, "hooks", "hooks.json"))
+
+
 def hook_argv(event: str) -> list[str]:
-    """The command hooks.json registers for ``event``, with the plugin root substituted."""
+    """The command hooks.json registers for ``event``, with the plugin root substituted.
+
+    An installed copy (``pipx install``) has no hooks/ folder: it runs the same ``main`` the SessionStart shim
+    runs, with the interpreter flags hooks.json gives it.
+    """
+    if not in_checkout():
+        return [sys.executable, "-I", "-S", "-c", INSTALLED_HOOK.format(src=SRC)]
     with open(os.path.join(ROOT, "hooks", "hooks.json"), encoding="utf-8") as handle:
         spec = json.load(handle)
     hook = spec["hooks"][event][0]["hooks"][0]
     return [hook["command"], *(arg.replace("${CLAUDE_PLUGIN_ROOT}", ROOT) for arg in hook["args"])]
+
+
+def dependency_paths() -> list[str]:
+    """The folders filelock and platformdirs import from, for the throwaway project's CLI runs.
+
+    Importing them here runs the first-use install (``cli.bootstrap``) once, against this user's real data
+    folder, not the throwaway one the children are given.
+    """
+    import filelock
+    import platformdirs
+
+    return sorted(
+        {os.path.dirname(os.path.dirname(os.path.abspath(m.__file__ or ""))) for m in (filelock, platformdirs)}
+    )
 
 
 def _cli(env: dict[str, str], *args: str, stdin: str | None = None) -> str:
@@ -105,14 +141,14 @@ def _write_transcript(path: str, project: str, session: str) -> None:
             handle.write(json.dumps(record) + "\n")
 
 
-def build_project(base: str) -> tuple[str, str, dict[str, str]]:
+def build_project(base: str, deps: list[str]) -> tuple[str, str, dict[str, str]]:
     """Create the project, its state and the environment a hook would get; returns (project, session, env)."""
     project = os.path.join(base, "project")
     os.makedirs(project)
     session = str(uuid.uuid4())
     env = dict(
         os.environ,
-        PYTHONPATH=os.pathsep.join(filter(None, [SRC, os.environ.get("PYTHONPATH")])),
+        PYTHONPATH=os.pathsep.join(filter(None, [SRC, *deps, os.environ.get("PYTHONPATH")])),
         CLAUDE_CODE_SESSION_ID=session,
         CLAUDE_CONFIG_DIR=os.path.join(base, "config"),
         CLAUDE_PLUGIN_ROOT=ROOT,
@@ -121,7 +157,9 @@ def build_project(base: str) -> tuple[str, str, dict[str, str]]:
     )
     env.pop("CLAUDE_CODE_TASK_LIST_ID", None)
     env.pop("SESSION_WORKFLOW_TASKS_ROOT", None)
-    env.pop("SESSION_WORKFLOW_ANCHOR_HOOKS", None)
+    for option in config.HOOK_OPTIONS:  # the demo shows the defaults, whatever this shell has set
+        for name in option.names():
+            env.pop(name, None)
     anchor = _cli(env, "anchor", "new", "--task", "Migrate the billing service", "--dir", project)
     _cli(env, "anchor", "write", anchor, stdin=ANCHOR.format(project=project))
     _cli(env, "anchor", "step", anchor, "Added LedgerClient (4f2c1ab); tests green")
@@ -148,13 +186,14 @@ def run_hook(source: str, project: str, session: str, transcript: str, env: dict
 
 
 def run(args: argparse.Namespace) -> int:
-    if not os.path.isfile(os.path.join(ROOT, "hooks", "hooks.json")):
-        raise CliError("demo runs the plugin's own hook: run it from the plugin folder, ./bin/session-workflow demo")
+    deps = dependency_paths()
     base = tempfile.mkdtemp(prefix="session-workflow-demo-")
     try:
-        project, session, env = build_project(base)
+        project, session, env = build_project(base, deps)
         transcript = os.path.join(base, "config", "projects", "demo", f"{session}.jsonl")
         os.makedirs(os.path.dirname(transcript))
+        if not in_checkout():
+            print("(an installed copy: the hook runs from the installed package, as hooks/session_start.py does)")
         print(f"A throwaway project: {project}")
         print("  an anchor (session-workflow anchor new/write/step), ticket #34 at step 'execute'")
         print(f"  (session-workflow state set/step), 3 open tasks in {env['CLAUDE_CONFIG_DIR']}/tasks/{session}/")

@@ -2,7 +2,7 @@
 
 Only the invoked group's module is imported: the model runs ``state step`` and ``anchor step`` after every step,
 and importing every group (the demo alone pulls in shutil, subprocess, tempfile and uuid) doubled their cost.
-``GROUPS`` names each group's module and its one-line help, so ``--help`` lists them all without importing any.
+``GROUPS`` names each group's module, its one-line help and an example, so ``--help`` lists them without importing any.
 Errors are one line on stderr with exit 2 (bad arguments) or 1 (the operation failed); never a traceback.
 """
 
@@ -18,18 +18,46 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-# Group name → (its module, which has ``register(commands)``; the help line ``--help`` shows for it). In help
-# order; tests/cli/test_main.py checks each line against the one its module registers.
-GROUPS: dict[str, tuple[str, str]] = {
-    "demo": ("session_workflow.cli.demo", "show the main job on a throwaway project"),
+VERSION = "0.1.0"
+
+DESCRIPTION = """\
+Keep a long Claude Code run on course across context compaction. The plugin's SessionStart hook puts the
+run's control anchor, open tasks and work state back after /compact, resume and /clear; this command writes
+and inspects them (inside Claude Code the plugin puts it on the Bash tool's PATH)."""
+
+# Group name → (its module, which has ``register(commands)``; the help line it registers; one example for the
+# top-level help). In help order; tests/cli/test_main.py checks each line against the one its module registers.
+GROUPS: dict[str, tuple[str, str, str]] = {
+    "demo": ("session_workflow.cli.demo", "show the main job on a throwaway project", "session-workflow demo"),
     "inject": (
         "session_workflow.cli.inject",
         "run the SessionStart hook (stdin payload), or show what it would inject (--dry-run)",
+        "session-workflow inject --dry-run --source compact",
     ),
-    "anchor": ("session_workflow.cli.anchor", "find, inspect and maintain control anchors"),
-    "state": ("session_workflow.cli.state", "the work state (map, ticket, step) the hooks and the mod deliver"),
-    "tasks": ("session_workflow.cli.tasks", "Claude Code's task lists: adopt a recovered one"),
+    "anchor": (
+        "session_workflow.cli.anchor",
+        "find, inspect and maintain control anchors",
+        'session-workflow anchor new --task "Port X"',
+    ),
+    "state": (
+        "session_workflow.cli.state",
+        "the work state (map, ticket, step) the hooks and the mod deliver",
+        "session-workflow state set --ticket 34 --title 'Fix Y'",
+    ),
+    "tasks": (
+        "session_workflow.cli.tasks",
+        "Claude Code's task lists: adopt a recovered one",
+        "session-workflow tasks adopt SID",
+    ),
 }
+
+
+def _epilog() -> str:
+    width = max(len(name) for name in GROUPS)
+    rows = [
+        f"  {name:<{width}}  {what}\n  {'':<{width}}    e.g. {example}" for name, (_m, what, example) in GROUPS.items()
+    ]
+    return "groups:\n" + "\n".join(rows) + "\n\n`session-workflow GROUP --help` lists a group's commands."
 
 
 def invoked_group(argv: Sequence[str]) -> str | None:
@@ -42,10 +70,19 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     """The tree with the invoked group registered by its module and every other group as a bare entry (its name
     and help line), which is all ``--help`` and the "invalid choice" error need."""
     chosen = invoked_group(sys.argv[1:] if argv is None else argv)
-    parser = OneLineParser(prog="session-workflow", description=__doc__.splitlines()[0] if __doc__ else None)
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=OneLineParser)
+    parser = OneLineParser(
+        prog="session-workflow",
+        usage="session-workflow [-h] [--version] GROUP ...",
+        description=DESCRIPTION,
+        epilog=_epilog(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"session-workflow {VERSION}")
+    commands = parser.add_subparsers(
+        dest="command", metavar="GROUP", parser_class=OneLineParser, help=argparse.SUPPRESS
+    )
     commands.required = True
-    for name, (module, help_line) in GROUPS.items():
+    for name, (module, help_line, _example) in GROUPS.items():
         if name == chosen:
             importlib.import_module(module).register(commands)
         else:
@@ -54,7 +91,10 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the CLI; returns the exit code."""
+    """Run the CLI; returns the exit code. Every way in (bin script, ``-m``, console script) comes through here."""
+    from session_workflow.cli.bootstrap import install_import_hook
+
+    install_import_hook()
     parser = build_parser(argv)
     args = parser.parse_args(argv)
     try:

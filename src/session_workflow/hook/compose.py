@@ -9,13 +9,15 @@ block of the same thread still carries word for word is replaced by one line say
 
 from __future__ import annotations
 
-from session_workflow.core import locations
+from session_workflow.core import config, locations
 from session_workflow.core.text import utf8_len, utf16_len
 from session_workflow.hook.context import SOURCES
 from session_workflow.hook.io import hook_json, run_hook, write_stdout
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from session_workflow.hook.context import HookContext
     from session_workflow.hook.parts import PreparedPart
 
@@ -23,7 +25,6 @@ CAP_UTF16 = 10_000
 SEPARATOR = "\n\n"
 # Room kept for the closing "omitted for space" line, which is only written when a part did not fit.
 OMITTED_NOTE_RESERVE = 200
-ANCHOR_OPT_OUT_ENV = "SESSION_WORKFLOW_ANCHOR_HOOKS"
 
 # Sources whose thread keeps its history, earlier SessionStart blocks included: measured on 2.1.332, a fork
 # copies the thread into a new transcript (which does not exist yet when the hook runs, so a fork sends
@@ -32,12 +33,16 @@ RESUME_SOURCES = ("resume", "fork")
 PART_LABELS = {"work state": "Work state", "anchor": "Control anchor", "tasks": "Task list"}
 
 # Which parts each SessionStart source gets, in block order. /clear starts a new session id, so its tasks and
-# work state belong to the session that was cleared away; any other source gets nothing at all.
+# work state belong to the session that was cleared away. --fork-session (measured on 2.1.332) carries the
+# conversation under a new session id whose task list starts empty, while the work state stays owned by the
+# session it was forked from, which may still be running: no work state, and the parent's open tasks come as the
+# recovered list (not visible to TaskList until `tasks adopt` copies them). Any other source gets nothing at all.
 PARTS_BY_SOURCE: dict[str, tuple[str, ...]] = {
     "compact": ("work state", "anchor", "tasks", "recovery"),
     "resume": ("work state", "anchor", "tasks"),
     "startup": ("work state", "anchor", "tasks"),
     "clear": ("anchor",),
+    "fork": ("anchor", "tasks"),
 }
 
 
@@ -105,7 +110,7 @@ def prepare_parts(ctx: HookContext) -> list[PreparedPart]:
                 # The mod puts the section in a new thread's system prompt. A resumed thread keeps the system
                 # prompt it was first sent, so there the UserPromptSubmit hook still delivers any change.
                 state_elsewhere = workstate_part.note_mod_delivery(ctx, record=ctx.source != "resume")
-        elif name == "anchor" and ctx.env.get(ANCHOR_OPT_OUT_ENV) != "0" and locations.any_anchors(folders):
+        elif name == "anchor" and config.switch(config.ANCHOR_HOOKS, ctx.env) and locations.any_anchors(folders):
             from session_workflow.anchor import part as anchor_part
 
             prepared.append(anchor_part.prepare(ctx))
@@ -123,16 +128,21 @@ def prepare_parts(ctx: HookContext) -> list[PreparedPart]:
 
 
 def allocate(
-    source: str, parts: list[PreparedPart], cap: int = CAP_UTF16, earlier: list[str] | None = None
+    source: str,
+    parts: list[PreparedPart],
+    cap: int = CAP_UTF16,
+    earlier: list[str] | None = None,
+    notes: Sequence[str] = (),
 ) -> Composition:
     """Render each part in order within its share of the cap and join them into one block.
 
     Pure: the budget each part gets is min(its cap, what is left minus the floors of the parts after it); when
     that is below the part's own floor, the part (which outranks the later ones) may use what is left. A part
     that still cannot fit is left out and named in the closing line. A part that one of the ``earlier`` blocks
-    (of this thread, newest first) holds whole is replaced by ``unchanged_line``.
+    (of this thread, newest first) holds whole is replaced by ``unchanged_line``. ``notes`` (one line
+    each: an option that did not parse) follow the header.
     """
-    head = header(source)
+    head = "\n".join([header(source), *notes])
     remaining = cap - utf16_len(head) - OMITTED_NOTE_RESERVE
     texts: list[str] = []
     sizes: list[tuple[str, int, int]] = []
@@ -174,7 +184,7 @@ def compose(ctx: HookContext) -> Composition:
         from session_workflow.transcript.thread import blocks_in_thread
 
         earlier = blocks_in_thread(ctx.transcript_path, header_prefix())
-    return allocate(ctx.source, parts, earlier=earlier)
+    return allocate(ctx.source, parts, earlier=earlier, notes=config.problems(ctx.env))
 
 
 def session_start(ctx: HookContext) -> None:

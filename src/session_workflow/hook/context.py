@@ -18,8 +18,9 @@ if TYPE_CHECKING:
 # Python SessionStart hook to know the mod is loaded and delivers the work-state section.
 MOD_PAYLOAD_KEY = "session_workflow_mod"
 
-SOURCES = ("startup", "resume", "clear", "compact")
+SOURCES = ("startup", "resume", "clear", "compact", "fork")
 
+MAX_IDLE_SECONDS = 1000 * 365 * 86400.0
 # How far from the top of a transcript we look for the first record that names a cwd.
 START_DIR_SCAN_BYTES = 1 << 20
 
@@ -27,6 +28,13 @@ START_DIR_SCAN_BYTES = 1 << 20
 def _string(payload: Mapping[str, object], key: str) -> str | None:
     value = payload.get(key)
     return value if isinstance(value, str) and value and "\x00" not in value else None
+
+
+def _seconds(payload: Mapping[str, object], key: str) -> float | None:
+    value = payload.get(key)
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value) if 0 <= value < MAX_IDLE_SECONDS else None  # NaN fails both comparisons
 
 
 class HookContext:
@@ -38,6 +46,7 @@ class HookContext:
         "dry_run",
         "env",
         "event",
+        "idle_seconds",
         "mod_active",
         "now",
         "session_id",
@@ -56,6 +65,7 @@ class HookContext:
         mod_active: bool,
         env: Mapping[str, str],
         now: float,
+        idle_seconds: float | None = None,
     ) -> None:
         self.event = event
         self.source = source
@@ -65,13 +75,16 @@ class HookContext:
         self.mod_active = mod_active
         self.env = env
         self.now = now
+        # ``seconds_since_last_response`` (resume and fork): how long the conversation sat idle before this start.
+        self.idle_seconds = idle_seconds
         self._start_dir: str | bool | None = False
         # A dry run (``inject --dry-run``) shows what the hook would inject and changes nothing on disk.
         self.dry_run = False
 
     @classmethod
     def from_payload(cls, payload: Mapping[str, object], env: Mapping[str, str], now: float) -> HookContext:
-        """Build the context; any field that is not a non-empty string is treated as absent."""
+        """Build the context; any field that is not a non-empty string (or, for the idle time, a number of seconds
+        from 0 to a thousand years) is treated as absent."""
         marker = payload.get(MOD_PAYLOAD_KEY)
         return cls(
             event=_string(payload, "hook_event_name"),
@@ -82,6 +95,7 @@ class HookContext:
             mod_active=marker is True or (type(marker) is int and marker == 1),
             env=env,
             now=now,
+            idle_seconds=_seconds(payload, "seconds_since_last_response"),
         )
 
     def start_dir(self) -> str | None:

@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 
 from session_workflow.anchor import part as anchor_part
+from session_workflow.core import config
 from session_workflow.core.text import cut_code_points, cut_utf16, one_line
-from session_workflow.hook.compose import ANCHOR_OPT_OUT_ENV
 from session_workflow.hook.io import run_hook, write_stdout
 from session_workflow.tasks import store as tasks
 from session_workflow.workstate import state as workstate
@@ -68,7 +68,7 @@ def pre_compact(ctx: HookContext) -> None:
     loaded = workstate.owned_state(ctx)
     task_part = tasks.prepare(ctx)
     open_tasks = getattr(task_part, "open_count", 0) if task_part is not None else 0
-    anchor = anchor_part.precompact_facts(ctx) if ctx.env.get(ANCHOR_OPT_OUT_ENV) != "0" else None
+    anchor = anchor_part.precompact_facts(ctx) if config.switch(config.ANCHOR_HOOKS, ctx.env) else None
     text = instructions(anchor, loaded.state if loaded else None, open_tasks)
     if text:
         write_stdout(text.encode("utf-8") + b"\n")

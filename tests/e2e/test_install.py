@@ -1,0 +1,58 @@
+"""A marketplace install from a checkout (measured on 2.1.332): what it copies, and the options it shows.
+
+``claude plugin install`` from a directory marketplace copies the plugin folder whole, ignored files included
+(only ``.git`` is left out), so the dev caches live outside it: tox's work dir and the test CLI go to the dev
+cache (``$SESSION_WORKFLOW_DEV_CACHE``). The checkout here is the repository's tracked files after the CLI
+installer has run in it, as the tests run it.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from .harness import REPO_ROOT, Claude
+
+pytestmark = pytest.mark.e2e
+
+
+def tracked_files() -> list[str]:
+    done = subprocess.run(["git", "-C", str(REPO_ROOT), "ls-files", "-z"], capture_output=True, check=True)
+    return [name for name in done.stdout.decode().split("\0") if name and (REPO_ROOT / name).is_file()]
+
+
+def test_install_copies_no_dev_cache_and_shows_the_options(claude: Claude, claude_bin: Path, tmp_path: Path) -> None:
+    checkout = tmp_path / "checkout"
+    files = tracked_files()
+    for name in files:
+        (checkout / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(REPO_ROOT / name, checkout / name)
+    dev_cache = tmp_path / "dev-cache"
+    dev_cache.mkdir()
+    (dev_cache / "claude-cli").symlink_to(claude_bin.parents[3])  # <prefix>/node_modules/<pkg>/claude
+    env = {**claude.env(), "SESSION_WORKFLOW_DEV_CACHE": str(dev_cache)}
+    installer = subprocess.run(
+        ["bash", str(checkout / "tools" / "install_claude_cli.sh")],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert installer.returncode == 0, installer.stderr
+    assert installer.stdout.strip().startswith(str(dev_cache)) and not (checkout / ".cache").exists()
+    work_dir = next(line for line in (checkout / "tox.ini").read_text().splitlines() if line.startswith("work_dir"))
+    assert work_dir.split("=", 1)[1].strip().startswith("{env:SESSION_WORKFLOW_DEV_CACHE:")
+
+    claude.run(["plugin", "marketplace", "add", str(checkout)]).check()
+    installed = claude.run(["plugin", "install", "session-workflow@session-workflow"]).check()
+    assert "2 userConfig options not yet set" in installed.stdout + installed.stderr
+    copy = claude.config_dir / "plugins" / "cache" / "session-workflow" / "session-workflow" / "0.1.0"
+    copied = sorted(str(p.relative_to(copy)) for p in copy.rglob("*") if p.is_file())
+    assert copied == sorted(files)
+
+    shown = claude.run(["plugin", "configure", "session-workflow@session-workflow"]).check().stdout
+    assert "anchor_hooks — Re-inject the control anchor" in shown
+    assert "startup_window_hours — Startup window (hours)" in shown
