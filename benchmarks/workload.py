@@ -22,6 +22,8 @@ import uuid
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "src"))
 
+from session_workflow.anchor import registry  # noqa: E402
+from session_workflow.anchor.part import MAX_CLASSIFIED  # noqa: E402
 from session_workflow.workstate.section import WorkState  # noqa: E402
 from session_workflow.workstate.writer import encode  # noqa: E402
 
@@ -485,6 +487,11 @@ def plugin_data_of(workload: Workload, session: Session) -> str:
     return own if os.path.isdir(own) else workload.plugin_data
 
 
+def adopt(workload: Workload, path: str) -> None:
+    """Vouch for a generated anchor as ``anchor adopt`` would, in the workload's HOME (where the hooks look)."""
+    registry.vouch({"HOME": workload.home}, path, None, "adopt", 0.0)
+
+
 def refresh(workload: Workload, now: float) -> None:
     """Make anchor ages what the scenarios assume (minutes old, the chosen one newest) and reset the writers'
     project, whose files the writer scenarios change on every run."""
@@ -494,11 +501,19 @@ def refresh(workload: Workload, now: float) -> None:
         for index, name in enumerate([anchor_name(0), *others]):
             stamp = now - 300.0 - 60.0 * index
             os.utime(os.path.join(folder, name), (stamp, stamp))
+            adopt(workload, os.path.join(folder, name))
     for session in workload.growth.get("anchors", {}).values():
-        os.utime(os.path.join(session.project, ".claude", "anchors", anchor_name(0)), (now - 300.0, now - 300.0))
+        folder = os.path.join(session.project, ".claude", "anchors")
+        os.utime(os.path.join(folder, anchor_name(0)), (now - 300.0, now - 300.0))
+        adopt(workload, os.path.join(folder, anchor_name(0)))
+        for index in range(1, MAX_CLASSIFIED + 1):  # the files the hook reads, once (their dates stay put)
+            path = os.path.join(folder, anchor_name(index))
+            if os.path.exists(path) and not registry.is_ours({"HOME": workload.home}, path):
+                adopt(workload, path)
     writer = workload.writer
     assert writer is not None
     write_bytes(workload.writer_anchor, anchor_text(ANCHOR_TITLE, 8 * KB, 40 * KB).encode("utf-8"))
+    adopt(workload, workload.writer_anchor)
     shutil.rmtree(os.path.join(writer.project, ".claude", "session-workflow"), ignore_errors=True)
     write_state(writer.project, writer.session_id)
 

@@ -5,6 +5,9 @@ The first-use install (``cli.bootstrap``) is pointed at it through ``SESSION_WOR
 in the dev cache outside the plugin root (``$SESSION_WORKFLOW_DEV_CACHE``, default
 ``${XDG_CACHE_HOME:-~/.cache}/session-workflow-dev``); ``pip download`` fills it the first time, with the
 developer's pip configuration, which is the one step that needs a package index.
+
+Every test also gets its own user state dir (``private_state_dir``), so the machine's anchor trust registry is
+never read or written.
 """
 
 from __future__ import annotations
@@ -57,4 +60,10 @@ def wheels() -> Path:
             os.replace(staging / name, folder / name)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
+
+
+@pytest.fixture(autouse=True)
+def private_state_dir(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    folder = tmp_path_factory.mktemp("xdg-state")
+    monkeypatch.setenv("XDG_STATE_HOME", str(folder))
     return folder

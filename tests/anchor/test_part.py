@@ -36,6 +36,7 @@ from session_workflow.core import boundedio
 from session_workflow.core.text import utf16_len
 from session_workflow.hook import compose
 from session_workflow.hook.context import HookContext
+from tests.trust import state_env, trust
 
 REPO = Path(__file__).resolve().parents[2]
 GOLDEN = REPO / "tests" / "golden" / "anchor"
@@ -79,6 +80,7 @@ def write_anchor(project: Path, name: str, text: str, age: float) -> Path:
     path = folder / name
     path.write_text(text.replace("{path}", str(path)).replace("{root}", str(project)), encoding="utf-8")
     os.utime(path, (NOW - age, NOW - age))
+    trust(path)
     return path
 
 
@@ -100,7 +102,7 @@ def make_ctx(
         "cwd": str(cwd) if cwd is not None else None,
         "transcript_path": str(transcript) if transcript else "/nonexistent/t.jsonl",
     }
-    return HookContext.from_payload(payload, {}, now)
+    return HookContext.from_payload(payload, state_env(), now)
 
 
 def transcript_from(tmp_path: Path, start: Path) -> Path:
@@ -537,6 +539,7 @@ def test_bom_crlf_and_non_utf8(tmp_path: Path) -> None:
     raw += b"<!-- anchor:tail -->\r\nsecret tail\r\n"
     (folder / "a.md").write_bytes(raw)
     os.utime(folder / "a.md", (NOW, NOW))
+    trust(folder / "a.md")
     text = rendered(make_ctx(tmp_path))
     assert "\r" not in text and "\x00" not in text and "\ufeff" not in text
     assert "# T\ufffd\ufffd\n## Cursor\n- go on\n" in text
@@ -549,6 +552,7 @@ def test_huge_anchor_is_read_boundedly(tmp_path: Path, monkeypatch: pytest.Monke
         handle.write(b"y" * 100 + b"\n")
         handle.truncate(100 * 1024 * 1024)  # 100 MB, mostly a sparse hole of NULs
     os.utime(path, (NOW, NOW))
+    trust(path)
     reads: list[int] = []
     real = boundedio.read_prefix
 
@@ -573,6 +577,7 @@ def test_tail_beyond_the_first_read_is_still_mentioned(tmp_path: Path) -> None:
 def test_hook_end_to_end_subprocess(tmp_path: Path) -> None:
     write_anchor(tmp_path, "a.md", LIVE_ANCHOR, 0)
     os.utime(tmp_path / ".claude" / "anchors" / "a.md")  # fresh against the real clock
+    trust(tmp_path / ".claude" / "anchors" / "a.md")
     payload = {"hook_event_name": "SessionStart", "source": "compact", "session_id": "s", "cwd": str(tmp_path)}
     result = subprocess.run(
         [sys.executable, "-I", "-S", str(REPO / "hooks" / "session_start.py")],

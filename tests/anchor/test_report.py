@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from session_workflow.anchor.part import prepare
+from session_workflow.anchor.part import AnchorPart, prepare
 from session_workflow.anchor.report import (
     anchor_path,
     head_fit_report,
@@ -23,6 +23,7 @@ from session_workflow.anchor.report import (
 from session_workflow.cli import anchor as anchor_cli
 from session_workflow.cli.parser import CliError, OneLineParser
 from session_workflow.hook.context import HookContext
+from tests.trust import state_env, trust
 
 REPO = Path(__file__).resolve().parents[2]
 NOW = 2_000_000_000.0
@@ -35,6 +36,7 @@ def put(project: Path, name: str, text: str, age: float) -> Path:
     path = folder / name
     path.write_text(text, encoding="utf-8")
     os.utime(path, (NOW - age, NOW - age))
+    trust(path)
     return path
 
 
@@ -104,9 +106,9 @@ def test_list_ranks_and_marks_the_injected_one(project: Path) -> None:
 
 
 def test_path_agrees_with_the_hook_and_walks_up(project: Path) -> None:
-    ctx = HookContext.from_payload({"source": "compact", "cwd": str(project)}, {}, NOW)
+    ctx = HookContext.from_payload({"source": "compact", "cwd": str(project)}, state_env(), NOW)
     part = prepare(ctx)
-    assert part is not None
+    assert isinstance(part, AnchorPart)
     expected = str(project / ".claude" / "anchors" / "live-new.md")
     assert part.block.candidate.path == expected
     assert anchor_path(str(project)) == ([expected], 0)
@@ -341,3 +343,48 @@ def test_show_without_a_file_uses_the_anchor_path_names(tmp_path: Path, monkeypa
     monkeypatch.chdir(empty)
     assert show_anchor(None, False, NOW)[1] == 1
     assert show_anchor(str(empty / "missing.md"), True, NOW)[1] == 2
+
+
+def test_path_prefers_the_anchor_this_session_keeps(tmp_path: Path) -> None:
+    folder = tmp_path / ".claude" / "anchors"
+    folder.mkdir(parents=True)
+    for name, age, session in (("mine.md", 2 * 3600, "session-1"), ("theirs.md", 60, "session-2")):
+        path = folder / name
+        path.write_text("---\nformat: anchor/v1\n---\n## Cursor\n- Next: go\n", encoding="utf-8")
+        os.utime(path, (NOW - age, NOW - age))
+        trust(path, session=session)
+    env = state_env()
+    assert anchor_path(str(tmp_path), {**env, "CLAUDE_CODE_SESSION_ID": "session-1"}, NOW) == (
+        [str(folder / "mine.md")],
+        0,
+    )
+    assert anchor_path(str(tmp_path), env, NOW) == ([str(folder / "theirs.md")], 0)
+
+
+def test_path_names_an_anchor_not_created_here(tmp_path: Path) -> None:
+    folder = tmp_path / ".claude" / "anchors"
+    folder.mkdir(parents=True)
+    (folder / "cloned.md").write_text("---\nformat: anchor/v1\n---\n## Cursor\n- Next: go\n", encoding="utf-8")
+    lines, code = anchor_path(str(tmp_path), state_env(), NOW)
+    assert code == 1 and lines == [
+        f"no open anchor created here in {folder} or above; if it is yours: "
+        f"session-workflow anchor adopt {folder / 'cloned.md'}"
+    ]
+
+
+def test_list_names_anchors_not_created_here_without_reading_them(tmp_path: Path) -> None:
+    folder = tmp_path / ".claude" / "anchors"
+    folder.mkdir(parents=True)
+    ours = folder / "ours.md"
+    ours.write_text("---\nformat: anchor/v1\n---\n# Ours\n## Cursor\n- Next: go\n", encoding="utf-8")
+    os.utime(ours, (NOW - 60, NOW - 60))
+    trust(ours)
+    cloned = folder / "cloned.md"
+    cloned.write_text(
+        "---\nformat: anchor/v1\n---\n# CLONED-TITLE\n## Cursor\n- Next: CLONED-CURSOR\n", encoding="utf-8"
+    )
+    lines = list_anchors(str(tmp_path), NOW, state_env())
+    assert lines == [
+        "* ours.md  full  1 min  Ours  | cursor: - Next: go",
+        f"  cloned.md  not created here (not read): session-workflow anchor adopt {cloned}",
+    ]

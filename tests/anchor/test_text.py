@@ -371,7 +371,8 @@ def test_tier_boundaries(source: str, age: float, parked: bool, tier: str | None
 
 
 def test_age_text() -> None:
-    assert [age_text(a) for a in (-5, 59, 60, 3599, 3600, 96 * 3600 + 3599)] == [
+    assert [age_text(a) for a in (-5, -0.5, 59, 60, 3599, 3600, 96 * 3600 + 3599)] == [
+        "future",
         "<1 min",
         "<1 min",
         "1 min",

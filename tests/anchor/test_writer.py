@@ -44,6 +44,7 @@ from session_workflow.cli import anchor as anchor_cli
 from session_workflow.cli import main as cli
 from session_workflow.cli.parser import CliError, OneLineParser
 from session_workflow.core.text import one_line
+from tests.trust import state_env, trust
 
 REPO = Path(__file__).resolve().parents[2]
 SRC = str(REPO / "src")
@@ -82,6 +83,7 @@ def make_anchor(project: Path, text: str = BASIC, name: str = "a.md", data: byte
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / name
     path.write_bytes(text.encode("utf-8") if data is None else data)
+    trust(path)
     return path
 
 
@@ -373,16 +375,16 @@ def test_new_never_overwrites_and_skips_closed_names(tmp_path: Path) -> None:
     taken = make_anchor(tmp_path, "mine\n", "2026-03-02-move-billing.md")
     make_anchor(tmp_path, "closed\n", "2026-03-02-move-billing-2.closed.md")
     (anchors(tmp_path) / ".gitignore").write_text("keep\n")
-    path = anchor_writer.create_anchor(str(tmp_path), "Move billing", NOW, {})
+    path = anchor_writer.create_anchor(str(tmp_path), "Move billing", NOW, state_env())
     assert path.endswith("2026-03-02-move-billing-3.md")
     assert taken.read_text() == "mine\n"
     assert (anchors(tmp_path) / ".gitignore").read_text() == "keep\n"
 
 
 def test_new_notes_other_open_anchors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    anchor_writer.create_anchor(str(tmp_path), "one", NOW, {})
+    anchor_writer.create_anchor(str(tmp_path), "one", NOW, state_env())
     assert capsys.readouterr().err == ""
-    anchor_writer.create_anchor(str(tmp_path), "two", NOW, {})
+    anchor_writer.create_anchor(str(tmp_path), "two", NOW, state_env())
     assert "note: 1 other open anchor(s)" in capsys.readouterr().err
 
 
@@ -392,8 +394,8 @@ def test_new_notes_other_open_anchors(tmp_path: Path, capsys: pytest.CaptureFixt
 def test_step_on_disk_keeps_mode_and_leaves_no_debris(tmp_path: Path) -> None:
     path = make_anchor(tmp_path)
     path.chmod(0o600)
-    assert anchor_writer.step_anchor(str(path), "one") == (0, 1)
-    assert anchor_writer.step_anchor(str(path), "two") == (1, 2)
+    assert anchor_writer.step_anchor(str(path), "one", state_env()) == (0, 1)
+    assert anchor_writer.step_anchor(str(path), "two", state_env()) == (1, 2)
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
     assert "- Step 2: two\n- Step 1: one\n" in path.read_text()
     assert sorted(p.name for p in anchors(tmp_path).iterdir()) == [".a.md.lock", "a.md"]
@@ -406,21 +408,21 @@ def test_refused_step_leaves_the_file_untouched(tmp_path: Path, text: str) -> No
     path = make_anchor(tmp_path, text)
     os.utime(path, (1_000_000, 1_000_000))
     with pytest.raises(Refusal):
-        anchor_writer.step_anchor(str(path), "x")
+        anchor_writer.step_anchor(str(path), "x", state_env())
     assert path.read_text() == text
     assert path.stat().st_mtime == 1_000_000
 
 
 def test_empty_step_text_is_refused(tmp_path: Path) -> None:
     with pytest.raises(Refusal, match="empty"):
-        anchor_writer.step_anchor(str(make_anchor(tmp_path)), " \n\t")
+        anchor_writer.step_anchor(str(make_anchor(tmp_path)), " \n\t", state_env())
 
 
 def test_write_replaces_whole_and_keeps_the_counter(tmp_path: Path) -> None:
     path = make_anchor(tmp_path, BASIC.replace("step: 0", "step: 5"))
     path.chmod(0o640)
     new = BASIC.replace("Do it.", "Do it better.").encode()
-    assert anchor_writer.write_anchor(str(path), new) == 5
+    assert anchor_writer.write_anchor(str(path), new, state_env(), force=True) == 5
     assert path.read_bytes() == new.replace(b"step: 0", b"step: 5")
     assert stat.S_IMODE(path.stat().st_mode) == 0o640
 
@@ -429,7 +431,7 @@ def test_write_replaces_whole_and_keeps_the_counter(tmp_path: Path) -> None:
 def test_refused_write_leaves_the_file_untouched(tmp_path: Path, data: bytes) -> None:
     path = make_anchor(tmp_path)
     with pytest.raises(Refusal):
-        anchor_writer.write_anchor(str(path), data)
+        anchor_writer.write_anchor(str(path), data, state_env())
     assert path.read_text() == BASIC
 
 
@@ -456,8 +458,8 @@ def test_writers_only_touch_open_anchor_files(tmp_path: Path, relative: str, mes
 def test_concurrent_steps_lose_nothing(tmp_path: Path) -> None:
     path = make_anchor(tmp_path)
     code = (
-        "import sys\nfrom session_workflow.anchor.writer import step_anchor\n"
-        "for i in range(15):\n    step_anchor(sys.argv[1], f'w{sys.argv[2]} {i}')\n"
+        "import os, sys\nfrom session_workflow.anchor.writer import step_anchor\n"
+        "for i in range(15):\n    step_anchor(sys.argv[1], f'w{sys.argv[2]} {i}', os.environ)\n"
     )
     env = {**os.environ, "PYTHONPATH": SRC}
     workers = [
@@ -479,8 +481,8 @@ def test_concurrent_steps_lose_nothing(tmp_path: Path) -> None:
 def test_close_writes_the_stub_under_the_closed_name(tmp_path: Path) -> None:
     path = make_anchor(tmp_path, BASIC.replace("step: 0", "task: T\nstep: 3"), "2026-03-01-t.md")
     path.chmod(0o600)
-    anchor_writer.step_anchor(str(path), "x")
-    closed = anchor_writer.close_anchor(str(path), "it shipped\n(v2)", NOW)
+    anchor_writer.step_anchor(str(path), "x", state_env())
+    closed = anchor_writer.close_anchor(str(path), "it shipped\n(v2)", NOW, state_env())
     assert closed == str(anchors(tmp_path) / "2026-03-01-t.closed.md")
     assert not path.exists()
     assert Path(closed).read_text() == (
@@ -494,7 +496,7 @@ def test_close_writes_the_stub_under_the_closed_name(tmp_path: Path) -> None:
 def test_close_never_overwrites_a_closed_file(tmp_path: Path) -> None:
     path = make_anchor(tmp_path, name="t.md")
     (anchors(tmp_path) / "t.closed.md").write_text("earlier run\n")
-    closed = anchor_writer.close_anchor(str(path), "done", NOW)
+    closed = anchor_writer.close_anchor(str(path), "done", NOW, state_env())
     assert closed.endswith("t-2.closed.md")
     assert (anchors(tmp_path) / "t.closed.md").read_text() == "earlier run\n"
 
@@ -502,17 +504,17 @@ def test_close_never_overwrites_a_closed_file(tmp_path: Path) -> None:
 def test_close_refuses_an_empty_outcome_and_leaves_the_file(tmp_path: Path) -> None:
     path = make_anchor(tmp_path)
     with pytest.raises(Refusal, match="outcome is empty"):
-        anchor_writer.close_anchor(str(path), "  ", NOW)
+        anchor_writer.close_anchor(str(path), "  ", NOW, state_env())
     assert path.read_text() == BASIC
 
 
 def test_a_closed_anchor_can_no_longer_be_stepped(tmp_path: Path) -> None:
     path = make_anchor(tmp_path)
-    closed = anchor_writer.close_anchor(str(path), "done", NOW)
+    closed = anchor_writer.close_anchor(str(path), "done", NOW, state_env())
     with pytest.raises(Refusal, match="is closed"):
         anchor_writer.open_anchor_path(closed)
     with pytest.raises(CliError, match="no longer exists"):
-        anchor_writer.step_anchor(str(path), "late")
+        anchor_writer.step_anchor(str(path), "late", state_env())
     assert not path.exists()
 
 

@@ -23,6 +23,8 @@ from typing import Any
 
 import pytest
 
+from session_workflow.anchor import registry
+
 from . import fake_api as F
 from .fake_api import FakeAnthropic
 from .harness import (
@@ -86,6 +88,8 @@ def write_anchor(
     if age_hours:
         then = time.time() - age_hours * 3600
         os.utime(path, (then, then))
+    # Adopted as this machine's anchor, in the registry of the HOME the sandbox's claude runs with (beside it).
+    registry.vouch({"HOME": str(project.parent / "home")}, str(path), None, "adopt", 0.0)
     return path
 
 

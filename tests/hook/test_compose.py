@@ -22,6 +22,7 @@ from session_workflow.hook.parts import PreparedPart
 from session_workflow.tasks import store as tasks
 from session_workflow.transcript import recovery
 from session_workflow.workstate import part as workstate_part
+from tests.trust import state_env, trust
 
 SRC = str(Path(__file__).resolve().parents[2] / "src")
 UNCHANGED = "unchanged since the session-workflow SessionStart ({}) block above, which still holds it."
@@ -282,11 +283,12 @@ def test_an_anchor_only_older_is_unchanged_but_an_edited_one_is_sent(tmp_path: P
         "---\nformat: anchor/v1\nstep: 1\n---\n# A\n\n## Cursor\n- Step 1: x\n<!-- anchor:tail -->\nold\n"
     )
     os.utime(anchor, (1000.0, 1000.0))
+    trust(anchor)
 
     def block(source: str, now: float) -> str:
-        ctx = HookContext.from_payload({"source": source, "session_id": "s", "cwd": str(tmp_path)}, {}, now)
+        ctx = HookContext.from_payload({"source": source, "session_id": "s", "cwd": str(tmp_path)}, state_env(), now)
         part = anchor_part.prepare(ctx)
-        assert part is not None
+        assert isinstance(part, anchor_part.AnchorPart)
         parts.append(part)
         return compose.allocate(source, [part], earlier=earlier).text
 
@@ -303,6 +305,7 @@ def test_an_anchor_only_older_is_unchanged_but_an_edited_one_is_sent(tmp_path: P
     assert logged[-1]["event"] == "unchanged"
     anchor.write_text(anchor.read_text().replace("- Step 1: x", "- Step 2: y"))
     os.utime(anchor, (1000.0, 1000.0))
+    trust(anchor)
     assert "- Step 2: y" in block("resume", 1000.0 + 7200)
 
 

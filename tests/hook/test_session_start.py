@@ -21,6 +21,7 @@ from session_workflow.hook import compose
 from session_workflow.hook.context import HookContext
 from session_workflow.hook.io import hook_json, run_hook
 from session_workflow.workstate import writer as workstate_writer
+from tests.trust import state_env, trust
 
 REPO = Path(__file__).resolve().parents[2]
 SESSION = "0b7c7d1e-5f7a-4c39-9a53-0d3f3f1f2a10"
@@ -62,6 +63,7 @@ class Project:
         path.write_text(text, encoding="utf-8")
         stamp = NOW - age_hours * 3600
         os.utime(path, (stamp, stamp))
+        trust(path)
         return path
 
     def task(self, number: int, subject: str, status: str = "pending") -> None:
@@ -80,7 +82,8 @@ class Project:
                 handle.write(json.dumps({**record, "message": {"role": "user", "content": text}}) + "\n")
 
     def env(self, **extra: str) -> dict[str, str]:
-        return {"SESSION_WORKFLOW_TASKS_ROOT": str(self.tasks_root), "CLAUDE_PLUGIN_DATA": str(self.data), **extra}
+        tasks = {"SESSION_WORKFLOW_TASKS_ROOT": str(self.tasks_root), "CLAUDE_PLUGIN_DATA": str(self.data)}
+        return {**tasks, **state_env(), **extra}
 
     def payload(self, source: str | None, **extra: object) -> dict[str, object]:
         payload: dict[str, object] = {

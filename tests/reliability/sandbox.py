@@ -27,6 +27,7 @@ from pathlib import Path
 
 import pytest
 
+from session_workflow.anchor import registry
 from session_workflow.anchor.text import HEAD_CLOSE
 from session_workflow.core.text import utf16_len
 from session_workflow.hook import compose, precompact, prompt_submit
@@ -154,8 +155,18 @@ class Sandbox:
             os.utime(path, (when, when))
         return path
 
-    def write_anchor(self, name: str, data: bytes, age: float = 60.0, project: str | None = None) -> str:
-        return self.write(os.path.join(self.anchors(project), name), data, age)
+    def write_anchor(
+        self, name: str, data: bytes, age: float = 60.0, project: str | None = None, trusted: bool = True
+    ) -> str:
+        """An anchor file; ``trusted``: recorded as this machine's, as ``anchor adopt`` would (after the utime)."""
+        path = self.write(os.path.join(self.anchors(project), name), data, age)
+        if trusted:
+            self.trust(path)
+        return path
+
+    def trust(self, path: str) -> None:
+        """Record ``path`` as this machine's anchor as it is now (``anchor adopt``); again after a rename or utime."""
+        registry.vouch(self.env(), path, None, "adopt", 0.0)
 
     def write_task(self, name: str, data: bytes, list_id: str | None = None) -> str:
         return self.write(os.path.join(self.tasks(list_id), name), data)

@@ -48,6 +48,9 @@ GROUPS = {
     "test_concurrency": "concurrency",
     "test_crash_safety": "crash safety",
     "test_injection": "injection",
+    "test_symlinks": "symlink matrix",
+    "test_trust": "anchor trust",
+    "test_lost_writes": "lost writes",
 }
 
 

@@ -38,7 +38,7 @@ STEP_BULLET = re.compile(r"^- Step (\d+): w(\d+) s(\d+)$", re.MULTILINE)
 
 def _setup(box: Sandbox) -> tuple[str, str]:
     """An anchor made by ``anchor new`` and a work state made by ``state set``; returns their paths."""
-    anchor = anchor_writer.create_anchor(box.project, "concurrency", time.time(), {})
+    anchor = anchor_writer.create_anchor(box.project, "concurrency", time.time(), os.environ)
     code = cli.main(["state", "set", "--ticket", "7", "--title", "Race", "--dir", box.project, "--session", SESSION])
     assert code == 0
     return anchor, os.path.join(box.state_dir(), "work-state.json")

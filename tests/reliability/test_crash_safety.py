@@ -45,7 +45,7 @@ class Target:
         self.kind = kind
         self.project = box.project
         if kind == "anchor":
-            self.path = anchor_writer.create_anchor(box.project, "crash", time.time(), {})
+            self.path = anchor_writer.create_anchor(box.project, "crash", time.time(), os.environ)
         else:
             args = ["state", "set", "--ticket", "9", "--title", "Crash", "--dir", box.project, "--session", SESSION]
             assert cli.main(args) == 0
@@ -53,7 +53,7 @@ class Target:
 
     def write(self, text: str) -> None:
         if self.kind == "anchor":
-            anchor_writer.step_anchor(self.path, text)
+            anchor_writer.step_anchor(self.path, text, os.environ)
         else:
             workstate_writer.set_step(self.path, SESSION, text, slug=None, now=time.time())
 

@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterator
 import pytest
 
 from session_workflow.anchor.part import MAX_LISTED
-from session_workflow.core.locations import RECORDS_FOLDER, record_name
+from session_workflow.core.locations import RECORDS_FOLDER, record_name, trust_dir
 
 from .sandbox import (
     CAP_UTF16,
@@ -85,6 +85,7 @@ def good_world(box: Sandbox) -> None:
     box.populate()
     os.replace(os.path.join(box.anchors(), "2026-01-01-port.md"), os.path.join(box.anchors(), GOOD_ANCHOR))
     os.utime(os.path.join(box.anchors(), GOOD_ANCHOR), None)
+    box.trust(os.path.join(box.anchors(), GOOD_ANCHOR))
 
 
 @contextlib.contextmanager
@@ -196,6 +197,7 @@ def _sparse_case(spot: str) -> Callable[[Sandbox, Size], Case]:
         path, present = _spots(box)[spot]
         make_sparse(headers[spot])(path)
         if spot == "anchor":  # the huge anchor is the newest: it is the one injected, from a bounded read
+            box.trust(path)
             present = ('<anchor-head file="x.md">', "- next: the huge one", GOOD_TASK)
         return Case(present=present)
 
@@ -274,6 +276,7 @@ def _many_anchor_files(box: Sandbox, size: Size) -> Case:
         os.write(fd, b"# a note, not an anchor\n")
         os.close(fd)
     os.utime(os.path.join(folder, GOOD_ANCHOR), None)  # newer than the notes
+    box.trust(os.path.join(folder, GOOD_ANCHOR))
     if count <= MAX_LISTED:
         return Case()
     # Past MAX_LISTED entries the hook stops listing (by design, to stay bounded), so the anchor may go unseen.
@@ -349,6 +352,16 @@ CASES["many-task-files"] = _many_task_files
 CASES["many-anchor-files"] = _many_anchor_files
 
 
+def share_registry(box: Sandbox) -> None:
+    """Let the unprivileged hook read root's trust records (as the owner of a real registry always can)."""
+    folder = trust_dir(box.env())
+    assert folder is not None
+    for parent, _dirs, files in os.walk(os.path.dirname(os.path.dirname(folder))):
+        os.chmod(parent, 0o755)
+        for name in files:
+            os.chmod(os.path.join(parent, name), 0o644)
+
+
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_hostile_fs(name: str, size: Size, tally: Tally) -> None:
     with sandbox() as box:
@@ -356,6 +369,8 @@ def test_hostile_fs(name: str, size: Size, tally: Tally) -> None:
         case = CASES[name](box, size)
         # Root reads through mode 000, so as root the handler drops to nobody in its forked child.
         user = NOBODY if case.unprivileged and os.geteuid() == 0 else None
+        if user is not None:
+            share_registry(box)
         env = box.env(**case.env)
         shim = user is None and (size.full or name in FAST_SHIM_CASES)
         before = snapshot(box.root)

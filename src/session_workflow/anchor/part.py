@@ -15,35 +15,42 @@ import re
 import stat
 import time
 
+from session_workflow.anchor import registry
+from session_workflow.anchor.registry import Identity, Record, adopt_command
 from session_workflow.anchor.text import (
     DONE,
     FULL,
+    FUTURE_SLACK_SECONDS,
     KIND_LABELS,
     LIVE,
     NOT_ANCHOR,
     POINTER,
     TAIL_MARKER,
     AnchorText,
-    age_text,
     cursor_next_action,
     fit_sections,
     mv_command,
     shell_quote,
     split_head,
     tier_for,
+    updated_text,
 )
 from session_workflow.core import config
 from session_workflow.core.boundedio import read_prefix
 from session_workflow.core.gitignore import ensure_gitignore
 from session_workflow.core.jsonlog import MAX_LOG_BYTES, append_record
-from session_workflow.core.locations import anchors_dir
+from session_workflow.core.locations import anchors_dir, resolves_inside
 from session_workflow.core.text import ELLIPSIS, cut_utf16, one_line, utf16_len
 from session_workflow.hook.parts import PreparedPart
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+
     from session_workflow.anchor.text import Fit
     from session_workflow.hook.context import HookContext
+
+    Listed = tuple[float, str, str, Identity]
 
 CAP = 8000
 # A HEAD is read in two steps: most anchors end (or reach their tail marker) within the first read; a larger
@@ -73,19 +80,34 @@ _VOLATILE = (
     rf"(?m)^(Updated ){_AGE}( ago)|^(## Stale control anchor \(untouched for )[0-9]{{1,9}}h(\))"
     rf"|(\(updated ){_AGE}( ago\)\.)$"
 )
+UNTRUSTED_NAMED = 3
 _DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
 
 
 class Candidate:
-    """One open anchor file: found by the listing, read and classified on demand."""
+    """One open anchor file: found by the listing, read and classified on demand.
 
-    __slots__ = ("anchor", "mtime", "name", "path")
+    ``real`` is its resolved path (inside its anchors folder) and ``identity`` what ``stat`` said of it, which
+    the trust registry compares; ``record`` is that registry entry once looked up.
+    """
 
-    def __init__(self, path: str, mtime: float, name: str | None = None) -> None:
+    __slots__ = ("anchor", "identity", "mtime", "name", "path", "real", "record")
+
+    def __init__(
+        self,
+        path: str,
+        mtime: float,
+        name: str | None = None,
+        real: str | None = None,
+        identity: Identity | None = None,
+    ) -> None:
         self.path = path
         self.name = os.path.basename(path) if name is None else name
         self.mtime = mtime
+        self.real = path if real is None else real
+        self.identity = identity
         self.anchor: AnchorText | None = None
+        self.record: Record | None = None
 
     @property
     def kind(self) -> int:
@@ -105,19 +127,21 @@ def is_open_name(name: str) -> bool:
 def list_open(folder: str) -> list[Candidate]:
     """The regular ``*.md`` files of an anchors folder that are not closed, newest first (ties by name).
 
-    Symlinks are followed; loops, dangling links, directories, FIFOs and devices are skipped.
+    A symlink is followed only to a file inside the same folder; loops, dangling links, links elsewhere,
+    directories, FIFOs and devices are skipped.
     """
     return _candidates(folder, _open_files(folder))
 
 
-def _open_files(folder: str) -> list[tuple[float, str]]:
-    """(-mtime, name) of each open anchor, sorted: ``list_open`` without building a Candidate for each file.
+def _open_files(folder: str) -> list[Listed]:
+    """(-mtime, name, real path, identity) of each open anchor, sorted: ``list_open`` without the Candidates.
 
     Where the platform allows, the folder is listed through a descriptor, so each stat resolves one name
-    instead of the whole path.
+    instead of the whole path. Only a symlink pays for resolving its target.
     """
-    found: list[tuple[float, str]] = []
+    found: list[Listed] = []
     try:
+        real_folder = os.path.realpath(folder)
         listing: int | str = os.open(folder, _DIR_FLAGS) if os.scandir in os.supports_fd else folder
     except (OSError, ValueError):
         return []
@@ -130,10 +154,15 @@ def _open_files(folder: str) -> list[tuple[float, str]]:
                     continue
                 try:
                     info = entry.stat()
+                    real = os.path.join(real_folder, entry.name)
+                    if entry.is_symlink():
+                        real = os.path.realpath(os.path.join(folder, entry.name))
+                        if os.path.dirname(real) != real_folder:
+                            continue
                 except (OSError, ValueError):
                     continue
                 if stat.S_ISREG(info.st_mode):
-                    found.append((-info.st_mtime, entry.name))
+                    found.append((-info.st_mtime, entry.name, real, Identity.of(info)))
     except (OSError, ValueError):
         return []
     finally:
@@ -143,9 +172,9 @@ def _open_files(folder: str) -> list[tuple[float, str]]:
     return found
 
 
-def _candidates(folder: str, files: list[tuple[float, str]]) -> list[Candidate]:
+def _candidates(folder: str, files: list[Listed]) -> list[Candidate]:
     prefix = os.path.join(folder, "")
-    return [Candidate(prefix + name, -negative_mtime, name) for negative_mtime, name in files]
+    return [Candidate(prefix + name, -negative_mtime, name, real, ident) for negative_mtime, name, real, ident in files]
 
 
 def read_anchor(path: str, max_bytes: int = HEAD_READ_BYTES) -> AnchorText | None:
@@ -176,31 +205,53 @@ def rank(candidates: list[Candidate]) -> list[Candidate]:
 
 
 class DirScan:
-    """The open anchors of one anchors folder, ranked; files past the classification cap only counted."""
+    """The open anchors of one anchors folder, ranked; files past the classification cap only counted.
 
-    __slots__ = ("directory", "folder", "ranked", "total")
+    ``untrusted`` are the open files the registry does not vouch for: never read, only named.
+    """
 
-    def __init__(self, directory: str, folder: str, ranked: list[Candidate], total: int) -> None:
+    __slots__ = ("directory", "folder", "ranked", "total", "untrusted")
+
+    def __init__(
+        self,
+        directory: str,
+        folder: str,
+        ranked: list[Candidate],
+        total: int,
+        untrusted: list[Candidate] | None = None,
+    ) -> None:
         self.directory = directory
         self.folder = folder
         self.ranked = ranked
         self.total = total
+        self.untrusted = untrusted or []
 
 
-def scan_folder(folder: str, directory: str, classify: bool = True, limit: int | None = None) -> DirScan | None:
+def scan_folder(
+    folder: str,
+    directory: str,
+    classify: bool = True,
+    limit: int | None = None,
+    vouch: Callable[[Candidate], bool] | None = None,
+) -> DirScan | None:
     """The open anchors of ``folder``, read and ranked (or, unclassified, only listed); None when none.
 
     Without ``limit`` (the hook) at most ``MAX_CLASSIFIED`` files are read, newest first, and reading stops once
     the ranking's head is settled: when ``OTHERS_NAMED`` + 1 live anchors are found, the chosen one and every
     name the block shows are live. With ``limit`` (the reports) up to that many files are all read. Files that
-    vanish or turn unreadable between the listing and the read are left out.
+    vanish or turn unreadable between the listing and the read are left out. With ``vouch`` (the hooks) a file
+    it refuses is not read at all and lands in ``untrusted``.
     """
     listed = _open_files(folder)
     if not classify:
         return DirScan(directory, folder, _candidates(folder, listed), len(listed)) if listed else None
     readable: list[Candidate] = []
+    untrusted: list[Candidate] = []
     unreadable = live = 0
     for candidate in _candidates(folder, listed[: limit or MAX_CLASSIFIED]):
+        if vouch is not None and not vouch(candidate):
+            untrusted.append(candidate)
+            continue
         candidate.anchor = read_anchor(candidate.path)
         if candidate.anchor is None:
             unreadable += 1
@@ -209,21 +260,30 @@ def scan_folder(folder: str, directory: str, classify: bool = True, limit: int |
         live += candidate.kind == LIVE
         if live > OTHERS_NAMED and limit is None:
             break
-    return DirScan(directory, folder, rank(readable), len(listed) - unreadable) if readable else None
+    total = len(listed) - unreadable - len(untrusted)
+    if not readable and not untrusted:
+        return None
+    return DirScan(directory, folder, rank(readable), total, untrusted)
 
 
-def scan_dir(directory: str, classify: bool = True) -> DirScan | None:
-    """The open anchors of a project directory (see ``scan_folder``)."""
-    return scan_folder(anchors_dir(directory), directory, classify)
+def scan_dir(directory: str, classify: bool = True, vouch: Callable[[Candidate], bool] | None = None) -> DirScan | None:
+    """The open anchors of a project directory (see ``scan_folder``); an anchors folder that resolves outside
+    the project is not looked at."""
+    folder = anchors_dir(directory)
+    if not resolves_inside(folder, directory):
+        return None
+    return scan_folder(folder, directory, classify, vouch=vouch)
 
 
-def chosen_scan(directories: list[str]) -> tuple[DirScan | None, list[DirScan | None]]:
+def chosen_scan(
+    directories: list[str], vouch: Callable[[Candidate], bool] | None = None
+) -> tuple[DirScan | None, list[DirScan | None]]:
     """The first directory (best first) with a readable open anchor, classified; the others only listed."""
     scans: list[DirScan | None] = []
     chosen: DirScan | None = None
     for directory in directories:
-        scan = scan_dir(directory, classify=chosen is None)
-        if chosen is None and scan is not None:
+        scan = scan_dir(directory, classify=chosen is None, vouch=vouch)
+        if chosen is None and scan is not None and (scan.ranked or vouch is None):
             chosen = scan
         scans.append(scan)
     return chosen, scans
@@ -377,7 +437,7 @@ class AnchorBlock:
                 "anchor: re-read it (`session-workflow anchor show`) before writing it."
             )
         step = one_line(self.anchor.frontmatter.get("step", ""))[:20]
-        status = f"Updated {age_text(self.age)} ago" + (f", step {step}" if step else "") + "."
+        status = updated_text(self.age).capitalize() + (f", step {step}" if step else "") + "."
         if self.anchor.tail:
             status += (
                 f" Its TAIL (below `{TAIL_MARKER}`, decisions and history) stays on disk:"
@@ -504,7 +564,7 @@ class AnchorBlock:
         reason = cut_utf16(one_line(self.anchor.parked or ""), LINE_CAP)
         core = [
             f"## Parked control anchor: {path}",
-            f'"{self._title()}" is parked: {reason} (updated {age_text(self.age)} ago).',
+            f'"{self._title()}" is parked: {reason} ({updated_text(self.age)}).',
             "Leave it unless the user asks for it. To resume it, remove `parked:` from its frontmatter, then print it "
             f"with {show_command(self.candidate.path)} and continue from its cursor. To close it:",
             _close_advice(self.candidate.path),
@@ -546,24 +606,40 @@ def _keeps_more(candidate: Fit, best: Fit) -> bool:
     return len(candidate.dropped) < len(best.dropped)
 
 
+def with_notes(text: str, notes: str, budget: int) -> str | None:
+    """``text`` and ``notes`` on their own lines when both fit ``budget``; None when they do not."""
+    joined = f"{text}\n{notes}" if text and notes else text or notes
+    return joined if utf16_len(joined) <= budget else None
+
+
 class AnchorPart(PreparedPart):
-    """The chosen anchor, ready for the composer; telemetry and .gitignore follow a successful injection."""
+    """The chosen anchor, ready for the composer; telemetry and .gitignore follow a successful injection.
+
+    ``notes`` (parallel tracks, anchors not created here) follow the block when the budget has room for them.
+    """
 
     name = "anchor"
     cap = CAP
 
-    def __init__(self, block: AnchorBlock, scan: DirScan, ctx: HookContext, folders: list[str]) -> None:
+    def __init__(
+        self, block: AnchorBlock, scan: DirScan, ctx: HookContext, folders: list[str], notes: str = ""
+    ) -> None:
         self.block = block
         self.scan = scan
         self.source = ctx.source
         self.session_id = ctx.session_id
         self.now = ctx.now
         self.folders = folders
+        self.notes = notes
         self.floor = utf16_len(block.floor_text())
         self._rendered_text = ""
 
     def render(self, budget: int) -> str:
-        text = self.block.render(budget)
+        text = ""
+        if self.notes:
+            room = budget - utf16_len(self.notes) - 1
+            text = with_notes(self.block.render(room), self.notes, budget) or "" if room > 0 else ""
+        text = text or self.block.render(budget)
         self._rendered_text = text
         return text
 
@@ -601,45 +677,181 @@ def append_log(folder: str, record: dict[str, object], max_bytes: int = LOG_MAX_
     return append_record(path, record, os.path.join(folder, LOG_ROTATED_NAME), max_bytes)
 
 
-def prepare(ctx: HookContext) -> AnchorPart | None:
+class UntrustedPart(PreparedPart):
+    """Only anchors this machine did not make: each named in one line with the command that adopts it."""
+
+    name = "anchor"
+    cap = CAP
+
+    def __init__(self, notes: list[str]) -> None:
+        self.notes = notes
+        self.floor = utf16_len(notes[0])
+
+    def render(self, budget: int) -> str:
+        for count in range(len(self.notes), 0, -1):
+            text = "\n".join(self.notes[:count])
+            if utf16_len(text) <= budget:
+                return text
+        return ""
+
+
+class Trust:
+    """The registry's view for one hook run: does this machine's writer (or an adopt) vouch for a file as it is?"""
+
+    __slots__ = ("env",)
+
+    def __init__(self, env: Mapping[str, str]) -> None:
+        self.env = env
+
+    def vouch(self, candidate: Candidate) -> bool:
+        if candidate.identity is None:
+            return False
+        candidate.record = registry.read(self.env, candidate.real)
+        return candidate.record is not None and candidate.record.vouches_for(candidate.identity)
+
+
+def untrusted_notes(untrusted: list[Candidate]) -> list[str]:
+    """One line per anchor not created here (at most ``UNTRUSTED_NAMED``): its path and the adopt command."""
+    lines = [
+        f"Open anchor not created here (not shown): {_display_path(candidate.path)}; if it is yours, after reading it:"
+        f" `{_adopt_advice(candidate.path)}`"
+        for candidate in untrusted[:UNTRUSTED_NAMED]
+    ]
+    rest = len(untrusted) - len(lines)
+    if rest > 0:
+        lines.append(f"{rest} more open anchor(s) not created here: `session-workflow anchor list` names them.")
+    return lines
+
+
+def _adopt_advice(path: str) -> str:
+    command = adopt_command(path)
+    return command if utf16_len(command) <= 2 * PATH_CAP else "session-workflow anchor adopt FILE"
+
+
+def parallel_notes(tracks: list[Candidate]) -> list[str]:
+    """One line per live anchor another session keeps (at most ``OTHERS_NAMED``)."""
+    return [
+        f"Parallel track: {_name(track.name)} is kept by another session; leave it to that run."
+        for track in tracks[:OTHERS_NAMED]
+    ]
+
+
+class Selection:
+    """The anchor a session start (or PreCompact) gets, the parallel tracks beside it, the untrusted files."""
+
+    __slots__ = ("chosen", "scan", "scans", "tracks", "untrusted")
+
+    def __init__(
+        self,
+        scan: DirScan | None,
+        scans: list[DirScan | None],
+        chosen: Candidate | None,
+        tracks: list[Candidate],
+        untrusted: list[Candidate],
+    ) -> None:
+        self.scan = scan
+        self.scans = scans
+        self.chosen = chosen
+        self.tracks = tracks
+        self.untrusted = untrusted
+
+
+def is_future(candidate: Candidate, now: float) -> bool:
+    """An mtime past the hook's clock (a skewed clock, a crafted file): it may never outrank a present one."""
+    return candidate.mtime > now + FUTURE_SLACK_SECONDS
+
+
+def startup_window(ctx: HookContext) -> float:
+    """The startup window in seconds (6 h unless the ``startup_window_hours`` option says otherwise)."""
+    return config.hours(config.STARTUP_WINDOW_HOURS, ctx.env) * 3600
+
+
+def idle_seconds(ctx: HookContext) -> float:
+    """How long a resumed or forked conversation sat idle since its last reply (0 for any other source).
+
+    Such a conversation is as current as its last reply: an anchor updated shortly before that reply is the run's
+    live state however long the session then sat idle, so the tiers count the anchor's age from the last reply,
+    not from now. The block still shows the true age.
+    """
+    return (ctx.idle_seconds or 0.0) if ctx.source in ("resume", "fork") else 0.0
+
+
+def select(ctx: HookContext) -> Selection:
+    """Choose the anchor for this session: trusted files only; among those that the source's tier admits, the
+    one this session keeps (the registry's affinity), else the best ranked (live, then newest first).
+
+    ``resume`` and ``compact`` keep the session id, so affinity is exact there. A ``/clear`` or a fork gets a new
+    id, and nothing at hook time ties it to the old one (measured on 2.1.332: the new transcript does not exist
+    yet when SessionStart and PreCompact run), so it starts newest first until its first write records it.
+
+    A live anchor whose newest keeper is another session is a parallel track. Files with a future mtime rank
+    after present ones of their kind.
+    """
+    scan, scans = chosen_scan(ctx.project_dirs(), Trust(ctx.env).vouch)
+    window = startup_window(ctx)
+    idle = idle_seconds(ctx)
+    untrusted = [
+        candidate
+        for found in scans
+        if found is not None
+        for candidate in found.untrusted
+        if tier_for(ctx.source, ctx.now - candidate.mtime - idle, False, window) is not None
+    ]
+    if scan is None:
+        return Selection(None, scans, None, [], untrusted)
+    scan.ranked.sort(key=lambda candidate: (candidate.kind, is_future(candidate, ctx.now)))
+    eligible = [c for c in scan.ranked if tier_for(ctx.source, ctx.now - c.mtime - idle, False, window) is not None]
+    session = ctx.session_id
+    mine = [c for c in eligible if session and c.record is not None and session in c.record.sessions]
+    chosen = mine[0] if mine else (eligible[0] if eligible else None)
+    tracks = [
+        c
+        for c in scan.ranked
+        if mine
+        and c is not chosen
+        and c.kind == LIVE
+        and c.record is not None
+        and c.record.sessions
+        and session not in c.record.sessions
+    ]
+    return Selection(scan, scans, chosen, tracks, untrusted)
+
+
+def prepare(ctx: HookContext) -> AnchorPart | UntrustedPart | None:
     """Load the anchor block for this session start, or None (no open anchor; at startup, none in the window).
 
     At startup only anchors updated within the startup window (6 h unless the ``startup_window_hours`` option
     says otherwise) compete: a crash restart resumes the run that was just active; the stale ones are still
-    named among the others.
+    named among the others. Anchors not created here are only named.
     """
     directories = ctx.project_dirs()
-    scan, scans = chosen_scan(directories)
-    if scan is None:
-        return None
-    window = config.hours(config.STARTUP_WINDOW_HOURS, ctx.env) * 3600
-    # A resumed or forked conversation is as current as its last reply: an anchor updated shortly before that
-    # reply is the run's live state however long the session then sat idle, so the pointer tier (past 24 h)
-    # counts the anchor's age from the last reply, not from now. The block still shows the true age.
-    idle = (ctx.idle_seconds or 0.0) if ctx.source in ("resume", "fork") else 0.0
-    chosen = next((c for c in scan.ranked if tier_for(ctx.source, ctx.now - c.mtime - idle, False, window)), None)
-    if chosen is None or chosen.anchor is None:
-        return None
-    age = max(0.0, ctx.now - chosen.mtime)
-    tier = tier_for(ctx.source, max(0.0, age - idle), chosen.anchor.parked is not None, window)
+    selection = select(ctx)
+    notes = untrusted_notes(selection.untrusted)
+    scan, chosen = selection.scan, selection.chosen
+    if scan is None or chosen is None or chosen.anchor is None:
+        return UntrustedPart(notes) if notes else None
+    age = ctx.now - chosen.mtime
+    tier = tier_for(
+        ctx.source, max(0.0, age - idle_seconds(ctx)), chosen.anchor.parked is not None, startup_window(ctx)
+    )
     if tier is None:
-        return None
+        return UntrustedPart(notes) if notes else None
     move = None
     if len(directories) == 2:
+        scans = selection.scans
         other = scans[1] if directories[0] == scan.directory else scans[0]
         move = Move(directories[0], directories[1], scan.directory, other)
     others = [candidate for candidate in scan.ranked if candidate is not chosen]
     block = AnchorBlock(chosen, chosen.anchor, tier, ctx.source, age, others, scan.total - 1, move)
-    folders = [found.folder for found in scans if found is not None]
-    return AnchorPart(block, scan, ctx, folders)
+    folders = [found.folder for found in selection.scans if found is not None]
+    return AnchorPart(block, scan, ctx, folders, "\n".join(parallel_notes(selection.tracks) + notes))
 
 
 def precompact_facts(ctx: HookContext) -> tuple[str, str | None] | None:
     """(absolute anchor path, the cursor's next-action line or None) for the PreCompact hook; None without one."""
-    scan, _scans = chosen_scan(ctx.project_dirs())
-    if scan is None:
+    chosen = select(ctx).chosen
+    if chosen is None:
         return None
-    chosen = scan.ranked[0]
     section = chosen.anchor.cursor_section if chosen.anchor is not None else None
     line = cursor_next_action(section) if section is not None else None
     return os.path.abspath(chosen.path), (cut_utf16(one_line(line), LINE_CAP) if line else None)

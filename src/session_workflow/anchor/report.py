@@ -16,11 +16,13 @@ from session_workflow.anchor.part import (
     AnchorBlock,
     Candidate,
     DirScan,
+    Trust,
     frame,
     read_anchor,
-    scan_dir,
     scan_folder,
+    select,
 )
+from session_workflow.anchor.registry import adopt_command
 from session_workflow.anchor.text import (
     DONE,
     DORMANT_AGE,
@@ -39,12 +41,13 @@ from session_workflow.anchor.text import (
     tier_for,
 )
 from session_workflow.core.boundedio import read_text_prefix
-from session_workflow.core.locations import anchors_dir
+from session_workflow.core.locations import SESSION_ENV, anchors_dir
 from session_workflow.core.text import cut_utf16, one_line
+from session_workflow.hook.context import HookContext
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Mapping, Sequence
 
 # head-fit reads far more than the hook does, so it can report the true size of an oversized HEAD.
 REPORT_READ_BYTES = 4 << 20
@@ -58,9 +61,9 @@ def resolve_folder(target: str | None) -> str:
     return candidate if os.path.isdir(candidate) else directory
 
 
-def _scan_all(target: str | None) -> DirScan | None:
+def _scan_all(target: str | None, vouch: Callable[[Candidate], bool] | None = None) -> DirScan | None:
     folder = resolve_folder(target)
-    return scan_folder(folder, os.path.dirname(os.path.dirname(folder)), limit=MAX_LISTED)
+    return scan_folder(folder, os.path.dirname(os.path.dirname(folder)), limit=MAX_LISTED, vouch=vouch)
 
 
 def _cursor(candidate: Candidate) -> str:
@@ -97,21 +100,29 @@ def list_stale(target: str | None) -> list[str]:
     return [mv_command(path) for path in stale_paths(target)]
 
 
-def list_anchors(target: str | None, now: float) -> list[str]:
-    """Every open anchor in rank order: the one the hook would inject first, marked ``*``."""
-    scan = _scan_all(target)
+def list_anchors(target: str | None, now: float, env: Mapping[str, str] | None = None) -> list[str]:
+    """Every open anchor in rank order, the one the hook would inject first (this session's own, else the best
+    ranked) marked ``*``; then the ones not created here, by name and adopt command only (never read)."""
+    environment = os.environ if env is None else env
+    scan = _scan_all(target, Trust(environment).vouch)
     if scan is None:
         return []
+    session = environment.get(SESSION_ENV, "")
+    kept = [c for c in scan.ranked if session and c.record is not None and session in c.record.sessions]
+    first = kept[0] if kept else (scan.ranked[0] if scan.ranked else None)
     lines = []
-    for index, candidate in enumerate(scan.ranked):
+    for candidate in scan.ranked:
         parked = candidate.anchor is not None and candidate.anchor.parked is not None
         tier = tier_for("compact", now - candidate.mtime, parked)
         kind = "" if candidate.kind in (LIVE, PARKED) else f" ({KIND_LABELS[candidate.kind]})"
-        mark = "*" if index == 0 else " "
+        mark = "*" if candidate is first else " "
         lines.append(f"{mark} {one_line(candidate.name)}  {tier}{kind}  {_row_tail(candidate, now)}")
     unread = scan.total - len(scan.ranked)
     if unread > 0:
         lines.append(f"  … and {unread} more not read")
+    for candidate in scan.untrusted:
+        advice = adopt_command(os.path.abspath(candidate.path))
+        lines.append(f"  {one_line(candidate.name)}  not created here (not read): {advice}")
     return lines
 
 
@@ -119,19 +130,31 @@ def _row_tail(candidate: Candidate, now: float) -> str:
     return f"{age_text(now - candidate.mtime)}  {candidate.title()}  | cursor: {_cursor(candidate)}"
 
 
-def anchor_path(start: str | None) -> tuple[list[str], int]:
+def anchor_path(
+    start: str | None, env: Mapping[str, str] | None = None, now: float | None = None
+) -> tuple[list[str], int]:
     """The anchor the hook would inject for ``start`` (default: the cwd), looking up through its parents.
 
-    Prints the absolute path; exit 1 when no directory on the way up has an open anchor.
+    Chosen as the hook chooses after a compaction: trusted anchors only, this session's own first (the session
+    is ``CLAUDE_CODE_SESSION_ID`` in ``env``), else the best ranked. Prints the absolute path; exit 1 when no
+    directory on the way up has one, naming the first anchor there that was not created here.
     """
+    environment = os.environ if env is None else env
     directory = os.path.abspath(start or os.getcwd())
+    payload = {"source": "compact", "session_id": environment.get(SESSION_ENV, "")}
+    untrusted: list[str] = []
     while True:
-        scan = scan_dir(directory)
-        if scan is not None:
-            return [os.path.abspath(scan.ranked[0].path)], 0
+        ctx = HookContext.from_payload({**payload, "cwd": directory}, environment, time.time() if now is None else now)
+        selection = select(ctx)
+        if selection.chosen is not None:
+            return [os.path.abspath(selection.chosen.path)], 0
+        untrusted += [candidate.path for candidate in selection.untrusted]
         parent = os.path.dirname(directory)
         if parent == directory:
             where = os.path.abspath(start or os.getcwd())
+            if untrusted:
+                advice = adopt_command(os.path.abspath(untrusted[0]))
+                return [f"no open anchor created here in {anchors_dir(where)} or above; if it is yours: {advice}"], 1
             return [f"no open anchor in {anchors_dir(where)} or above"], 1
         directory = parent
 

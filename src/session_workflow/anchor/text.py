@@ -636,6 +636,10 @@ class AnchorText:
         return cursor_first_line(section) if section is not None else None
 
 
+# An mtime this far past the reader's clock is "in the future"; closer is ordinary clock granularity.
+FUTURE_SLACK_SECONDS = 1.0
+
+
 def tier_for(source: str | None, age: float, parked: bool, startup_window: float = STARTUP_MAX_AGE) -> str | None:
     """Which block an anchor gets: None at startup when older than the window (6 h unless configured); parked;
     pointer past 24 h; else full."""
@@ -647,11 +651,20 @@ def tier_for(source: str | None, age: float, parked: bool, startup_window: float
 
 
 def age_text(age: float) -> str:
-    """An age for people: minutes under an hour, whole hours above."""
+    """An age for people: minutes under an hour, whole hours above; a future mtime says so, never "<1 min"."""
+    if age < -FUTURE_SLACK_SECONDS:
+        return "future"
     seconds = max(0, int(age))
     if seconds < 60:
         return "<1 min"
     return f"{seconds // 60} min" if seconds < 3600 else f"{seconds // 3600}h"
+
+
+def updated_text(age: float) -> str:
+    """ "updated 5 min ago", or that the mtime is in the future (a skewed clock or a crafted file)."""
+    if age < -FUTURE_SLACK_SECONDS:
+        return "updated at a future time (its mtime is ahead of this clock)"
+    return f"updated {age_text(age)} ago"
 
 
 _SHELL_SAFE = _WORD_CHARS | frozenset("./:@%+=,~-")

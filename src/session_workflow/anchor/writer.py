@@ -23,6 +23,7 @@ import stat
 import sys
 import time
 
+from session_workflow.anchor import registry
 from session_workflow.anchor.part import (
     is_open_name,
     list_open,
@@ -48,9 +49,10 @@ from session_workflow.cli.bootstrap import config_dir
 from session_workflow.cli.parser import CliError, OneLineParser
 from session_workflow.core import atomic
 from session_workflow.core.gitignore import ensure_gitignore
-from session_workflow.core.locations import ANCHORS_SUBDIR, anchors_dir
+from session_workflow.core.locations import ANCHORS_SUBDIR, SESSION_ENV, anchors_dir, is_inside, leads_outside
 from session_workflow.core.text import cut_code_points, one_line
 from session_workflow.hook import context
+from session_workflow.workstate.section import is_session_id
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -308,17 +310,19 @@ def _today(now: float) -> str:
 
 
 def _source(env: Mapping[str, str]) -> str:
-    session = one_line(env.get("CLAUDE_CODE_SESSION_ID", ""))
+    session = one_line(env.get(SESSION_ENV, ""))
     suffix = f" (session {cut_code_points(session, 80)})" if session else ""
     return f"session-workflow anchor new{suffix}"
 
 
-def create_anchor(project_dir: str, task: str, now: float, env: Mapping[str, str]) -> str:
+def create_anchor(project_dir: str, task: str, now: float, env: Mapping[str, str], session: str | None = None) -> str:
     """Create a new anchor under ``<project_dir>/.claude/anchors/`` and return its path; never overwrites.
 
-    A taken name (open or closed) gets ``-2``, ``-3``, ... The folder gets its ``.gitignore``.
+    A taken name (open or closed) gets ``-2``, ``-3``, ... The folder gets its ``.gitignore``; the registry
+    records the anchor as ours, kept by ``session``.
     """
     folder = anchors_dir(project_dir)
+    refuse_escape(project_dir, folder)
     date = _today(now)
     stem = f"{date}-{slugify(task)}"
     for attempt in range(1, MAX_NAME_TRIES + 1):
@@ -326,9 +330,10 @@ def create_anchor(project_dir: str, task: str, now: float, env: Mapping[str, str
         path = os.path.join(folder, name + ".md")
         if os.path.lexists(closed_name(path)):
             continue
+        refuse_escape(project_dir, path, atomic.lock_path(path))
         text = anchor_template(task, path, project_dir, date, _source(env))
         try:
-            created = atomic.create_new(path, text.encode("utf-8"))
+            created = atomic.create_new(path, text.encode("utf-8"), staged=_vouch(env, path, session, "new", now))
         except (OSError, atomic.WriteError) as error:
             raise CliError(f"cannot create {path}: {_reason(error)}") from error
         if created:
@@ -349,20 +354,73 @@ def _note_others(folder: str, created: str) -> None:
         )
 
 
+def refuse_escape(project_dir: str, *paths: str) -> None:
+    """Refuse (exit 2) when a symlink on the way to any of ``paths`` leads outside the project."""
+    for path in paths:
+        escape = leads_outside(project_dir, path)
+        if escape is not None:
+            link, real = escape
+            raise Refusal(f"{one_line(link)} leads outside the project ({one_line(real)}); refusing to write there")
+
+
+def _vouch(
+    env: Mapping[str, str], path: str, session: str | None, how: str, now: float
+) -> Callable[[os.stat_result], None]:
+    """The registry update a writer runs under the anchor's lock, with the finished temp file about to be renamed.
+
+    A record that cannot be made is a warning, not a failure (the anchor itself is fine): the hooks will name
+    it as not created here until ``adopt`` succeeds.
+    """
+
+    def record(staged: os.stat_result) -> None:
+        try:
+            registry.vouch(env, path, session, how, now, registry.Identity.of(staged))
+        except (OSError, atomic.WriteError) as error:
+            print(
+                f"session-workflow: warning: {path} was written but not recorded as ours ({_reason(error)});"
+                f" the hooks will not inject it until `{registry.adopt_command(path)}` succeeds",
+                file=sys.stderr,
+            )
+
+    return record
+
+
+def is_ours(env: Mapping[str, str], path: str) -> bool:
+    """True when the registry vouches for ``path`` as it is now (this machine's writer or adopt left it so)."""
+    real = os.path.realpath(path)
+    record = registry.read(env, real)
+    try:
+        return record is not None and record.vouches_for(registry.Identity.of(os.stat(real)))
+    except OSError:
+        return False
+
+
 def _reason(error: Exception) -> str:
     return one_line(error.strerror or str(error)) if isinstance(error, OSError) else one_line(str(error))
 
 
 def open_anchor_path(path: str) -> str:
-    """Check that ``path`` names an existing open anchor file in an anchors folder; return it absolute."""
+    """Check that ``path`` names an existing open anchor file in an anchors folder; return the file to change.
+
+    Nothing on the way may lead outside the project; an anchor that is a symlink to another anchor of the same
+    folder is changed through its target (the link stays a link), and any other symlink is refused.
+    """
     absolute = os.path.abspath(path)
     name = os.path.basename(absolute)
-    if os.path.dirname(absolute).endswith(os.sep + ANCHORS_SUBDIR) is False:
+    folder = os.path.dirname(absolute)
+    if folder.endswith(os.sep + ANCHORS_SUBDIR) is False:
         raise Refusal(f"{absolute} is not in a {ANCHORS_SUBDIR} folder; the writers only change anchors")
     if name.endswith(".closed.md"):
         raise Refusal(f"{absolute} is closed; create a new anchor with `session-workflow anchor new`")
     if not is_open_name(name):
         raise Refusal(f"{absolute} is not an anchor file name (*.md, not hidden)")
+    refuse_escape(os.path.dirname(os.path.dirname(folder)), absolute)
+    if os.path.islink(absolute):
+        real = os.path.realpath(absolute)
+        if not is_inside(os.path.dirname(real), os.path.realpath(folder)) or not is_open_name(os.path.basename(real)):
+            raise Refusal(f"{absolute} is a symlink to {one_line(real)}, not to an open anchor in its own folder")
+        absolute = real
+    refuse_escape(os.path.dirname(os.path.dirname(folder)), atomic.lock_path(absolute))
     try:
         info = os.stat(absolute)
     except OSError as error:
@@ -372,8 +430,9 @@ def open_anchor_path(path: str) -> str:
     return absolute
 
 
-def _rewrite(path: str, transform: Callable[[bytes], bytes]) -> None:
-    """Run ``transform`` on the current bytes under the lock; a vanished file or a refusal writes nothing."""
+def _rewrite(path: str, transform: Callable[[bytes], bytes], staged: Callable[[os.stat_result], object]) -> None:
+    """Run ``transform`` on the current bytes under the lock, and ``staged`` (the registry update) just before
+    the rename; a vanished file or a refusal writes nothing."""
 
     def guarded(current: bytes | None) -> bytes:
         if current is None:
@@ -381,39 +440,85 @@ def _rewrite(path: str, transform: Callable[[bytes], bytes]) -> None:
         return transform(current)
 
     try:
-        atomic.update_file(path, guarded)
+        atomic.update_file(path, guarded, staged=staged)
     except (OSError, atomic.WriteError) as error:
         raise CliError(f"cannot write {path}: {_reason(error)}") from error
 
 
-def step_anchor(path: str, text: str) -> tuple[int, int]:
-    """Add ``- Step N: text`` to the anchor at ``path``; returns (previous frontmatter step, N)."""
+def step_anchor(
+    path: str, text: str, env: Mapping[str, str], session: str | None = None, now: float = 0.0
+) -> tuple[int, int]:
+    """Add ``- Step N: text`` to the anchor at ``path``; returns (previous frontmatter step, N).
+
+    Only to an anchor the registry vouches for: a step would otherwise lend our record to text we never saw.
+    """
     if not one_line(text):
         raise Refusal("the step text is empty")
     result: list[int] = []
 
     def transform(current: bytes) -> bytes:
+        if not is_ours(env, path):
+            advice = registry.adopt_command(path)
+            raise Refusal(f"{path} was not created here; if it is yours, adopt it first: {advice}")
         new, previous, step = add_step(current, text)
         result[:] = [previous, step]
         return new
 
-    _rewrite(path, transform)
+    _rewrite(path, transform, _vouch(env, path, session, "step", now))
     return result[0], result[1]
 
 
-def write_anchor(path: str, data: bytes) -> int:
-    """Replace the anchor at ``path`` with ``data`` whole (an anchor itself); returns the step it records."""
+def frontmatter_step(data: bytes) -> int:
+    """The ``step:`` of an anchor's frontmatter (0 when it has none): the version ``write`` compares."""
+    return _number((parse_frontmatter(split_head(Encoded(data).text)[0]) or {}).get("step"))
+
+
+def write_anchor(
+    path: str,
+    data: bytes,
+    env: Mapping[str, str],
+    session: str | None = None,
+    now: float = 0.0,
+    force: bool = False,
+) -> int:
+    """Replace the anchor at ``path`` with ``data`` whole (an anchor itself); returns the step it records.
+
+    Compare-and-swap on the frontmatter ``step:``: text older than the stored anchor (another writer stepped it
+    since the caller read it) is refused unless ``force``, so no update is lost without a word.
+    """
     if not data.strip():
         raise Refusal("nothing on stdin: pipe the whole anchor in, e.g. with a heredoc")
     _head_parts(Encoded(data).text)
     written: list[bytes] = []
+    given = frontmatter_step(data)
 
     def transform(current: bytes) -> bytes:
+        stored = frontmatter_step(current)
+        if given < stored and not force:
+            raise Refusal(
+                f"{path} is at step {stored} but this text says step {given}: it moved on since you read it;"
+                f" read it with `session-workflow anchor show {shell_quote(path)}` and write again (or --force)"
+            )
         written[:] = [record_step_counter(data, current)]
         return written[0]
 
-    _rewrite(path, transform)
+    _rewrite(path, transform, _vouch(env, path, session, "write", now))
     return current_step(split_head(Encoded(written[0]).text)[0])
+
+
+def adopt_anchor(path: str, env: Mapping[str, str], session: str | None, now: float) -> None:
+    """Record the anchor at ``path`` as ours as it is now (a hand-made or cloned one the user vouches for)."""
+
+    def transform(current: bytes | None) -> None:
+        if current is None:
+            raise CliError(f"{path} no longer exists (closed or moved by another writer?)")
+        registry.vouch(env, path, session, "adopt", now)
+        return None  # the lock was all we needed: the file itself is not changed
+
+    try:
+        atomic.update_file(path, transform)
+    except (OSError, atomic.WriteError) as error:
+        raise CliError(f"cannot adopt {path}: {_reason(error)}") from error
 
 
 def _free_closed_name(path: str, attempt: int) -> str:
@@ -443,7 +548,7 @@ def _move_to_closed(path: str, data: bytes, mode: int) -> str:
     raise CliError(f"no free closed name for {path} after {MAX_NAME_TRIES} tries")
 
 
-def _close_under_lock(path: str, make: Callable[[bytes], bytes]) -> str:
+def _close_under_lock(path: str, make: Callable[[bytes], bytes], env: Mapping[str, str]) -> str:
     """Close ``path`` atomically: ``make`` turns the current bytes into what the closed file holds."""
     closed: list[str] = []
 
@@ -457,21 +562,22 @@ def _close_under_lock(path: str, make: Callable[[bytes], bytes]) -> str:
         atomic.update_file(path, transform)
     except (OSError, atomic.WriteError) as error:
         raise CliError(f"cannot close {path}: {_reason(error)}") from error
+    registry.forget(env, path)
     return closed[0]
 
 
-def close_anchor(path: str, outcome: str, now: float) -> str:
+def close_anchor(path: str, outcome: str, now: float, env: Mapping[str, str]) -> str:
     """Rewrite the anchor to its landed stub under the closed name; returns the closed path."""
     line = one_line(outcome)
     if not line:
         raise Refusal("the outcome is empty: say in one line what the run delivered")
     fallback = os.path.basename(path)[: -len(".md")]
-    return _close_under_lock(path, lambda current: closed_stub(current, line, _today(now), fallback))
+    return _close_under_lock(path, lambda current: closed_stub(current, line, _today(now), fallback), env)
 
 
-def rename_closed(path: str) -> str:
+def rename_closed(path: str, env: Mapping[str, str]) -> str:
     """Close an anchor that already says it is done, keeping its content: only the name changes."""
-    return _close_under_lock(path, lambda current: current)
+    return _close_under_lock(path, lambda current: current, env)
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -486,7 +592,7 @@ def session_start_dir(env: Mapping[str, str], home: str) -> str | None:
     """
     import glob
 
-    session = env.get("CLAUDE_CODE_SESSION_ID", "")
+    session = env.get(SESSION_ENV, "")
     if not re.fullmatch(r"[A-Za-z0-9_-]{1,128}", session):
         return None
     projects = os.path.join(config_dir(env, home), "projects")
@@ -533,18 +639,28 @@ def _fit_lines(path: str) -> list[str]:
     ]
 
 
+def _session(args: argparse.Namespace) -> str | None:
+    """The session that keeps what this command writes: ``--session``, else the Bash tool's session id."""
+    if args.session is not None:
+        if not is_session_id(args.session):
+            raise Refusal("--session: a session id is 1-256 visible ASCII characters")
+        return str(args.session)
+    given = os.environ.get(SESSION_ENV, "")
+    return given if is_session_id(given) else None
+
+
 def _run_new(args: argparse.Namespace) -> int:
     task = one_line(args.task)
     if not task:
         raise Refusal("--task is empty: name the run's task in a few words")
-    path = create_anchor(_project_dir(args.dir), task, time.time(), os.environ)
+    path = create_anchor(_project_dir(args.dir), task, time.time(), os.environ, _session(args))
     print(path)
     return 0
 
 
 def _run_step(args: argparse.Namespace) -> int:
     path = open_anchor_path(args.file)
-    previous, step = step_anchor(path, args.text)
+    previous, step = step_anchor(path, args.text, os.environ, _session(args), time.time())
     print(f"step {previous} -> {step}  {path}")
     for line in _fit_lines(path):
         print(line)
@@ -558,7 +674,7 @@ def _run_write(args: argparse.Namespace) -> int:
     data = sys.stdin.buffer.read(MAX_STDIN_BYTES + 1)
     if len(data) > MAX_STDIN_BYTES:
         raise Refusal(f"stdin is larger than {MAX_STDIN_BYTES} bytes; an anchor is a cursor, not a transcript")
-    step = write_anchor(path, data)
+    step = write_anchor(path, data, os.environ, _session(args), time.time(), args.force)
     print(f"wrote {path} (step {step})")
     for line in _fit_lines(path):
         print(line)
@@ -575,7 +691,16 @@ def _run_close(args: argparse.Namespace) -> int:
     if args.yes or args.dir is not None:
         raise Refusal("--yes and --dir go with close --stale")
     path = open_anchor_path(args.file)
-    print(f"closed {path} -> {close_anchor(path, args.outcome, time.time())}")
+    print(f"closed {path} -> {close_anchor(path, args.outcome, time.time(), os.environ)}")
+    return 0
+
+
+def _run_adopt(args: argparse.Namespace) -> int:
+    paths = [open_anchor_path(file) for file in args.files]
+    session = _session(args)
+    for path in paths:
+        adopt_anchor(path, os.environ, session, time.time())
+        print(f"adopted {path}: the hooks now inject its HEAD (until it changes outside the writers)")
     return 0
 
 
@@ -592,12 +717,16 @@ def _close_stale(directory: str, yes: bool) -> int:
         )
         return 0
     for path in paths:
-        print(f"closed {path} -> {rename_closed(path)}")
+        print(f"closed {path} -> {rename_closed(path, os.environ)}")
     return 0
 
 
+def _session_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--session", help=f"the session that keeps this anchor (default: ${SESSION_ENV})")
+
+
 def register(subcommands: argparse._SubParsersAction[OneLineParser]) -> None:
-    """Add ``new``, ``step``, ``write`` and ``close`` to the ``anchor`` command group."""
+    """Add ``new``, ``step``, ``write``, ``adopt`` and ``close`` to the ``anchor`` command group."""
     new = subcommands.add_parser(
         "new",
         help="create a new anchor and print its path",
@@ -607,6 +736,7 @@ def register(subcommands: argparse._SubParsersAction[OneLineParser]) -> None:
     new.add_argument(
         "--dir", help="the project directory; default: $CLAUDE_PROJECT_DIR, else where this session started, else ."
     )
+    _session_option(new)
     new.set_defaults(run=_run_new)
 
     step = subcommands.add_parser(
@@ -616,16 +746,31 @@ def register(subcommands: argparse._SubParsersAction[OneLineParser]) -> None:
     )
     step.add_argument("file", metavar="FILE")
     step.add_argument("text", metavar="TEXT", help='what was done and what is next, e.g. "done: X; next: Y"')
+    _session_option(step)
     step.set_defaults(run=_run_step)
 
     write = subcommands.add_parser(
         "write",
         help="replace FILE with the whole anchor read from stdin (a heredoc)",
         description="Atomic, locked, keeps the file mode; the step counter never goes backwards. Use this instead"
-        " of the Write/Edit tools, which ask for permission under .claude/.",
+        " of the Write/Edit tools, which ask for permission under .claude/. Refused (exit 2) when the stored"
+        " anchor's frontmatter step is newer than the text's: another writer moved it on since you read it.",
     )
     write.add_argument("file", metavar="FILE")
+    write.add_argument("--force", action="store_true", help="write even when the stored anchor's step is newer")
+    _session_option(write)
     write.set_defaults(run=_run_write)
+
+    adopt = subcommands.add_parser(
+        "adopt",
+        help="vouch for a hand-made or cloned anchor, so the hooks inject its HEAD",
+        description="The hooks inject only anchors this machine's writers made or an adopt vouched for, as they are"
+        " now; an anchor that arrived with the repository (clone, pull, unzip) or was edited by hand is only named."
+        " Read it first: once adopted, its HEAD is injected as the run's source of truth.",
+    )
+    adopt.add_argument("files", metavar="FILE", nargs="+")
+    _session_option(adopt)
+    adopt.set_defaults(run=_run_adopt)
 
     close = subcommands.add_parser(
         "close",

@@ -12,8 +12,9 @@ import sys
 import time
 
 from session_workflow.cli.parser import CliError, OneLineParser
+from session_workflow.core.atomic import lock_path
 from session_workflow.core.boundedio import read_prefix
-from session_workflow.core.locations import state_path
+from session_workflow.core.locations import SESSION_ENV, leads_outside, state_path
 from session_workflow.core.text import one_line
 from session_workflow.workstate import writer as workstate_writer
 from session_workflow.workstate.section import (
@@ -34,7 +35,6 @@ if TYPE_CHECKING:
 
     from session_workflow.workstate.writer import Change
 
-SESSION_ENV = "CLAUDE_CODE_SESSION_ID"
 PROJECT_ENV = "CLAUDE_PROJECT_DIR"
 MAX_TITLE_POINTS = 1024
 WHITEBOARD = "none"
@@ -172,12 +172,24 @@ def summary(state: WorkState) -> str:
     return f'{ticket_label(state.ticket)} "{display_title(state.title)}" ({map_text}), step {step}{paused}{auto}'
 
 
+def confined(where: Location) -> Location:
+    """Refuse (exit 2) a state folder, state file, lock or journal reached through a symlink out of the project."""
+    if where.project_dir is None:
+        return where
+    for path in (where.path, lock_path(where.path), workstate_writer.journal_path(where.path)):
+        escape = leads_outside(where.project_dir, path)
+        if escape is not None:
+            link, real = (one_line(part) for part in escape)
+            raise CliError(f"{link} leads outside the project ({real}); refusing to write there", 2)
+    return where
+
+
 def _apply(args: argparse.Namespace, operation: Callable[[str, str, str | None, float], Change]) -> Change:
     """Run one writer operation as this session, on this project's file; its refusals become one-line errors."""
     owner = _owner(args)
     if owner is None:
         raise CliError(f"no session id: run this inside Claude Code (it sets {SESSION_ENV}) or pass --session ID", 2)
-    where = locate(args.dir, os.environ)
+    where = confined(locate(args.dir, os.environ))
     try:
         return operation(where.path, owner, where.slug(), time.time())
     except workstate_writer.WorkStateError as error:
@@ -236,7 +248,7 @@ def _run_adopt(args: argparse.Namespace) -> int:
 
 
 def _run_clear(args: argparse.Namespace) -> int:
-    where = locate(args.dir, os.environ)
+    where = confined(locate(args.dir, os.environ))
     try:
         existed, before = workstate_writer.clear(where.path, _owner(args), now=time.time())
     except workstate_writer.WorkStateError as error:

@@ -33,12 +33,31 @@ def lock_path(path: str) -> str:
     return os.path.join(folder, f".{name}.lock")
 
 
+def _refuse_odd_lock(lock: str) -> None:
+    """filelock opens its file with O_TRUNC and follows links: a planted symlink there would truncate (and
+    chmod) whatever it points at, so the lock must be a plain file we create ourselves, never a link."""
+    try:
+        info = os.lstat(lock)
+    except FileNotFoundError:
+        try:
+            fd = os.open(lock, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o644)
+        except FileExistsError:
+            return _refuse_odd_lock(lock)
+        os.close(fd)
+        return None
+    if not stat.S_ISREG(info.st_mode):
+        kind = "a symlink" if stat.S_ISLNK(info.st_mode) else "not a regular file"
+        raise WriteError(f"the lock file {lock} is {kind}; refusing to open it (remove it if you did not make it)")
+    return None
+
+
 @contextlib.contextmanager
 def locked(path: str) -> Iterator[None]:
-    """Hold the writer lock of ``path`` (created with its directory if missing)."""
+    """Hold the writer lock of ``path`` (created with its directory if missing; never through a symlink)."""
     from filelock import FileLock, Timeout
 
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    _refuse_odd_lock(lock_path(path))
     try:
         with FileLock(lock_path(path), timeout=LOCK_TIMEOUT_SECONDS).acquire(poll_interval=LOCK_POLL_SECONDS):
             _remove_stale_temps(path)
@@ -130,10 +149,18 @@ def _mode_of(path: str, default: int) -> int:
         return default
 
 
-def replace_locked(path: str, data: bytes, default_mode: int = 0o644) -> None:
-    """Replace ``path`` with ``data`` atomically, keeping its mode; the caller holds ``locked(path)``."""
+def replace_locked(
+    path: str, data: bytes, default_mode: int = 0o644, staged: Callable[[os.stat_result], object] | None = None
+) -> None:
+    """Replace ``path`` with ``data`` atomically, keeping its mode; the caller holds ``locked(path)``.
+
+    ``staged`` gets the finished temp file's ``stat`` just before the rename (which keeps inode, size and mtime),
+    so a record of what is about to be in place can be made first.
+    """
     temp = _write_temp(path, data, _mode_of(path, default_mode))
     try:
+        if staged is not None:
+            staged(os.lstat(temp))
         os.replace(temp, path)
     except BaseException:
         with contextlib.suppress(OSError):
@@ -143,32 +170,43 @@ def replace_locked(path: str, data: bytes, default_mode: int = 0o644) -> None:
 
 
 def update_file(
-    path: str, transform: Callable[[bytes | None], bytes | None], default_mode: int = 0o644
+    path: str,
+    transform: Callable[[bytes | None], bytes | None],
+    default_mode: int = 0o644,
+    staged: Callable[[os.stat_result], object] | None = None,
 ) -> bytes | None:
     """Read-modify-write ``path`` under its lock; ``transform`` gets the current bytes (None if absent).
 
-    ``transform`` returning None leaves the file untouched. Returns what was written (or None).
+    ``transform`` returning None leaves the file untouched; ``staged`` is as for ``replace_locked``. Returns what
+    was written (or None).
     """
     with locked(path):
         new = transform(_read_current(path))
         if new is not None:
-            replace_locked(path, new, default_mode)
+            replace_locked(path, new, default_mode, staged)
         return new
 
 
-def create_new(path: str, data: bytes, mode: int = 0o644) -> bool:
+def create_new(
+    path: str, data: bytes, mode: int = 0o644, staged: Callable[[os.stat_result], object] | None = None
+) -> bool:
     """Create ``path`` with ``data`` only if it does not exist (a hard link of a finished temp file).
 
-    Returns False when the name is taken; the content is never seen half-written.
+    Returns False when the name is taken; the content is never seen half-written. ``staged`` is as for
+    ``replace_locked`` (called only when the name is free).
     """
     with locked(path):
-        return link_new(path, data, mode)
+        return link_new(path, data, mode, staged)
 
 
-def link_new(path: str, data: bytes, mode: int = 0o644) -> bool:
+def link_new(
+    path: str, data: bytes, mode: int = 0o644, staged: Callable[[os.stat_result], object] | None = None
+) -> bool:
     """``create_new`` for a caller that holds the folder's own lock (Claude Code's, on a task list)."""
     temp = _write_temp(path, data, mode)
     try:
+        if staged is not None and not os.path.lexists(path):
+            staged(os.lstat(temp))
         os.link(temp, path)
     except FileExistsError:
         return False

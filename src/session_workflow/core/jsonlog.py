@@ -1,7 +1,9 @@
 """Bounded append-only JSON-lines logs (anchor telemetry, the work-state journal); hot-path safe.
 
 One short line per ``write`` under O_APPEND, so concurrent writers never interleave; past a size the log is
-renamed to one old copy, so it never grows past about twice that. A log never fails what it records.
+renamed to one old copy, so it never grows past about twice that. A line lands whole or not at all: a short
+write (a full disk, RLIMIT_FSIZE) is cut back off, so the next line never continues a torn one. The caller
+learns whether its line landed; the anchor telemetry ignores that, the work-state journal refuses the write.
 """
 
 from __future__ import annotations
@@ -34,8 +36,25 @@ def append_record(path: str, record: Mapping[str, object], rotated: str, max_byt
         try:
             if not stat.S_ISREG(os.fstat(fd).st_mode):
                 return False
-            return os.write(fd, line) == len(line)
+            return _write_whole(fd, line)
         finally:
             os.close(fd)
     except (OSError, ValueError, TypeError):
         return False
+
+
+def _write_whole(fd: int, line: bytes) -> bool:
+    """One ``write`` of the whole line; a partial one is truncated away again (when no one appended after it)."""
+    try:
+        written = os.write(fd, line)
+    except OSError:
+        return False  # nothing was written: O_APPEND writes either start at the end or fail whole
+    if written == len(line):
+        return True
+    try:
+        end = os.lseek(fd, 0, os.SEEK_CUR)
+        if os.fstat(fd).st_size == end:
+            os.ftruncate(fd, end - written)
+    except OSError:
+        pass
+    return False

@@ -7,6 +7,7 @@ anything here at all?" before they import the part that would read it: a state-l
 from __future__ import annotations
 
 import os
+import sys
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -15,8 +16,12 @@ if TYPE_CHECKING:
 ANCHORS_SUBDIR = os.path.join(".claude", "anchors")
 STATE_RELPATH = ".claude/session-workflow/work-state.json"
 PLUGIN_DATA_ENV = "CLAUDE_PLUGIN_DATA"
+# Set in Claude Code's Bash tool: the session a CLI command runs for.
+SESSION_ENV = "CLAUDE_CODE_SESSION_ID"
 RECORDS_FOLDER = "work-state-delivered"
 APP_NAME = "session-workflow"
+# The anchor trust and affinity records (``anchor.registry``), one file per anchor, under the user state dir.
+TRUST_FOLDER = "anchors"
 
 
 def anchors_dir(project_dir: str) -> str:
@@ -43,6 +48,63 @@ def user_state_dir() -> str | None:
     except ImportError:
         return None
     return platformdirs.user_state_dir(APP_NAME)
+
+
+def user_state_root(env: Mapping[str, str], platform: str = sys.platform) -> str | None:
+    """The user's state dir for this plugin, computed from the environment alone (None without a home).
+
+    The hooks (``python3 -I -S``: no platformdirs, but ``CLAUDE_PLUGIN_DATA``) and the CLI (in the Bash tool:
+    no ``CLAUDE_PLUGIN_DATA``; or in a plain terminal) must find the same folder, and HOME and XDG_STATE_HOME
+    are the only things all three share. Outside the repository by construction.
+    """
+    home = env.get("HOME", "")
+    if platform == "darwin":
+        base = os.path.join(home, "Library", "Application Support") if os.path.isabs(home) else ""
+    else:
+        given = env.get("XDG_STATE_HOME", "")
+        base = given if os.path.isabs(given) else (os.path.join(home, ".local", "state") if os.path.isabs(home) else "")
+    return os.path.join(base, APP_NAME) if base and "\x00" not in base else None
+
+
+def trust_dir(env: Mapping[str, str]) -> str | None:
+    """Where the anchor trust and affinity records live (see ``user_state_root``)."""
+    root = user_state_root(env)
+    return os.path.join(root, TRUST_FOLDER) if root else None
+
+
+def is_inside(path: str, folder: str) -> bool:
+    """True when ``path`` is ``folder`` or lies below it; both must already be real (resolved) paths."""
+    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
+
+
+def resolves_inside(path: str, folder: str) -> bool:
+    """True when ``path``, symlinks resolved, lies inside ``folder`` (resolved too)."""
+    try:
+        return is_inside(os.path.realpath(path), os.path.realpath(folder))
+    except (OSError, ValueError):
+        return False
+
+
+def leads_outside(project_dir: str, path: str) -> tuple[str, str] | None:
+    """The first symlink on the way from ``project_dir`` down to ``path`` that resolves outside the project, as
+    (the link, where it leads); None when every step stays inside. A path not below the project is itself named.
+
+    Writers call this before they create a folder, open a lock or replace a file, so a planted ``.claude``,
+    anchors folder, state folder, file or lock link can never aim a write elsewhere on the machine.
+    """
+    project = os.path.abspath(project_dir)
+    root = os.path.realpath(project)
+    target = os.path.abspath(path)
+    if not is_inside(target, project):
+        return target, target
+    current = project
+    for part in os.path.relpath(target, project).split(os.sep):
+        current = os.path.join(current, part)
+        if os.path.islink(current):
+            real = os.path.realpath(current)
+            if not is_inside(real, root):
+                return current, real
+    return None
 
 
 def _fnv1a64(text: str) -> int:

@@ -3,8 +3,10 @@
 Each write also stores the section text and its snapshot key in the file, built by the one builder, so the mod
 (which cannot run Python) and our hooks deliver the same text. Each write appends one line to a journal beside
 the state (``work-state.log``: what changed, from what, by whom), under the same lock, so the history of steps
-is complete and ordered. The line is written just before the state is replaced: a writer killed between the
-two leaves a journal line whose change never landed, and the next line's ``was`` shows it.
+is complete and ordered. The line is written just before the state is replaced, whole or not at all, and a line
+that cannot be written (a full disk, RLIMIT_FSIZE, a planted link) refuses the write: every change that lands is
+journaled. A writer killed between the two leaves a journal line whose change never landed, and the next
+line's ``was`` shows it.
 """
 
 from __future__ import annotations
@@ -80,8 +82,7 @@ def journal_path(path: str) -> str:
 def _append_journal(
     path: str, op: str, owner: str | None, before: WorkState | None, after: WorkState | None, now: float
 ) -> None:
-    """One JSON line per write; the caller holds the state's lock. A journal that cannot be written never blocks
-    the state itself."""
+    """One JSON line per write; the caller holds the state's lock. Refuses the write when the line cannot land."""
     journal = journal_path(path)
     entry = {
         "at": timestamp(now),
@@ -90,7 +91,8 @@ def _append_journal(
         "state": _describe(after),
         "was": _describe(before),
     }
-    append_record(journal, entry, journal + ".1", MAX_JOURNAL_BYTES)
+    if not append_record(journal, entry, journal + ".1", MAX_JOURNAL_BYTES):
+        raise WorkStateError(f"cannot append to the journal {journal} (disk full?); the work state is unchanged")
 
 
 def _no_state(path: str) -> WorkStateError:
