@@ -311,7 +311,7 @@ def test_show_prints_the_head_as_the_hook_frames_it_and_never_the_tail(tmp_path:
             cwd=str(tmp_path),
             transcript_path=None,
             mod_active=False,
-            env={},
+            env=state_env(),
             now=NOW,
         )
     )
@@ -388,3 +388,15 @@ def test_list_names_anchors_not_created_here_without_reading_them(tmp_path: Path
         "* ours.md  full  1 min  Ours  | cursor: - Next: go",
         f"  cloned.md  not created here (not read): session-workflow anchor adopt {cloned}",
     ]
+
+
+def test_show_says_an_anchor_not_created_here_is_data(tmp_path: Path) -> None:
+    folder = tmp_path / ".claude" / "anchors"
+    folder.mkdir(parents=True)
+    cloned = folder / "cloned.md"
+    cloned.write_text("---\nformat: anchor/v1\n---\n# Cloned\n## Cursor\n- Next: CLONED-CURSOR\n", encoding="utf-8")
+    lines, code = show_anchor(str(cloned), False, NOW)
+    assert code == 0 and lines[0].startswith(f"NOT CREATED HERE: the hooks do not inject {cloned};")
+    assert lines[0].endswith(f"If it is yours: session-workflow anchor adopt {cloned}")
+    trust(cloned)
+    assert not show_anchor(str(cloned), False, NOW)[0][0].startswith("NOT CREATED HERE")

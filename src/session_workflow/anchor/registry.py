@@ -115,6 +115,16 @@ def read(env: Mapping[str, str], real_path: str) -> Record | None:
     return parse(read_back[0], real_path)
 
 
+def is_ours(env: Mapping[str, str], path: str) -> bool:
+    """True when the record vouches for ``path`` as it is now (this machine's writer or an adopt left it so)."""
+    real = os.path.realpath(path)
+    record = read(env, real)
+    try:
+        return record is not None and record.vouches_for(Identity.of(os.stat(real)))
+    except OSError:
+        return False
+
+
 def encode(record: Record, how: str, now: float) -> bytes:
     """The record's bytes (``how``: the writer that produced the file, for a person reading the folder)."""
     document = {

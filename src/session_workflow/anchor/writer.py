@@ -385,16 +385,6 @@ def _vouch(
     return record
 
 
-def is_ours(env: Mapping[str, str], path: str) -> bool:
-    """True when the registry vouches for ``path`` as it is now (this machine's writer or adopt left it so)."""
-    real = os.path.realpath(path)
-    record = registry.read(env, real)
-    try:
-        return record is not None and record.vouches_for(registry.Identity.of(os.stat(real)))
-    except OSError:
-        return False
-
-
 def _reason(error: Exception) -> str:
     return one_line(error.strerror or str(error)) if isinstance(error, OSError) else one_line(str(error))
 
@@ -457,7 +447,7 @@ def step_anchor(
     result: list[int] = []
 
     def transform(current: bytes) -> bytes:
-        if not is_ours(env, path):
+        if not registry.is_ours(env, path):
             advice = registry.adopt_command(path)
             raise Refusal(f"{path} was not created here; if it is yours, adopt it first: {advice}")
         new, previous, step = add_step(current, text)

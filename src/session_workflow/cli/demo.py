@@ -154,6 +154,7 @@ def build_project(base: str, deps: list[str]) -> tuple[str, str, dict[str, str]]
         CLAUDE_PLUGIN_ROOT=ROOT,
         CLAUDE_PLUGIN_DATA=os.path.join(base, "plugin-data"),
         CLAUDE_PROJECT_DIR=project,
+        XDG_STATE_HOME=os.path.join(base, "state"),  # the demo anchor's trust record goes with the demo
     )
     env.pop("CLAUDE_CODE_TASK_LIST_ID", None)
     env.pop("SESSION_WORKFLOW_TASKS_ROOT", None)

@@ -57,13 +57,17 @@ def user_state_root(env: Mapping[str, str], platform: str = sys.platform) -> str
     no ``CLAUDE_PLUGIN_DATA``; or in a plain terminal) must find the same folder, and HOME and XDG_STATE_HOME
     are the only things all three share. Outside the repository by construction.
     """
+    given = env.get("XDG_STATE_HOME", "")
     home = env.get("HOME", "")
-    if platform == "darwin":
-        base = os.path.join(home, "Library", "Application Support") if os.path.isabs(home) else ""
+    if os.path.isabs(given):
+        base = given
+    elif not os.path.isabs(home):
+        return None
+    elif platform == "darwin":
+        base = os.path.join(home, "Library", "Application Support")
     else:
-        given = env.get("XDG_STATE_HOME", "")
-        base = given if os.path.isabs(given) else (os.path.join(home, ".local", "state") if os.path.isabs(home) else "")
-    return os.path.join(base, APP_NAME) if base and "\x00" not in base else None
+        base = os.path.join(home, ".local", "state")
+    return os.path.join(base, APP_NAME) if "\x00" not in base else None
 
 
 def trust_dir(env: Mapping[str, str]) -> str | None:
