@@ -314,9 +314,11 @@ def test_an_anchor_shown_at_startup_is_unchanged_on_resume(tmp_path: Path) -> No
     folder.mkdir(parents=True)
     (folder / "a.md").write_text("---\nformat: anchor/v1\n---\n# A\n\n## Cursor\n- Step 1: x\n")
     os.utime(folder / "a.md", (1000.0, 1000.0))
+    trust(folder / "a.md")
     blocks: list[str] = []
     for source in ("startup", "resume"):
-        ctx = HookContext.from_payload({"source": source, "session_id": "s", "cwd": str(tmp_path)}, {}, 1060.0)
+        payload = {"source": source, "session_id": "s", "cwd": str(tmp_path)}
+        ctx = HookContext.from_payload(payload, state_env(), 1060.0)
         part = anchor_part.prepare(ctx)
         assert part is not None
         blocks.append(compose.allocate(source, [part], earlier=blocks).text)
