@@ -9,6 +9,7 @@ each keep their own anchor, and each gets its own back after ``/compact``.
 from __future__ import annotations
 
 import os
+import subprocess
 import time
 from pathlib import Path
 from typing import Any
@@ -76,10 +77,16 @@ def make_track(made: list[str], task: str, marker: str) -> list[F.Step]:
 
 
 def test_a_cli_made_anchor_is_injected_and_a_committed_one_only_named(claude: Claude, fake_api: FakeAnthropic) -> None:
-    folder = claude.project / ".claude" / "anchors"
-    folder.mkdir(parents=True)
-    planted = folder / "committed.md"
-    planted.write_text(PLANTED, encoding="utf-8")  # as a clone or pull leaves it: never adopted
+    origin = claude.root / "origin"
+    (origin / ".claude" / "anchors").mkdir(parents=True)
+    (origin / ".claude" / "anchors" / "committed.md").write_text(PLANTED, encoding="utf-8")
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid", "-c", "init.defaultBranch=main"]
+    subprocess.run([*git, "init", "-q", str(origin)], check=True)
+    subprocess.run([*git, "-C", str(origin), "add", "-A"], check=True)
+    subprocess.run([*git, "-C", str(origin), "commit", "-qm", "an anchor someone else made"], check=True)
+    subprocess.run([*git, "clone", "-q", str(origin), str(claude.project)], check=True)  # the project is a clone
+    planted = claude.project / ".claude" / "anchors" / "committed.md"
+    assert planted.read_text(encoding="utf-8") == PLANTED
     made: list[str] = []
 
     def touch_planted(body: Body) -> F.Reply:
