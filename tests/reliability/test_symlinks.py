@@ -32,7 +32,6 @@ from .sizes import Size, Tally
 SECRET = "SECRET-OUTSIDE-CONTENT"
 SESSION = "matrix-session"
 ANCHOR = "---\nformat: anchor/v1\nstep: 1\n---\n# {title}\n\n## Cursor\n- Next action: {marker}\n"
-STATE = b'{"secret": "' + SECRET.encode() + b'"}\n'
 
 # Where a link is planted (relative to the project) and what it stands in for.
 TARGETS = {
@@ -63,6 +62,8 @@ class World:
         self.elsewhere = os.path.join(box.project, "elsewhere")
         self.base = self.outside if where == "outside" else self.elsewhere
         self.victims: dict[str, bytes] = {}
+        # A valid state the hook's session owns: only the path policy may keep its title out of the block.
+        self.state = work_state_json(box.session, title=SECRET)
         self._build()
 
     def anchor_path(self) -> str:
@@ -97,11 +98,11 @@ class World:
             watch = self.where == "outside"
             if self.target == "claude":
                 self._secret_anchor(os.path.join(real, "anchors", "a.md"), watch)
-                self._victim(os.path.join(real, "session-workflow", "work-state.json"), STATE, watch)
+                self._victim(os.path.join(real, "session-workflow", "work-state.json"), self.state, watch)
             elif self.target == "anchors":
                 self._secret_anchor(os.path.join(real, "a.md"), watch)
             else:
-                self._victim(os.path.join(real, "work-state.json"), STATE, watch)
+                self._victim(os.path.join(real, "work-state.json"), self.state, watch)
             self._victim(os.path.join(real, "victim"), SECRET.encode())
             os.makedirs(os.path.dirname(link), exist_ok=True)
             with contextlib.suppress(FileNotFoundError):
@@ -117,7 +118,7 @@ class World:
                 os.unlink(link)
                 self._secret_anchor(real)
             else:
-                self._victim(real, STATE if self.target == "state-file" else SECRET.encode())
+                self._victim(real, self.state if self.target == "state-file" else SECRET.encode())
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(link)
             os.makedirs(os.path.dirname(link), exist_ok=True)
@@ -137,9 +138,9 @@ def _cell_id(cell: tuple[str, str]) -> str:
 
 
 def secret_may_show(target: str, where: str) -> bool:
-    """Only a link that stays where it is meant may be followed: a folder link inside the project, or an
-    anchor link to another anchor of the same folder (whose content is ours, so it carries no secret)."""
-    return target in ("claude", "anchors") and where == "inside"
+    """Only a link that stays where it is meant may be followed: a folder or state link inside the project, or
+    an anchor link to another anchor of the same folder (whose content is ours, so it carries no secret)."""
+    return target in ("claude", "anchors", "state", "state-file") and where == "inside"
 
 
 @pytest.mark.parametrize("cell", CELLS, ids=_cell_id)

@@ -11,7 +11,7 @@ import os
 
 from session_workflow.core.boundedio import read_prefix, read_text_prefix
 from session_workflow.core.jsonload import loads
-from session_workflow.core.locations import state_path, user_state_dir
+from session_workflow.core.locations import resolves_inside, state_path, user_state_dir
 from session_workflow.core.text import utf8_len
 from session_workflow.workstate.section import (
     MAX_SECTION_BYTES,
@@ -102,10 +102,15 @@ def _candidates(ctx: HookContext) -> list[tuple[str, str | None]]:
 
 
 def owned_state(ctx: HookContext) -> LoadedState | None:
-    """The first state, in ``ctx.project_dirs()`` order, that this session owns; others are orphaned here."""
+    """The first state, in ``ctx.project_dirs()`` order, that this session owns; others are orphaned here.
+
+    A state reached through a symlink out of its project is not read.
+    """
     if not ctx.session_id:
         return None
     for path, project_dir in _candidates(ctx):
+        if project_dir is not None and not resolves_inside(path, project_dir):
+            continue
         loaded = load(path, project_dir)
         if loaded is not None and loaded.state.session == ctx.session_id:
             return loaded
