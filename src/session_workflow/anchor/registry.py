@@ -16,7 +16,7 @@ either side of the rename leaves a file the record still vouches for.
 
 Each record also lists the sessions that wrote or adopted the anchor, newest first: the hook prefers the anchor
 its own session keeps (``session affinity``) and names another session's live anchor as a parallel track.
-Hot-path safe: os, json, stat only; the writer side imports ``core.atomic`` lazily.
+Hot-path safe (os, json, time); the writer side imports ``core.atomic`` lazily.
 """
 
 from __future__ import annotations
