@@ -25,6 +25,7 @@ from session_workflow.hook.parts import PreparedPart
 from session_workflow.tasks import store as tasks
 from session_workflow.workstate.section import WorkState
 from tests.tasks.test_store import NOW, SESSION, make_ctx, touch, write_task
+from tests.trust import state_env, trust
 
 HOUR = 3600.0
 TASK_LINE = re.compile(r"^#(\d+) \[(pending|in_progress)\]", re.MULTILINE)
@@ -49,7 +50,8 @@ class TextPart(PreparedPart):
 def project_ctx(project: Path, source: str = "compact", session: str = SESSION, **env: str) -> HookContext:
     """A SessionStart context for ``project`` (no transcript: the cwd is the project dir)."""
     payload = {"hook_event_name": "SessionStart", "source": source, "session_id": session, "cwd": str(project)}
-    return HookContext.from_payload(payload, {"SESSION_WORKFLOW_TASKS_ROOT": str(project / "no-tasks"), **env}, NOW)
+    base = {"SESSION_WORKFLOW_TASKS_ROOT": str(project / "no-tasks"), **state_env()}
+    return HookContext.from_payload(payload, {**base, **env}, NOW)
 
 
 def write_anchor(project: Path, name: str, body: str, age: float, frontmatter: str = "format: anchor/v1") -> Path:
@@ -58,6 +60,7 @@ def write_anchor(project: Path, name: str, body: str, age: float, frontmatter: s
     path = folder / name
     path.write_text(f"---\n{frontmatter}\n---\n# Title\n\n## Cursor\n- Next action: go\n\n{body}", encoding="utf-8")
     os.utime(path, (NOW - age, NOW - age))
+    trust(path)
     return path
 
 
@@ -348,14 +351,14 @@ def test_a_closed_md_name_is_closed(tmp_path: Path, names: list[str], chosen: st
     for age, name in enumerate(names):
         write_anchor(tmp_path, name, f"## Mission\nbody of {name}\n", HOUR + age)
     part = anchor_part.prepare(project_ctx(tmp_path))
-    assert (part.block.candidate.name if part is not None else None) == chosen
+    assert (part.block.candidate.name if isinstance(part, anchor_part.AnchorPart) else None) == chosen
 
 
 def test_parked_outranks_done_and_live_outranks_both(tmp_path: Path) -> None:
     write_anchor(tmp_path, "done.md", "## Status\nStatus: done\n", HOUR)
     write_anchor(tmp_path, "parked.md", "## Mission\nm\n", 2 * HOUR, "format: anchor/v1\nparked: waiting on review")
     part = anchor_part.prepare(project_ctx(tmp_path))
-    assert part is not None and part.block.candidate.name == "parked.md"
+    assert isinstance(part, anchor_part.AnchorPart) and part.block.candidate.name == "parked.md"
     write_anchor(tmp_path, "live.md", "## Mission\nm\n", 3 * HOUR)
     part = anchor_part.prepare(project_ctx(tmp_path))
-    assert part is not None and part.block.candidate.name == "live.md"
+    assert isinstance(part, anchor_part.AnchorPart) and part.block.candidate.name == "live.md"
