@@ -16,6 +16,7 @@ from session_workflow.core.locations import state_path
 from session_workflow.core.text import utf16_len
 from session_workflow.workstate import writer as workstate_writer
 from tests.tasks.test_store import write_task
+from tests.trust import trust
 
 SESSION = "4ed8e6eb-f189-463d-a03f-9c47e26c38bf"
 REPO = Path(__file__).resolve().parents[2]
@@ -149,6 +150,7 @@ def full_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     folder = tmp_path / "project"
     (folder / ".claude" / "anchors").mkdir(parents=True)
     (folder / ".claude" / "anchors" / "a.md").write_text(ANCHOR, encoding="utf-8")
+    trust(folder / ".claude" / "anchors" / "a.md")
     state = {"version": 1, "ticket": 34, "title": "Fix the parser", "map": 12, "step": "plan", "session": SESSION}
     (folder / ".claude" / "session-workflow").mkdir(parents=True)
     (folder / ".claude" / "session-workflow" / "work-state.json").write_text(json.dumps(state), encoding="utf-8")
