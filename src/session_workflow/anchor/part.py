@@ -713,8 +713,8 @@ class Trust:
 def untrusted_notes(untrusted: list[Candidate]) -> list[str]:
     """One line per anchor not created here (at most ``UNTRUSTED_NAMED``): its path and the adopt command."""
     lines = [
-        f"Open anchor not created here (not shown): {_display_path(candidate.path)}; if it is yours, after reading it:"
-        f" `{_adopt_advice(candidate.path)}`"
+        f"Open anchor not created here (not shown): {_display_path(candidate.path)}; only if the user says it is"
+        f" theirs: `{_adopt_advice(candidate.path)}`"
         for candidate in untrusted[:UNTRUSTED_NAMED]
     ]
     rest = len(untrusted) - len(lines)
