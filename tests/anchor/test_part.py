@@ -622,3 +622,21 @@ def test_sections_of_golden_anchor() -> None:
         "Invariants",
         "Last-known-good",
     ]
+
+
+def test_golden_untrusted_only(tmp_path: Path) -> None:
+    folder = tmp_path / ".claude" / "anchors"
+    folder.mkdir(parents=True)
+    for n in range(5):
+        (folder / f"cloned-{n}.md").write_text(live(f"Cloned {n}"), encoding="utf-8")
+        os.utime(folder / f"cloned-{n}.md", (NOW - n * 60, NOW - n * 60))
+    assert_golden("untrusted_only", rendered(make_ctx(tmp_path)), tmp_path)
+
+
+def test_golden_parallel_track(tmp_path: Path) -> None:
+    mine = write_anchor(tmp_path, "mine.md", live("Mine"), 2 * HOUR)
+    trust(mine, session="sess-1")
+    theirs = write_anchor(tmp_path, "theirs.md", live("Theirs"), HOUR)
+    trust(theirs, session="sess-2")
+    (tmp_path / ".claude" / "anchors" / "cloned.md").write_text(live("Cloned"), encoding="utf-8")
+    assert_golden("parallel_track", rendered(make_ctx(tmp_path)), tmp_path)
