@@ -16,17 +16,18 @@ either side of the rename leaves a file the record still vouches for.
 
 Each record also lists the sessions that wrote or adopted the anchor, newest first: the hook prefers the anchor
 its own session keeps (``session affinity``) and names another session's live anchor as a parallel track.
-Hot-path safe (os, json, time); the writer side imports ``core.atomic`` lazily.
+Hot-path safe (os, time, and ``core.jsonload``: no ``json`` import); the writer side imports ``json`` and
+``core.atomic`` lazily.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import time
 
 from session_workflow.anchor.text import shell_quote
 from session_workflow.core.boundedio import read_prefix
+from session_workflow.core.jsonload import loads
 from session_workflow.core.locations import record_name, trust_dir
 
 TYPE_CHECKING = False
@@ -90,7 +91,7 @@ def _identity(value: object) -> Identity | None:
 def parse(data: bytes, real_path: str) -> Record | None:
     """The record in ``data`` when it is well formed and for ``real_path`` (a hash clash names another path)."""
     try:
-        document = json.loads(data)
+        document = loads(data)
     except (ValueError, RecursionError):
         return None
     if not isinstance(document, dict) or document.get("v") != VERSION or document.get("path") != real_path:
@@ -127,6 +128,8 @@ def is_ours(env: Mapping[str, str], path: str) -> bool:
 
 def encode(record: Record, how: str, now: float) -> bytes:
     """The record's bytes (``how``: the writer that produced the file, for a person reading the folder)."""
+    import json  # the writer side only: the hooks never encode a record
+
     document = {
         "v": VERSION,
         "path": record.path,
