@@ -60,6 +60,7 @@ def wheels() -> Path:
             os.replace(staging / name, folder / name)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
+    return folder
 
 
 @pytest.fixture(autouse=True)

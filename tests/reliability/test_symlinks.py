@@ -20,6 +20,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import filelock
 import pytest
 
 from session_workflow.cli import main as cli
@@ -281,7 +282,7 @@ def test_a_lock_path_that_is_not_a_plain_file_is_never_opened(
         def __init__(self, *args: object, **kwargs: object) -> None:
             raise AssertionError(f"filelock was handed {lock} ({kind})")
 
-    monkeypatch.setattr(atomic, "_filelock_types", lambda: (NeverOpened, TimeoutError))
+    monkeypatch.setattr(filelock, "FileLock", NeverOpened)
     with pytest.raises(atomic.WriteError, match="refusing to open it"), atomic.locked(str(path)):
         pass
     assert victim.read_bytes() == SECRET.encode()
