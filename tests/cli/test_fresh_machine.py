@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from session_workflow.anchor import registry
 from session_workflow.cli.bootstrap import manual_command, pin_key
 
 REPO = Path(__file__).resolve().parents[2]
@@ -121,6 +122,7 @@ def test_offline_the_writer_names_the_command_and_the_hooks_still_work(fresh: Fr
     anchors = project / ".claude" / "anchors"
     anchors.mkdir(parents=True)
     (anchors / "2026-12-01-offline.md").write_text("# Mission\nStay offline.\n\n## Cursor\n- Next action: wait\n")
+    registry.vouch(env, str(anchors / "2026-12-01-offline.md"), None, "adopt", 0.0)  # adopted (here, by this test)
     payload = {"session_id": str(uuid.uuid4()), "cwd": str(project), "hook_event_name": "SessionStart"}
     hook = [str(fresh.python), "-I", "-S", str(REPO / "hooks" / "session_start.py")]
     ran = fresh.run(hook, env, json.dumps({**payload, "source": "compact"}))
