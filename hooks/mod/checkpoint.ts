@@ -1,0 +1,462 @@
+// The checkpoint nudge and the run's state on the status line.
+//
+// Re-injection after a compaction brings back only what was written down; a cursor that lagged a phase comes
+// back a phase stale, and an automatic compaction arrives unannounced. This half of the module watches the
+// context fill on the main thread's tool calls and, once per crossing of a point ahead of the engine's own
+// auto-compaction threshold, asks the model to write the anchor this session keeps (one line, after a tool
+// result, never seen by the user). "Keeps" is what the module saw: this session's own Bash calls of
+// `session-workflow anchor new|step|write|close`, whose output names the anchor's absolute path. No disk read
+// is needed to know it, the time of the last write is exact, and a session that only read someone else's
+// anchor is never nagged about it. The same observations, plus the work state and the task store read after
+// their writers run, feed one status line entry, recomputed from memory (no disk read) as time passes.
+import type { EngineInterface, PluginOptions, ToolCallInput, ToolCallResult } from 'claude-code'
+import { atom, read, update } from 'claude-code'
+import type {
+  SessionWorkflowCheckpoint,
+  SessionWorkflowKeptAnchor,
+  SessionWorkflowTicket,
+  SessionWorkflowTasks,
+} from '../../types'
+import { MAX_FILE_BYTES, readStateRecord, STATE_FILE, utf8Length } from './workstate'
+
+/** The reminder's bound: one line the model reads after a tool result. */
+export const MAX_REMINDER_BYTES = 300
+/** The status line's bound, in terminal columns. */
+export const STATUS_COLUMNS = 80
+/** The engine's gap between its effective window and its auto-compaction threshold (2.1.332, measured). */
+const ENGINE_THRESHOLD_GAP = 13_000
+const ANCHOR_HEAD_BYTES = 4096
+const MAX_TASK_FILES = 256
+const MAX_TASK_FILE_BYTES = 16 * 1024
+const MAX_SCANNED_OUTPUT = 64 * 1024
+const KEPT_SESSIONS = 32
+const STORE_KEY = 'keptAnchors'
+const TICK_MS = 60_000
+const MINUTE_MS = 60_000
+
+/** The userConfig keys (`.claude-plugin/plugin.json`) and their defaults, as the manifest declares them. */
+export type CheckpointSettings = { marginPoints: number; staleMinutes: number; showStatus: boolean }
+export const DEFAULT_SETTINGS: CheckpointSettings = { marginPoints: 15, staleMinutes: 30, showStatus: true }
+
+export function settingsOf(options: PluginOptions): CheckpointSettings {
+  const number = (value: unknown, fallback: number, low: number, high: number) =>
+    typeof value === 'number' && Number.isFinite(value) ? Math.min(high, Math.max(low, value)) : fallback
+  return {
+    marginPoints: number(options.nudge_margin, DEFAULT_SETTINGS.marginPoints, 0, 90),
+    staleMinutes: number(options.stale_minutes, DEFAULT_SETTINGS.staleMinutes, 1, 10_080),
+    showStatus: typeof options.status_line === 'boolean' ? options.status_line : DEFAULT_SETTINGS.showStatus,
+  }
+}
+
+const EMPTY: SessionWorkflowCheckpoint = { session: '', anchor: null, crossing: null, ticket: null, tasks: null }
+const checkpoint = atom({ plugin: 'session-workflow', key: 'checkpoint' } as const, EMPTY)
+
+// ---------------------------------------------------------------------------------------------------------------
+// Pure parts: tested without an engine.
+
+/**
+ * The auto-compaction threshold in force: the engine's reported one, lowered by `CLAUDE_AUTOCOMPACT_PCT_OVERRIDE`
+ * as the engine lowers it (a percentage of its effective window, never above the reported threshold). The
+ * engine's context breakdown leaves the override out of the figure it reports, so the module applies it.
+ */
+export function thresholdInForce(reported: number, pctOverride: string | undefined): number {
+  const pct = Number.parseFloat(pctOverride ?? '')
+  if (!(pct > 0 && pct <= 100)) return reported
+  return Math.min(Math.floor(((reported + ENGINE_THRESHOLD_GAP) * pct) / 100), reported)
+}
+
+/**
+ * Where the nudge fires: `marginPoints` points of the compaction window ahead of the threshold, never earlier
+ * than half the threshold (a lowered threshold leaves no room for 15 points); null when the nudge is off.
+ */
+export function nudgePoint(threshold: number, compactionWindow: number, marginPoints: number): number | null {
+  if (marginPoints <= 0 || threshold <= 0) return null
+  return Math.max(Math.ceil(threshold / 2), threshold - Math.round((compactionWindow * marginPoints) / 100))
+}
+
+export type Crossing = SessionWorkflowCheckpoint['crossing']
+
+/**
+ * One main-thread tool result's verdict: the crossing as it now stands (null while the fill is below the
+ * point, which re-arms the nudge) and whether this result carries the reminder: once per crossing, only for a
+ * kept anchor last written before the crossing.
+ */
+export function judgeCrossing(
+  crossing: Crossing,
+  isAbove: boolean,
+  now: number,
+  writtenAt: number | null,
+): { crossing: Crossing; remind: boolean } {
+  if (!isAbove) return { crossing: null, remind: false }
+  const current = crossing ?? { at: now, reminded: false }
+  const remind = !current.reminded && writtenAt !== null && writtenAt < current.at
+  return { crossing: remind ? { ...current, reminded: true } : current, remind }
+}
+
+/** Text from a file or the model, as one printable line: no control, bidi or zero-width character. */
+export function oneLine(text: string): string {
+  return text
+    .replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ')
+    .replace(/[\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g, '')
+    .replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd')
+    .replace(/ {2,}/g, ' ')
+    .trim()
+}
+
+function thousands(tokens: number): string {
+  return tokens >= 10_000 ? `${Math.round(tokens / 1000)}k` : String(tokens)
+}
+
+/**
+ * The reminder: one line within MAX_REMINDER_BYTES naming the anchor and the exact command, the ticket's step
+ * riding along when it lags the anchor's last write. The longest variant that fits wins; a path too long for
+ * any is named as the anchor `session-workflow anchor list` shows.
+ */
+export function reminderLine(
+  path: string,
+  fill: { tokens: number; threshold: number },
+  ticket: { label: string; step: string } | null,
+): string {
+  const where = `Context at ${thousands(fill.tokens)} tokens, auto-compaction at ${thousands(fill.threshold)}:`
+  const step = `session-workflow anchor step ${path} "done: …; next: …"`
+  const write = '(or `anchor write` with the whole anchor when a line is not enough)'
+  const state = ticket === null ? '' : `; ticket ${ticket.label} is still at step "${ticket.step}": session-workflow state step <step>`
+  const variants = [
+    `${where} write the cursor down now: ${step} ${write}${state}`,
+    `${where} write the cursor down now: ${step}${state}`,
+    `${where} write the cursor down now: ${step}`,
+    `Checkpoint now: ${step}`,
+    `${where} write the cursor of this session's anchor down now (session-workflow anchor list; anchor step FILE "…")`,
+  ]
+  return variants.find((line) => utf8Length(line) <= MAX_REMINDER_BYTES) ?? variants[variants.length - 1]!
+}
+
+/** Terminal columns of a code point: 2 for the East Asian wide and emoji ranges, else 1. */
+function columnsOf(codePoint: number): number {
+  const wide =
+    (codePoint >= 0x1100 && codePoint <= 0x115f) ||
+    (codePoint >= 0x2e80 && codePoint <= 0xa4cf) ||
+    (codePoint >= 0xac00 && codePoint <= 0xd7a3) ||
+    (codePoint >= 0xf900 && codePoint <= 0xfaff) ||
+    (codePoint >= 0xfe30 && codePoint <= 0xfe4f) ||
+    (codePoint >= 0xff00 && codePoint <= 0xff60) ||
+    (codePoint >= 0xffe0 && codePoint <= 0xffe6) ||
+    (codePoint >= 0x1f300 && codePoint <= 0x1faff) ||
+    (codePoint >= 0x20000 && codePoint <= 0x3fffd)
+  return wide ? 2 : 1
+}
+
+export function columns(text: string): number {
+  let total = 0
+  for (const char of text) total += columnsOf(char.codePointAt(0)!)
+  return total
+}
+
+/** The text cut to `width` columns, an ellipsis marking the cut. */
+function cutColumns(text: string, width: number): string {
+  if (columns(text) <= width) return text
+  let kept = ''
+  let used = 0
+  for (const char of text) {
+    const size = columnsOf(char.codePointAt(0)!)
+    if (used + size > width - 1) break
+    kept += char
+    used += size
+  }
+  return `${kept}…`
+}
+
+function age(ms: number): string {
+  const minutes = Math.floor(Math.max(0, ms) / MINUTE_MS)
+  if (minutes < 1) return 'just now'
+  if (minutes < 60) return `${minutes}m ago`
+  if (minutes < 48 * 60) return `${Math.floor(minutes / 60)}h ago`
+  return `${Math.floor(minutes / (24 * 60))}d ago`
+}
+
+/**
+ * The status line entry: the kept anchor's title, step and the age of its last write (marked stale past
+ * `staleMinutes`), the ticket and its step, the open tasks; undefined when there is none of them. One line,
+ * within STATUS_COLUMNS: the title gives way first.
+ */
+export function statusText(
+  state: Pick<SessionWorkflowCheckpoint, 'anchor' | 'ticket' | 'tasks'>,
+  now: number,
+  staleMinutes: number,
+): string | undefined {
+  const parts: string[] = []
+  const { anchor, ticket, tasks } = state
+  const ticketPart = ticket === null ? null : `${ticket.label} ${ticket.step}`
+  const tasksPart =
+    tasks === null || tasks.inProgress + tasks.pending === 0
+      ? null
+      : `tasks ${tasks.inProgress} active, ${tasks.pending} pending`
+  let anchorTail: string | null = null
+  if (anchor !== null) {
+    const stale = now - anchor.writtenAt > staleMinutes * MINUTE_MS ? ', STALE' : ''
+    anchorTail = ` · step ${anchor.step} · ${age(now - anchor.writtenAt)}${stale}`
+  }
+  const rest = [ticketPart, tasksPart].filter((part): part is string => part !== null)
+  if (anchor === null && rest.length === 0) return undefined
+  if (anchor !== null && anchorTail !== null) {
+    const fixed = columns(`⚓ ${anchorTail}`) + rest.reduce((sum, part) => sum + columns(part) + 3, 0)
+    parts.push(`⚓ ${cutColumns(anchor.title, Math.max(8, STATUS_COLUMNS - fixed))}${anchorTail}`)
+  }
+  parts.push(...rest)
+  return cutColumns(parts.join(' | '), STATUS_COLUMNS)
+}
+
+/** What a writer's output says it did: `new`, `step` and `write` wrote `path`; `close` closed it. */
+export type WriterEvent = { verb: 'wrote' | 'closed'; path: string; step: number | null }
+
+const WRITER_CALL = /(?:^|[\s;&|(`$])session-workflow\s+anchor\s+(?:new|step|write|close)\b/
+const STEP_LINE = /^step \d{1,9} -> (\d{1,9}) {2}(\/.*\.md)$/
+const WROTE_LINE = /^wrote (\/.*\.md) \(step (\d{1,9})\)$/
+const CLOSED_LINE = /^closed (\/\S*\.md) -> /
+const NEW_LINE = /^\/.*\/\.claude\/anchors\/[^/]+\.md$/
+const ANCHOR_PATH = /\/\.claude\/anchors\/[^/]+\.md$/
+
+/**
+ * The anchor writes a Bash call made, from its output, in order; none unless the command ran an anchor writer.
+ * The writers print the absolute path they wrote (`new`: the path; `step`: `step P -> N  PATH`; `write`:
+ * `wrote PATH (step N)`; `close`: `closed PATH -> CLOSED`), so what counts is what a writer really wrote.
+ */
+export function writerEvents(command: string, output: string): WriterEvent[] {
+  if (!WRITER_CALL.test(command)) return []
+  const isNew = /\banchor\s+new\b/.test(command)
+  const events: WriterEvent[] = []
+  for (const raw of output.slice(0, MAX_SCANNED_OUTPUT).split('\n')) {
+    const line = raw.replace(/\r$/, '')
+    let match: RegExpExecArray | null
+    if ((match = STEP_LINE.exec(line)) !== null) events.push({ verb: 'wrote', path: match[2]!, step: Number(match[1]) })
+    else if ((match = WROTE_LINE.exec(line)) !== null)
+      events.push({ verb: 'wrote', path: match[1]!, step: Number(match[2]) })
+    else if ((match = CLOSED_LINE.exec(line)) !== null) events.push({ verb: 'closed', path: match[1]!, step: null })
+    else if (isNew && NEW_LINE.test(line)) events.push({ verb: 'wrote', path: line, step: 0 })
+  }
+  return events.filter(({ path }) => ANCHOR_PATH.test(path) && !path.endsWith('.closed.md'))
+}
+
+/** The title and step an anchor's head holds: the first `# ` heading (else `task:`) and the `step:` line. */
+export function anchorHead(head: string): { title: string | null; step: number | null } {
+  const lines = head.split(/\r?\n/)
+  let title: string | null = null
+  let task: string | null = null
+  let step: number | null = null
+  let inFrontMatter = lines[0]?.replace(/^\ufeff/, '') === '---'
+  for (const [index, line] of lines.entries()) {
+    if (inFrontMatter && index > 0) {
+      if (line === '---') inFrontMatter = false
+      else if (/^task\s*:/i.test(line)) task = line.replace(/^task\s*:/i, '')
+      else if (/^step\s*:\s*\d{1,9}\s*$/i.test(line)) step = Number(line.replace(/\D/g, ''))
+    } else if (!inFrontMatter && title === null && line.startsWith('# ')) title = line.slice(2)
+  }
+  const chosen = oneLine(title ?? task ?? '')
+  return { title: chosen === '' ? null : chosen, step }
+}
+
+/** The ticket a work-state file holds for `session`: its label (`#34`, `PROJ-7`), step and write time. */
+export function ticketOf(raw: string, session: string): SessionWorkflowTicket | null {
+  const state = readStateRecord(raw)
+  if (state === null || state.session !== session) return null
+  const { ticket, step, updated_at: updatedAt } = state
+  const label = typeof ticket === 'number' ? `#${ticket}` : oneLine(String(ticket)).slice(0, 64)
+  const when = typeof updatedAt === 'string' ? Date.parse(updatedAt) : Number.NaN
+  return {
+    label,
+    step: typeof step === 'string' && oneLine(step) !== '' ? oneLine(step).slice(0, 24) : '-',
+    updatedAt: Number.isFinite(when) ? when : null,
+  }
+}
+
+/** The open tasks among task files' texts: in progress and pending, as Claude Code's TaskList counts them. */
+export function countTasks(files: readonly string[]): SessionWorkflowTasks {
+  const tasks = { inProgress: 0, pending: 0 }
+  for (const raw of files) {
+    let record: unknown
+    try {
+      record = JSON.parse(raw)
+    } catch {
+      continue
+    }
+    const status = typeof record === 'object' && record !== null ? (record as { status?: unknown }).status : null
+    if (status === 'in_progress') tasks.inProgress++
+    else if (status === 'pending') tasks.pending++
+  }
+  return tasks
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// I/O: the engine's session, files and store.
+
+type Limits = { window: number; threshold: number; compactionWindow: number } | null
+/** The engine's auto-compaction figures, asked once per model window (a module reload asks again). */
+let limits: { window: number; value: Limits } | null = null
+/** The text last pinned, so an unchanged line is not sent again. */
+let shown: string | undefined
+
+async function limitsFor($: EngineInterface, window: number): Promise<Limits> {
+  if (limits !== null && limits.window === window) return limits.value
+  const { context } = await $.session.usage({ breakdown: 'summary' })
+  const breakdown = context.breakdown
+  let value: Limits = null
+  if (breakdown === undefined) value = { window, threshold: window - 33_000, compactionWindow: window }
+  else if (breakdown.isAutoCompactEnabled && breakdown.autoCompactThreshold !== undefined) {
+    const threshold = thresholdInForce(breakdown.autoCompactThreshold, await $.env.get('CLAUDE_AUTOCOMPACT_PCT_OVERRIDE'))
+    value = { window, threshold, compactionWindow: breakdown.rawMaxTokens }
+  }
+  limits = { window, value }
+  return value
+}
+
+async function stateFor($: EngineInterface, session: string): Promise<SessionWorkflowCheckpoint> {
+  const held = await read($, checkpoint)
+  return held.session === session ? held : { ...EMPTY, session }
+}
+
+async function save($: EngineInterface, before: SessionWorkflowCheckpoint, after: SessionWorkflowCheckpoint) {
+  if (JSON.stringify(before) !== JSON.stringify(after)) await update($, checkpoint, () => after)
+}
+
+async function readText($: EngineInterface, path: string, length: number): Promise<string | null> {
+  try {
+    return await $.fs.read(path, { length })
+  } catch {
+    return null
+  }
+}
+
+async function keptAnchor($: EngineInterface, event: WriterEvent, now: number): Promise<SessionWorkflowKeptAnchor> {
+  const head = anchorHead((await readText($, event.path, ANCHOR_HEAD_BYTES)) ?? '')
+  const name = event.path.slice(event.path.lastIndexOf('/') + 1, -'.md'.length)
+  return { path: event.path, title: head.title ?? name, step: event.step ?? head.step ?? 0, writtenAt: now }
+}
+
+/** The kept anchors of recent sessions, by session id, so a `--resume` in a new process still knows its own. */
+type KeptBySession = Record<string, SessionWorkflowKeptAnchor | null>
+
+async function remember($: EngineInterface, session: string, anchor: SessionWorkflowKeptAnchor | null) {
+  const stored = await $.store.get(STORE_KEY)
+  const kept: KeptBySession = typeof stored === 'object' && stored !== null ? { ...(stored as KeptBySession) } : {}
+  delete kept[session]
+  kept[session] = anchor
+  const sessions = Object.keys(kept)
+  for (const old of sessions.slice(0, Math.max(0, sessions.length - KEPT_SESSIONS))) delete kept[old]
+  await $.store.set(STORE_KEY, kept)
+}
+
+async function recalled($: EngineInterface, session: string): Promise<SessionWorkflowKeptAnchor | null> {
+  const stored = await $.store.get(STORE_KEY)
+  const anchor = typeof stored === 'object' && stored !== null ? (stored as KeptBySession)[session] : undefined
+  const isKept =
+    typeof anchor === 'object' &&
+    anchor !== null &&
+    typeof anchor.path === 'string' &&
+    ANCHOR_PATH.test(anchor.path) &&
+    typeof anchor.title === 'string' &&
+    typeof anchor.step === 'number' &&
+    typeof anchor.writtenAt === 'number'
+  return isKept ? { ...anchor, title: oneLine(anchor.title) } : null
+}
+
+/** This session's ticket: the project root's work state first, then the working directory's (as the prompt). */
+async function readTicket($: EngineInterface, session: string): Promise<SessionWorkflowTicket | null> {
+  const root = await $.session.root()
+  const cwd = await $.session.cwd()
+  for (const dir of root === cwd ? [root] : [root, cwd]) {
+    const raw = await readText($, `${dir.replace(/[\\/]+$/, '')}/${STATE_FILE}`, MAX_FILE_BYTES + 1)
+    const ticket = raw === null ? null : ticketOf(raw, session)
+    if (ticket !== null) return ticket
+  }
+  return null
+}
+
+/** The session's open tasks from Claude Code's task store (`$CLAUDE_CONFIG_DIR/tasks/<list id>/<n>.json`). */
+async function readTasks($: EngineInterface, session: string): Promise<SessionWorkflowTasks | null> {
+  const config = (await $.env.get('CLAUDE_CONFIG_DIR')) || `${(await $.env.get('HOME')) ?? ''}/.claude`
+  const listId = ((await $.env.get('CLAUDE_CODE_TASK_LIST_ID')) || session).replace(/[^A-Za-z0-9_-]/g, '-')
+  let entries
+  try {
+    entries = await $.fs.list(`${config.replace(/[\\/]+$/, '')}/tasks/${listId}`)
+  } catch {
+    return null
+  }
+  const files = entries
+    .filter(({ name, kind, size }) => kind === 'file' && /^[1-9]\d{0,17}\.json$/.test(name) && size <= MAX_TASK_FILE_BYTES)
+    .slice(0, MAX_TASK_FILES)
+  const texts = await Promise.all(files.map(({ name }) => readText($, `${config}/tasks/${listId}/${name}`, MAX_TASK_FILE_BYTES)))
+  const tasks = countTasks(texts.filter((text): text is string => text !== null))
+  return tasks.inProgress + tasks.pending === 0 ? null : tasks
+}
+
+function pin($: EngineInterface, state: SessionWorkflowCheckpoint, now: number, settings: CheckpointSettings) {
+  const text = settings.showStatus ? statusText(state, now, settings.staleMinutes) : undefined
+  if (text === shown) return
+  shown = text
+  $.ui.status(text)
+}
+
+/**
+ * After one tool call: note what our writers did (any loop of this session), then, on the main thread, judge
+ * the fill and answer the reminder to attach, or null.
+ */
+export async function afterToolCall(
+  $: EngineInterface,
+  e: ToolCallInput,
+  result: ToolCallResult,
+  settings: CheckpointSettings,
+): Promise<string | null> {
+  const session = await $.session.id()
+  const before = await stateFor($, session)
+  let state = before
+  const now = await $.clock.now()
+  if (e.tool === 'Bash' && typeof e.command === 'string') {
+    for (const event of writerEvents(e.command, typeof result.text === 'string' ? result.text : '')) {
+      if (event.verb === 'wrote') state = { ...state, anchor: await keptAnchor($, event, now) }
+      else if (state.anchor?.path === event.path) state = { ...state, anchor: null }
+    }
+    if (state.anchor !== before.anchor) await remember($, session, state.anchor)
+    if (/\bsession-workflow\s+state\b/.test(e.command)) state = { ...state, ticket: await readTicket($, session) }
+  } else if (e.tool === 'TaskCreate' || e.tool === 'TaskUpdate') {
+    state = { ...state, tasks: await readTasks($, session) }
+  }
+  let reminder: string | null = null
+  const anchor = state.anchor
+  if (e.agentId === undefined && anchor !== null) {
+    const { context } = await $.session.usage()
+    const found = context.tokens === undefined ? null : await limitsFor($, context.window)
+    const point = found === null ? null : nudgePoint(found.threshold, found.compactionWindow, settings.marginPoints)
+    if (found !== null && point !== null && context.tokens !== undefined) {
+      const verdict = judgeCrossing(state.crossing, context.tokens >= point, now, anchor.writtenAt)
+      state = { ...state, crossing: verdict.crossing }
+      if (verdict.remind) {
+        const { ticket } = state
+        const lags = ticket !== null && ticket.updatedAt !== null && ticket.updatedAt < anchor.writtenAt
+        reminder = reminderLine(anchor.path, { tokens: context.tokens, threshold: found.threshold }, lags ? ticket : null)
+      }
+    }
+  }
+  await save($, before, state)
+  pin($, state, now, settings)
+  return reminder
+}
+
+/** At session start: the kept anchor a `--resume` recalls, the ticket and the tasks; the status line's clock. */
+export async function atSessionStart($: EngineInterface, settings: CheckpointSettings): Promise<void> {
+  const session = await $.session.id()
+  const before = await stateFor($, session)
+  const state = {
+    ...before,
+    anchor: before.anchor ?? (await recalled($, session)),
+    ticket: await readTicket($, session),
+    tasks: await readTasks($, session),
+  }
+  await save($, before, state)
+  pin($, state, await $.clock.now(), settings)
+  if (settings.showStatus && (await $.session.surfaces()).length > 0) {
+    // The age on the line moves with time alone: recomputed from memory, nothing read from disk.
+    $.clock.every(TICK_MS, () => {
+      void (async () => pin($, await stateFor($, await $.session.id()), await $.clock.now(), settings))().catch(() => {})
+    })
+  }
+}
