@@ -168,7 +168,7 @@ function cutColumns(text: string, width: number): string {
 
 function age(ms: number): string {
   const minutes = Math.floor(Math.max(0, ms) / MINUTE_MS)
-  if (minutes < 1) return 'just now'
+  if (minutes < 1) return 'now'
   if (minutes < 60) return `${minutes}m ago`
   if (minutes < 48 * 60) return `${Math.floor(minutes / 60)}h ago`
   return `${Math.floor(minutes / (24 * 60))}d ago`
@@ -193,7 +193,7 @@ export function statusText(
       : `tasks ${tasks.inProgress} active, ${tasks.pending} pending`
   let anchorTail: string | null = null
   if (anchor !== null) {
-    const stale = now - anchor.writtenAt > staleMinutes * MINUTE_MS ? ', STALE' : ''
+    const stale = now - anchor.writtenAt > staleMinutes * MINUTE_MS ? ' STALE' : ''
     anchorTail = ` · step ${anchor.step} · ${age(now - anchor.writtenAt)}${stale}`
   }
   const rest = [ticketPart, tasksPart].filter((part): part is string => part !== null)

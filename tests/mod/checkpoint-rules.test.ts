@@ -1,0 +1,100 @@
+// The pure half of the checkpoint nudge: the threshold, the point, the crossing verdict, the writers' output.
+import { describe, expect, test } from 'claude-code/testing'
+import {
+  anchorHead,
+  judgeCrossing,
+  nudgePoint,
+  reminderLine,
+  thresholdInForce,
+  writerEvents,
+} from '../../hooks/mod/checkpoint'
+
+const ANCHOR = '/p/.claude/anchors/2026-11-30-run.md'
+
+describe('the threshold and the point', () => {
+  test('CLAUDE_AUTOCOMPACT_PCT_OVERRIDE only lowers the threshold, as the engine does', () => {
+    // Default model: a 1,000,000 window, 980,000 effective, auto-compaction at 967,000.
+    expect(thresholdInForce(967_000, undefined)).toBe(967_000)
+    expect(thresholdInForce(967_000, '50')).toBe(490_000)
+    expect(thresholdInForce(967_000, '5')).toBe(49_000)
+    expect(thresholdInForce(967_000, '100')).toBe(967_000)
+    for (const ignored of ['0', '-3', '101', 'x', '']) expect(thresholdInForce(967_000, ignored)).toBe(967_000)
+  })
+
+  test('15 points of the compaction window ahead, never before half the threshold, 0 for off', () => {
+    expect(nudgePoint(967_000, 1_000_000, 15)).toBe(817_000)
+    expect(nudgePoint(67_000, 100_000, 15)).toBe(52_000)
+    expect(nudgePoint(167_000, 200_000, 15)).toBe(137_000)
+    expect(nudgePoint(49_000, 1_000_000, 15)).toBe(24_500)
+    expect(nudgePoint(67_000, 100_000, 0)).toBeNull()
+  })
+})
+
+describe('the crossing', () => {
+  test('below the point: no crossing, no reminder', () => {
+    expect(judgeCrossing({ at: 5, reminded: true }, false, 9, 1)).toEqual({ crossing: null, remind: false })
+  })
+
+  test('the first result past it reminds when the anchor was written before', () => {
+    expect(judgeCrossing(null, true, 9, 1)).toEqual({ crossing: { at: 9, reminded: true }, remind: true })
+  })
+
+  test('once per crossing', () => {
+    expect(judgeCrossing({ at: 9, reminded: true }, true, 12, 1)).toEqual({ crossing: { at: 9, reminded: true }, remind: false })
+  })
+
+  test('an anchor written at or after the crossing, or none: no reminder', () => {
+    expect(judgeCrossing(null, true, 9, 9)).toEqual({ crossing: { at: 9, reminded: false }, remind: false })
+    expect(judgeCrossing({ at: 9, reminded: false }, true, 12, 10).remind).toBe(false)
+    expect(judgeCrossing(null, true, 9, null).remind).toBe(false)
+  })
+})
+
+describe('the reminder line', () => {
+  test('one line of at most 300 bytes, the leanest form for a long path', () => {
+    const fill = { tokens: 820_000, threshold: 967_000 }
+    const long = `/p/${'d'.repeat(180)}/.claude/anchors/run.md`
+    const line = reminderLine(long, fill, { label: '#34', step: 'plan' })
+    expect(line).toBe(`Checkpoint now: session-workflow anchor step ${long} "done: …; next: …"`)
+    const huge = `/p/${'d'.repeat(400)}/.claude/anchors/run.md`
+    const fallback = reminderLine(huge, fill, null)
+    expect(fallback).toBe(
+      "Context at 820k tokens, auto-compaction at 967k: write the cursor of this session's anchor down now (session-workflow anchor list; anchor step FILE \"…\")",
+    )
+    for (const text of [line, fallback]) expect(new TextEncoder().encode(text).length).toBeLessThanOrEqual(300)
+  })
+})
+
+describe("the writers' output", () => {
+  test('new, step, write and close, by what they print', () => {
+    expect(writerEvents('session-workflow anchor new --task "Run"', `${ANCHOR}\n`)).toEqual([
+      { verb: 'wrote', path: ANCHOR, step: 0 },
+    ])
+    expect(writerEvents(`session-workflow anchor step ${ANCHOR} "x"`, `step 2 -> 3  ${ANCHOR}\nHEAD: 900 units\n`)).toEqual([
+      { verb: 'wrote', path: ANCHOR, step: 3 },
+    ])
+    expect(writerEvents(`cd /p && session-workflow anchor write ${ANCHOR} <<'EOF'\n…\nEOF`, `wrote ${ANCHOR} (step 7)\r\n`)).toEqual([
+      { verb: 'wrote', path: ANCHOR, step: 7 },
+    ])
+    expect(writerEvents(`session-workflow anchor close ${ANCHOR} --outcome ok`, `closed ${ANCHOR} -> /p/.claude/anchors/2026-11-30-run.closed.md\n`)).toEqual([
+      { verb: 'closed', path: ANCHOR, step: null },
+    ])
+  })
+
+  test('nothing from a command that ran no writer, or a line no writer prints', () => {
+    expect(writerEvents(`echo "step 2 -> 3  ${ANCHOR}"`, `step 2 -> 3  ${ANCHOR}\n`)).toEqual([])
+    expect(writerEvents('session-workflow anchor list', `${ANCHOR}\n`)).toEqual([])
+    expect(writerEvents(`session-workflow anchor step ${ANCHOR} x`, `${ANCHOR}\n`)).toEqual([])
+    expect(writerEvents('session-workflow anchor step /tmp/x.md x', 'step 1 -> 2  /tmp/x.md\n')).toEqual([])
+    expect(writerEvents('session-workflow anchor new --task x', 'relative/.claude/anchors/a.md\n')).toEqual([])
+  })
+})
+
+describe("an anchor's head", () => {
+  test('the first heading, else the task; the frontmatter step', () => {
+    expect(anchorHead('---\ntask: The task\nstep: 4\n---\n\n# The title\n')).toEqual({ title: 'The title', step: 4 })
+    expect(anchorHead('\ufeff---\ntask: The task\n---\n\nno heading\n')).toEqual({ title: 'The task', step: null })
+    expect(anchorHead('# A \u001b[31mred\u001b[0m\u202e title\n')).toEqual({ title: 'A [31mred [0m title', step: null })
+    expect(anchorHead('')).toEqual({ title: null, step: null })
+  })
+})

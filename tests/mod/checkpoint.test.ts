@@ -1,0 +1,293 @@
+// The checkpoint nudge and the status line through the engine's tool.call chain. The test's hooks stand for the
+// engine beneath the plugin: the session's id, root, context fill and compaction figures, the files, the tools.
+import type { On, SessionContextUsage } from 'claude-code'
+import { describe, expect, mock, test } from 'claude-code/testing'
+import type { Engine, MockClock } from 'claude-code/testing'
+
+const SESSION = '3f2b8e0c-5a1d-4c9e-9b7a-1d2e3f4a5b6c'
+const ROOT = '/home/dev/project'
+const ANCHOR = `${ROOT}/.claude/anchors/2026-11-30-port-the-parser.md`
+const ANCHOR_TEXT = '---\nformat: anchor/v1\ntask: Port the parser\nstep: 0\n---\n\n# Port the parser\n\n## Cursor\n'
+const STATE_PATH = `${ROOT}/.claude/session-workflow/work-state.json`
+const CONFIG = '/home/dev/.claude'
+const MINUTE = 60_000
+// 2.1.332 with `--autocompact 100000`: a 100,000-token compaction window, auto-compaction at 67,000; the
+// default margin of 15 points puts the nudge at 52,000.
+const WINDOW = 100_000
+const THRESHOLD = 67_000
+
+type World = {
+  files: Map<string, string>
+  dirs: Map<string, string[]>
+  env: Record<string, string>
+  tokens: number | undefined
+  autoCompact: boolean
+  /** What each Bash command prints, by command. */
+  outputs: Map<string, string>
+  statuses: (string | undefined)[]
+  surfaces: string[]
+  clock: MockClock
+}
+
+function rig(on: On, stored: Record<string, unknown> = {}): World {
+  const world: World = {
+    files: new Map([[ANCHOR, ANCHOR_TEXT]]),
+    dirs: new Map(),
+    env: { CLAUDE_CONFIG_DIR: CONFIG },
+    tokens: undefined,
+    autoCompact: true,
+    outputs: new Map(),
+    statuses: [],
+    surfaces: [],
+    clock: mock.clock(on, { now: Date.parse('2026-11-30T10:00:00Z') }),
+  }
+  mock.store(on, stored)
+  on('env.get', ($, e) => ({ value: world.env[e.name] }))
+  on('session.id', () => ({ value: SESSION }))
+  on('session.start', ($, e) => ({ cwd: e.cwd }))
+  on('session.root', () => ({ value: ROOT }))
+  on('session.cwd', () => ({ value: ROOT }))
+  on('session.surfaces', () => ({ value: world.surfaces as never }))
+  on('session.usage', ($, e) => {
+    const context: SessionContextUsage = { window: 1_000_000 }
+    if (world.tokens !== undefined) {
+      context.tokens = world.tokens
+      context.percent = Math.round((world.tokens / 1_000_000) * 100)
+    }
+    if (e.breakdown !== undefined) {
+      context.breakdown = {
+        rawMaxTokens: WINDOW,
+        isAutoCompactEnabled: world.autoCompact,
+        ...(world.autoCompact ? { autoCompactThreshold: THRESHOLD } : {}),
+      } as never
+    }
+    return { value: { startedAt: 0, context, rateLimits: [] } }
+  })
+  on('fs.read', ($, e) => {
+    const text = world.files.get(e.path)
+    if (text === undefined) return { deny: `read ${e.path} failed: ENOENT` }
+    return { value: text.slice(0, e.length ?? text.length) }
+  })
+  on('fs.list', ($, e) => {
+    const names = world.dirs.get(e.path ?? '')
+    if (names === undefined) return { deny: `list ${e.path} failed: ENOENT` }
+    return {
+      value: names.map((name) => ({ name, kind: 'file', size: world.files.get(`${e.path}/${name}`)?.length ?? 0, mtimeMs: 0, isLink: false })),
+    } as never
+  })
+  on('ui.status', ($, e) => {
+    world.statuses.push(e.text)
+    return { value: undefined }
+  })
+  on('tool.call', ($, e) => {
+    const command = 'command' in e && typeof e.command === 'string' ? e.command : ''
+    const stdout = world.outputs.get(command) ?? ''
+    return { result: { stdout, stderr: '', interrupted: false }, text: stdout } as never
+  })
+  return world
+}
+
+/** One Bash call, made where the fill stands at `tokens`: the reminder it came back with, or undefined. */
+async function bash($: Engine, world: World, command: string, tokens?: number, agentId?: string) {
+  if (tokens !== undefined) world.tokens = tokens
+  await world.clock.advance(MINUTE)
+  const result = await $.tool.call({ tool: 'Bash', command, ...(agentId === undefined ? {} : { agentId }) } as never)
+  const context = (result as { context?: readonly string[] }).context ?? []
+  expect(context.length).toBeLessThanOrEqual(1)
+  return context[0]
+}
+
+const NEW = 'session-workflow anchor new --task "Port the parser"'
+const STEP = `session-workflow anchor step ${ANCHOR} "done: lexer; next: rule 7"`
+
+/** A session whose model made the anchor at a low fill. */
+async function withAnchor($: Engine, on: On): Promise<World> {
+  const world = rig(on)
+  world.outputs.set(NEW, `${ANCHOR}\n`)
+  world.outputs.set(STEP, `step 0 -> 1  ${ANCHOR}\nHEAD: 1,200 of 10,000 units\n`)
+  expect(await bash($, world, NEW, 3000)).toBeUndefined()
+  return world
+}
+
+describe('the checkpoint nudge', () => {
+  test('crossing the point reminds once, naming the anchor and the command', async ($, on) => {
+    const world = await withAnchor($, on)
+    expect(await bash($, world, 'ls', 40_000)).toBeUndefined()
+    expect(await bash($, world, 'ls', 51_999)).toBeUndefined()
+    const reminder = await bash($, world, 'ls', 52_000)
+    expect(reminder).toBe(
+      `Context at 52k tokens, auto-compaction at 67k: write the cursor down now: session-workflow anchor step ${ANCHOR} "done: …; next: …" (or \`anchor write\` with the whole anchor when a line is not enough)`,
+    )
+    expect(new TextEncoder().encode(reminder).length).toBeLessThanOrEqual(300)
+    expect(await bash($, world, 'ls', 60_000)).toBeUndefined()
+    expect(await bash($, world, 'ls', 66_000)).toBeUndefined()
+  })
+
+  test('a fill that falls back below the point (a compaction) arms it again', async ($, on) => {
+    const world = await withAnchor($, on)
+    expect(await bash($, world, 'ls', 55_000)).toContain(`anchor step ${ANCHOR}`)
+    world.tokens = undefined // just compacted: no reading until the next response
+    expect(await bash($, world, 'ls')).toBeUndefined()
+    expect(await bash($, world, 'ls', 8000)).toBeUndefined()
+    expect(await bash($, world, 'ls', 53_000)).toContain(`anchor step ${ANCHOR}`)
+  })
+
+  test('an anchor written after the crossing gets no reminder', async ($, on) => {
+    const world = await withAnchor($, on)
+    expect(await bash($, world, STEP, 55_000)).toBeUndefined()
+    expect(await bash($, world, 'ls', 58_000)).toBeUndefined()
+    expect(await bash($, world, 'ls', 66_000)).toBeUndefined()
+  })
+
+  test('an anchor made past the point gets no reminder for that crossing', async ($, on) => {
+    const world = rig(on)
+    world.outputs.set(NEW, `${ANCHOR}\n`)
+    expect(await bash($, world, NEW, 55_000)).toBeUndefined()
+    expect(await bash($, world, 'ls', 60_000)).toBeUndefined()
+  })
+
+  test('a subagent is never reminded, and its crossing leaves the main thread its own', async ($, on) => {
+    const world = await withAnchor($, on)
+    expect(await bash($, world, 'ls', 55_000, 'agent-1')).toBeUndefined()
+    expect(await bash($, world, 'ls', 56_000, 'agent-1')).toBeUndefined()
+    expect(await bash($, world, 'ls', 56_000)).toContain(`anchor step ${ANCHOR}`)
+  })
+
+  test('no anchor this session wrote: no reminder, no status line', async ($, on) => {
+    const world = rig(on)
+    // An anchor on disk the model only read, and a writer call that failed, print nothing a writer prints.
+    world.outputs.set(`cat ${ANCHOR}`, ANCHOR_TEXT)
+    world.outputs.set(STEP, 'session-workflow: /x is not in a .claude/anchors folder\n')
+    for (const tokens of [3000, 55_000, 60_000, 66_000]) {
+      expect(await bash($, world, `cat ${ANCHOR}`, tokens)).toBeUndefined()
+      expect(await bash($, world, STEP, tokens)).toBeUndefined()
+    }
+    expect(world.statuses.filter((text) => text !== undefined)).toEqual([])
+  })
+
+  test('a closed anchor is no longer kept', async ($, on) => {
+    const world = await withAnchor($, on)
+    const close = `session-workflow anchor close ${ANCHOR} --outcome "ported"`
+    world.outputs.set(close, `closed ${ANCHOR} -> ${ANCHOR.replace(/\.md$/, '.closed.md')}\n`)
+    expect(await bash($, world, close, 40_000)).toBeUndefined()
+    expect(await bash($, world, 'ls', 55_000)).toBeUndefined()
+    expect(world.statuses.at(-1)).toBeUndefined()
+  })
+
+  test('auto-compaction off: no reminder', async ($, on) => {
+    const world = rig(on)
+    world.autoCompact = false
+    world.outputs.set(NEW, `${ANCHOR}\n`)
+    expect(await bash($, world, NEW, 3000)).toBeUndefined()
+    expect(await bash($, world, 'ls', 90_000)).toBeUndefined()
+  })
+
+  test('CLAUDE_AUTOCOMPACT_PCT_OVERRIDE moves the point with the threshold', async ($, on) => {
+    const world = rig(on)
+    // 50% of the effective window (67,000 + 13,000) is 40,000; 15 points ahead of it would be 25,000, but the
+    // point never comes before half the threshold: 20,000... the larger of the two, 25,000.
+    world.env.CLAUDE_AUTOCOMPACT_PCT_OVERRIDE = '50'
+    world.outputs.set(NEW, `${ANCHOR}\n`)
+    expect(await bash($, world, NEW, 3000)).toBeUndefined()
+    expect(await bash($, world, 'ls', 24_999)).toBeUndefined()
+    expect(await bash($, world, 'ls', 25_000)).toBe(
+      `Context at 25k tokens, auto-compaction at 40k: write the cursor down now: session-workflow anchor step ${ANCHOR} "done: …; next: …" (or \`anchor write\` with the whole anchor when a line is not enough)`,
+    )
+  })
+
+  test('nudge_margin 0 turns it off', { options: { nudge_margin: 0 } }, async ($, on) => {
+    const world = await withAnchor($, on)
+    expect(await bash($, world, 'ls', 66_000)).toBeUndefined()
+  })
+
+  test('nudge_margin moves the point', { options: { nudge_margin: 5 } }, async ($, on) => {
+    const world = await withAnchor($, on)
+    expect(await bash($, world, 'ls', 61_999)).toBeUndefined()
+    expect(await bash($, world, 'ls', 62_000)).toContain(`anchor step ${ANCHOR}`)
+  })
+
+  test("the work state's step rides along when it lags the anchor's last write", async ($, on) => {
+    const world = await withAnchor($, on)
+    world.files.set(
+      STATE_PATH,
+      JSON.stringify({
+        version: 1,
+        ticket: 34,
+        title: 'Make the parser fast',
+        step: 'plan',
+        session: SESSION,
+        updated_at: '2026-11-30T09:00:00Z',
+        section: { key: 'k', text: 'Ticket #34' },
+      }),
+    )
+    expect(await bash($, world, 'session-workflow state show', 10_000)).toBeUndefined()
+    expect(await bash($, world, 'ls', 55_000)).toBe(
+      `Context at 55k tokens, auto-compaction at 67k: write the cursor down now: session-workflow anchor step ${ANCHOR} "done: …; next: …"; ticket #34 is still at step "plan": session-workflow state step <step>`,
+    )
+  })
+})
+
+describe('the status line', () => {
+  test('the anchor, its step and age, the ticket, the open tasks; the age moves with no read', async ($, on) => {
+    const world = await withAnchor($, on)
+    world.surfaces = ['terminal']
+    world.files.set(
+      STATE_PATH,
+      JSON.stringify({ version: 1, ticket: 'PROJ-7', title: 't', step: 'execute', session: SESSION, updated_at: null }),
+    )
+    const tasks = `${CONFIG}/tasks/${SESSION}`
+    world.dirs.set(tasks, ['1.json', '2.json', '3.json', '4.json', '.lock', 'x.json'])
+    world.files.set(`${tasks}/1.json`, JSON.stringify({ id: '1', status: 'in_progress' }))
+    world.files.set(`${tasks}/2.json`, JSON.stringify({ id: '2', status: 'pending' }))
+    world.files.set(`${tasks}/3.json`, JSON.stringify({ id: '3', status: 'pending' }))
+    world.files.set(`${tasks}/4.json`, JSON.stringify({ id: '4', status: 'completed' }))
+    await $.session.start({ cwd: ROOT, surface: 'terminal', isInteractive: true })
+    expect(world.statuses.at(-1)).toBe('⚓ Port the parser · step 0 · now | PROJ-7 execute | tasks 1 active, 2 pending')
+    await world.clock.advance(4 * MINUTE)
+    expect(world.statuses.at(-1)).toBe('⚓ Port the parser · step 0 · 4m ago | PROJ-7 execute | tasks 1 active, 2 pending')
+    await bash($, world, STEP, 10_000)
+    expect(world.statuses.at(-1)).toBe('⚓ Port the parser · step 1 · now | PROJ-7 execute | tasks 1 active, 2 pending')
+    world.files.clear() // from here nothing on disk: the line is recomputed from memory
+    await world.clock.advance(31 * MINUTE)
+    // At 80 columns the title gives way first.
+    expect(world.statuses.at(-1)).toBe('⚓ Port th… · step 1 · 31m ago STALE | PROJ-7 execute | tasks 1 active, 2 pending')
+  })
+
+  test('a long title gives way to fit 80 columns', async ($, on) => {
+    const world = rig(on)
+    const title = '移植'.repeat(40)
+    world.files.set(ANCHOR, `---\nstep: 4\n---\n\n# ${title}\u202e\n`)
+    world.outputs.set(STEP, `step 4 -> 5  ${ANCHOR}\n`)
+    await bash($, world, STEP, 1000)
+    const line = world.statuses.at(-1) ?? ''
+    expect(line.startsWith('⚓ 移植移植')).toBe(true)
+    expect(line.endsWith('… · step 5 · now')).toBe(true)
+    expect(line.includes('\u202e')).toBe(false)
+    let columns = 0
+    for (const char of line) columns += /[\u2e80-\ua4cf]/.test(char) ? 2 : 1
+    expect(columns).toBeLessThanOrEqual(80)
+    expect(columns).toBeGreaterThan(70)
+  })
+
+  test('a resumed session in a new process recalls the anchor it kept (the plugin store)', async ($, on) => {
+    const writtenAt = Date.parse('2026-11-30T09:00:00Z')
+    const kept = { path: ANCHOR, title: 'Port the parser', step: 3, writtenAt }
+    const world = rig(on, { keptAnchors: { 'another-session': null, [SESSION]: kept } })
+    await $.session.start({ cwd: ROOT, surface: null, isInteractive: false })
+    expect(world.statuses.at(-1)).toBe('⚓ Port the parser · step 3 · 1h ago STALE')
+    expect(await bash($, world, 'ls', 55_000)).toContain(`anchor step ${ANCHOR}`)
+  })
+
+  test('status_line false shows nothing', { options: { status_line: false } }, async ($, on) => {
+    const world = await withAnchor($, on)
+    await bash($, world, STEP, 10_000)
+    expect(world.statuses.filter((text) => text !== undefined)).toEqual([])
+  })
+
+  test('a session with no state shows nothing', async ($, on) => {
+    const world = rig(on)
+    await $.session.start({ cwd: ROOT, surface: 'terminal', isInteractive: true })
+    await bash($, world, 'ls', 10_000)
+    expect(world.statuses.filter((text) => text !== undefined)).toEqual([])
+  })
+})
