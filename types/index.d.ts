@@ -33,12 +33,11 @@ export type SessionWorkflowTasks = {
 }
 
 /**
- * What the checkpoint nudge and the status line know of this session, refreshed when the writers run:
- * `session` names the session it belongs to (a /clear starts another), `crossing` is set while the context
- * fill stands at or past the nudge point (when it got there, and whether the reminder went out).
+ * What the checkpoint nudge and the status line know of this session, refreshed when the writers run and
+ * emptied at session end (a /clear included); `crossing` is set while the context fill stands at or past the
+ * nudge point (when it got there, and whether the reminder went out).
  */
 export type SessionWorkflowCheckpoint = {
-  session: string
   anchor: SessionWorkflowKeptAnchor | null
   crossing: { at: number; reminded: boolean } | null
   ticket: SessionWorkflowTicket | null

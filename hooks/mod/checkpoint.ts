@@ -48,7 +48,7 @@ export function settingsOf(options: PluginOptions): CheckpointSettings {
   }
 }
 
-const EMPTY: SessionWorkflowCheckpoint = { session: '', anchor: null, crossing: null, ticket: null, tasks: null }
+const EMPTY: SessionWorkflowCheckpoint = { anchor: null, crossing: null, ticket: null, tasks: null }
 const checkpoint = atom({ plugin: 'session-workflow', key: 'checkpoint' } as const, EMPTY)
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -309,11 +309,6 @@ async function limitsFor($: EngineInterface, window: number): Promise<Limits> {
   return value
 }
 
-async function stateFor($: EngineInterface, session: string): Promise<SessionWorkflowCheckpoint> {
-  const held = await read($, checkpoint)
-  return held.session === session ? held : { ...EMPTY, session }
-}
-
 async function save($: EngineInterface, before: SessionWorkflowCheckpoint, after: SessionWorkflowCheckpoint) {
   if (JSON.stringify(before) !== JSON.stringify(after)) await update($, checkpoint, () => after)
 }
@@ -398,7 +393,8 @@ function pin($: EngineInterface, state: SessionWorkflowCheckpoint, now: number, 
 
 /**
  * After one tool call: note what our writers did (any loop of this session), then, on the main thread, judge
- * the fill and answer the reminder to attach, or null.
+ * the fill and answer the reminder to attach, or null. A session with no state pays one state read: the
+ * session id, the clock and the fill are asked only when there is something to do with them.
  */
 export async function afterToolCall(
   $: EngineInterface,
@@ -406,45 +402,48 @@ export async function afterToolCall(
   result: ToolCallResult,
   settings: CheckpointSettings,
 ): Promise<string | null> {
-  const session = await $.session.id()
-  const before = await stateFor($, session)
+  const before = await read($, checkpoint)
   let state = before
-  const now = await $.clock.now()
+  let now: number | null = null
+  const clock = async () => (now ??= await $.clock.now())
   if (e.tool === 'Bash' && typeof e.command === 'string') {
     for (const event of writerEvents(e.command, typeof result.text === 'string' ? result.text : '')) {
-      if (event.verb === 'wrote') state = { ...state, anchor: await keptAnchor($, event, now) }
+      if (event.verb === 'wrote') state = { ...state, anchor: await keptAnchor($, event, await clock()) }
       else if (state.anchor?.path === event.path) state = { ...state, anchor: null }
     }
-    if (state.anchor !== before.anchor) await remember($, session, state.anchor)
-    if (/\bsession-workflow\s+state\b/.test(e.command)) state = { ...state, ticket: await readTicket($, session) }
+    if (state.anchor !== before.anchor) await remember($, await $.session.id(), state.anchor)
+    if (/\bsession-workflow\s+state\b/.test(e.command)) state = { ...state, ticket: await readTicket($, await $.session.id()) }
   } else if (e.tool === 'TaskCreate' || e.tool === 'TaskUpdate') {
-    state = { ...state, tasks: await readTasks($, session) }
+    state = { ...state, tasks: await readTasks($, await $.session.id()) }
   }
   let reminder: string | null = null
   const anchor = state.anchor
-  if (e.agentId === undefined && anchor !== null) {
+  if (e.agentId === undefined && anchor !== null && settings.marginPoints > 0) {
     const { context } = await $.session.usage()
     const found = context.tokens === undefined ? null : await limitsFor($, context.window)
     const point = found === null ? null : nudgePoint(found.threshold, found.compactionWindow, settings.marginPoints)
     if (found !== null && point !== null && context.tokens !== undefined) {
-      const verdict = judgeCrossing(state.crossing, context.tokens >= point, now, anchor.writtenAt)
-      state = { ...state, crossing: verdict.crossing }
-      if (verdict.remind) {
+      const isAbove = context.tokens >= point
+      const verdict = isAbove || state.crossing !== null ? judgeCrossing(state.crossing, isAbove, await clock(), anchor.writtenAt) : null
+      if (verdict !== null) state = { ...state, crossing: verdict.crossing }
+      if (verdict?.remind === true) {
         const { ticket } = state
         const lags = ticket !== null && ticket.updatedAt !== null && ticket.updatedAt < anchor.writtenAt
         reminder = reminderLine(anchor.path, { tokens: context.tokens, threshold: found.threshold }, lags ? ticket : null)
       }
     }
   }
-  await save($, before, state)
-  pin($, state, now, settings)
+  if (state !== before) {
+    await save($, before, state)
+    pin($, state, await clock(), settings)
+  }
   return reminder
 }
 
 /** At session start: the kept anchor a `--resume` recalls, the ticket and the tasks; the status line's clock. */
 export async function atSessionStart($: EngineInterface, settings: CheckpointSettings): Promise<void> {
   const session = await $.session.id()
-  const before = await stateFor($, session)
+  const before = await read($, checkpoint)
   const state = {
     ...before,
     anchor: before.anchor ?? (await recalled($, session)),
@@ -456,7 +455,14 @@ export async function atSessionStart($: EngineInterface, settings: CheckpointSet
   if (settings.showStatus && (await $.session.surfaces()).length > 0) {
     // The age on the line moves with time alone: recomputed from memory, nothing read from disk.
     $.clock.every(TICK_MS, () => {
-      void (async () => pin($, await stateFor($, await $.session.id()), await $.clock.now(), settings))().catch(() => {})
+      void (async () => pin($, await read($, checkpoint), await $.clock.now(), settings))().catch(() => {})
     })
   }
+}
+
+/** At session end (a /clear too, after which no session.start fires): the next session starts with nothing. */
+export async function atSessionEnd($: EngineInterface, settings: CheckpointSettings): Promise<void> {
+  const before = await read($, checkpoint)
+  await save($, before, EMPTY)
+  pin($, EMPTY, 0, settings)
 }

@@ -10,7 +10,7 @@
 import type { EngineInterface, PromptComposeResult, PromptComposeSection, Register } from 'claude-code'
 import { atom, read, update } from 'claude-code'
 import type { SessionWorkflowPromptSnapshot } from '../../types'
-import { afterToolCall, atSessionStart, settingsOf } from './checkpoint'
+import { afterToolCall, atSessionEnd, atSessionStart, settingsOf } from './checkpoint'
 import type { StoredSection } from './workstate'
 import { MAX_FILE_BYTES, parseWorkState, STATE_FILE } from './workstate'
 
@@ -105,6 +105,15 @@ export const register: Register = (on, options) => {
       // The status line is a convenience: a failed read leaves it as it was.
     }
     return started
+  })
+
+  on('session.end', async ($, e, next) => {
+    try {
+      await atSessionEnd($, settings)
+    } catch {
+      // Nothing to undo: a state left behind names an anchor the next session's writers replace.
+    }
+    return next(e)
   })
 
   on('session.compact', async ($, e, next) => {

@@ -45,6 +45,7 @@ function rig(on: On, stored: Record<string, unknown> = {}): World {
   on('env.get', ($, e) => ({ value: world.env[e.name] }))
   on('session.id', () => ({ value: SESSION }))
   on('session.start', ($, e) => ({ cwd: e.cwd }))
+  on('session.end', ($, e) => ({ sessionId: e.sessionId }))
   on('session.root', () => ({ value: ROOT }))
   on('session.cwd', () => ({ value: ROOT }))
   on('session.surfaces', () => ({ value: world.surfaces as never }))
@@ -172,6 +173,13 @@ describe('the checkpoint nudge', () => {
     expect(await bash($, world, close, 40_000)).toBeUndefined()
     expect(await bash($, world, 'ls', 55_000)).toBeUndefined()
     expect(world.statuses.at(-1)).toBeUndefined()
+  })
+
+  test('a /clear ends the session: the next one keeps no anchor until its own writers run', async ($, on) => {
+    const world = await withAnchor($, on)
+    await $.session.end({ reason: 'clear', sessionId: SESSION, resume: {} } as never)
+    expect(world.statuses.at(-1)).toBeUndefined()
+    expect(await bash($, world, 'ls', 55_000)).toBeUndefined()
   })
 
   test('auto-compaction off: no reminder', async ($, on) => {
