@@ -1,12 +1,12 @@
 """The hooks module's added cost per tool call, timed in process by ``claude plugin test``.
 
-Every tool call of a session passes the mod's ``tool.call`` hook (issue 18: the checkpoint nudge and the status
-line). This copies the plugin twice into a temporary folder, once as it is and once with a module that registers
-no hook (the engine's chain alone: the kit needs a module to load), writes one timing test into each, and runs both with the
-pinned CLI (``tools/run_claude.sh``). Each scenario makes ``--calls`` Bash calls through ``$.tool.call`` after a
-warm-up, ``--rounds`` times; the printed figure is the median per-call time, and the added cost is the
-difference from the no-mod copy. The engine beneath is the test's own hooks (answers from memory), so what is
-measured is the mod's work and its ``$`` round trips, not a tool's run.
+Every tool call of a session passes the mod's ``tool.call`` hook (issue 18: the checkpoint nudge and the
+status line). This copies the plugin twice into a temporary folder, once as it is and once with a module that
+registers no hook (the engine's chain alone: the kit needs a module to load), writes one timing test into
+each, and runs both with the pinned CLI (``tools/run_claude.sh``). Each scenario makes ``--calls`` Bash calls
+through ``$.tool.call`` after a warm-up, ``--rounds`` times; the figure is the median per-call time, and the
+added cost its difference from the no-mod copy. The engine beneath is the test's own hooks (answers from
+memory), so what is measured is the mod's work and its ``$`` round trips, not a tool's run.
 
     python benchmarks/mod_tool_call.py [--calls 400] [--rounds 5]
 """
@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import re
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -80,7 +79,9 @@ function rig(on: any) {
       context: {
         window: 1000000,
         tokens: world.tokens,
-        ...(e.breakdown ? { breakdown: { rawMaxTokens: 100000, isAutoCompactEnabled: true, autoCompactThreshold: 67000 } } : {}),
+        ...(e.breakdown
+          ? { breakdown: { rawMaxTokens: 100000, isAutoCompactEnabled: true, autoCompactThreshold: 67000 } }
+          : {}),
       },
     },
   }))

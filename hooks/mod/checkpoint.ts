@@ -25,6 +25,8 @@ export const MAX_REMINDER_BYTES = 300
 export const STATUS_COLUMNS = 80
 /** The engine's gap between its effective window and its auto-compaction threshold (2.1.332, measured). */
 const ENGINE_THRESHOLD_GAP = 13_000
+/** Window less the output reserve (20,000) less that gap: where 2.1.332 compacts when the breakdown is absent. */
+const ENGINE_WINDOW_GAP = 33_000
 const ANCHOR_HEAD_BYTES = 4096
 const MAX_TASK_FILES = 256
 const MAX_TASK_FILE_BYTES = 16 * 1024
@@ -120,13 +122,15 @@ export function reminderLine(
   const where = `Context at ${thousands(fill.tokens)} tokens, auto-compaction at ${thousands(fill.threshold)}:`
   const step = `session-workflow anchor step ${path} "done: …; next: …"`
   const write = '(or `anchor write` with the whole anchor when a line is not enough)'
-  const state = ticket === null ? '' : `; ticket ${ticket.label} is still at step "${ticket.step}": session-workflow state step <step>`
+  const lagging = ticket === null ? '' : `; ticket ${ticket.label} is still at step "${ticket.step}"`
+  const state = ticket === null ? '' : `${lagging}: session-workflow state step <step>`
   const variants = [
     `${where} write the cursor down now: ${step} ${write}${state}`,
     `${where} write the cursor down now: ${step}${state}`,
     `${where} write the cursor down now: ${step}`,
     `Checkpoint now: ${step}`,
-    `${where} write the cursor of this session's anchor down now (session-workflow anchor list; anchor step FILE "…")`,
+    `${where} write the cursor of this session's anchor down now` +
+      ' (session-workflow anchor list; anchor step FILE "…")',
   ]
   return variants.find((line) => utf8Length(line) <= MAX_REMINDER_BYTES) ?? variants[variants.length - 1]!
 }
@@ -215,6 +219,8 @@ const WROTE_LINE = /^wrote (\/.*\.md) \(step (\d{1,9})\)$/
 const CLOSED_LINE = /^closed (\/\S*\.md) -> /
 const NEW_LINE = /^\/.*\/\.claude\/anchors\/[^/]+\.md$/
 const ANCHOR_PATH = /\/\.claude\/anchors\/[^/]+\.md$/
+const STATE_CALL = /\bsession-workflow\s+state\b/
+const TASK_FILE = /^[1-9]\d{0,17}\.json$/
 
 /**
  * The anchor writes a Bash call made, from its output, in order; none unless the command ran an anchor writer.
@@ -300,9 +306,10 @@ async function limitsFor($: EngineInterface, window: number): Promise<Limits> {
   const { context } = await $.session.usage({ breakdown: 'summary' })
   const breakdown = context.breakdown
   let value: Limits = null
-  if (breakdown === undefined) value = { window, threshold: window - 33_000, compactionWindow: window }
+  if (breakdown === undefined) value = { window, threshold: window - ENGINE_WINDOW_GAP, compactionWindow: window }
   else if (breakdown.isAutoCompactEnabled && breakdown.autoCompactThreshold !== undefined) {
-    const threshold = thresholdInForce(breakdown.autoCompactThreshold, await $.env.get('CLAUDE_AUTOCOMPACT_PCT_OVERRIDE'))
+    const override = await $.env.get('CLAUDE_AUTOCOMPACT_PCT_OVERRIDE')
+    const threshold = thresholdInForce(breakdown.autoCompactThreshold, override)
     value = { window, threshold, compactionWindow: breakdown.rawMaxTokens }
   }
   limits = { window, value }
@@ -370,16 +377,17 @@ async function readTicket($: EngineInterface, session: string): Promise<SessionW
 async function readTasks($: EngineInterface, session: string): Promise<SessionWorkflowTasks | null> {
   const config = (await $.env.get('CLAUDE_CONFIG_DIR')) || `${(await $.env.get('HOME')) ?? ''}/.claude`
   const listId = ((await $.env.get('CLAUDE_CODE_TASK_LIST_ID')) || session).replace(/[^A-Za-z0-9_-]/g, '-')
+  const folder = `${config.replace(/[\\/]+$/, '')}/tasks/${listId}`
   let entries
   try {
-    entries = await $.fs.list(`${config.replace(/[\\/]+$/, '')}/tasks/${listId}`)
+    entries = await $.fs.list(folder)
   } catch {
     return null
   }
   const files = entries
-    .filter(({ name, kind, size }) => kind === 'file' && /^[1-9]\d{0,17}\.json$/.test(name) && size <= MAX_TASK_FILE_BYTES)
+    .filter(({ name, kind, size }) => kind === 'file' && TASK_FILE.test(name) && size <= MAX_TASK_FILE_BYTES)
     .slice(0, MAX_TASK_FILES)
-  const texts = await Promise.all(files.map(({ name }) => readText($, `${config}/tasks/${listId}/${name}`, MAX_TASK_FILE_BYTES)))
+  const texts = await Promise.all(files.map(({ name }) => readText($, `${folder}/${name}`, MAX_TASK_FILE_BYTES)))
   const tasks = countTasks(texts.filter((text): text is string => text !== null))
   return tasks.inProgress + tasks.pending === 0 ? null : tasks
 }
@@ -412,7 +420,7 @@ export async function afterToolCall(
       else if (state.anchor?.path === event.path) state = { ...state, anchor: null }
     }
     if (state.anchor !== before.anchor) await remember($, await $.session.id(), state.anchor)
-    if (/\bsession-workflow\s+state\b/.test(e.command)) state = { ...state, ticket: await readTicket($, await $.session.id()) }
+    if (STATE_CALL.test(e.command)) state = { ...state, ticket: await readTicket($, await $.session.id()) }
   } else if (e.tool === 'TaskCreate' || e.tool === 'TaskUpdate') {
     state = { ...state, tasks: await readTasks($, await $.session.id()) }
   }
@@ -424,12 +432,16 @@ export async function afterToolCall(
     const point = found === null ? null : nudgePoint(found.threshold, found.compactionWindow, settings.marginPoints)
     if (found !== null && point !== null && context.tokens !== undefined) {
       const isAbove = context.tokens >= point
-      const verdict = isAbove || state.crossing !== null ? judgeCrossing(state.crossing, isAbove, await clock(), anchor.writtenAt) : null
+      const verdict =
+        isAbove || state.crossing !== null
+          ? judgeCrossing(state.crossing, isAbove, await clock(), anchor.writtenAt)
+          : null
       if (verdict !== null) state = { ...state, crossing: verdict.crossing }
       if (verdict?.remind === true) {
         const { ticket } = state
         const lags = ticket !== null && ticket.updatedAt !== null && ticket.updatedAt < anchor.writtenAt
-        reminder = reminderLine(anchor.path, { tokens: context.tokens, threshold: found.threshold }, lags ? ticket : null)
+        const fill = { tokens: context.tokens, threshold: found.threshold }
+        reminder = reminderLine(anchor.path, fill, lags ? ticket : null)
       }
     }
   }

@@ -29,6 +29,8 @@ Body = dict[str, Any]
 
 REMINDER_MARK = "write the cursor down now: session-workflow anchor step "
 HOOK_CONTEXT = "tool.call hook additional context: "
+#: A 100,000-token compaction window: auto-compaction at 67,000, the nudge at 52,000.
+AUTOCOMPACT_100K = ("--autocompact", "100000")
 
 
 def reminders(body: Body) -> list[str]:
@@ -74,7 +76,7 @@ def test_the_reminder_reaches_the_model_once_before_a_compaction(claude: Claude,
         F.bash("echo after-the-compaction-again", input_tokens=6000),
         F.text("done"),
     )
-    claude.run(["-p", "port the parser", "--session-id", sid, "--autocompact", "100000", "--allowedTools", "Bash"]).check()
+    claude.run(["-p", "port the parser", "--session-id", sid, *AUTOCOMPACT_100K, "--allowedTools", "Bash"]).check()
     assert fake_api.pending_script() == 0, "the model's tool calls were not all made"
     (path,) = set(made)
 
@@ -107,7 +109,8 @@ def test_no_reminder_without_an_anchor_this_session_wrote(claude: Claude, fake_a
     anchors = claude.project / ".claude" / "anchors"
     anchors.mkdir(parents=True)
     (anchors / "2026-01-01-someone-elses.md").write_text(
-        "---\nformat: anchor/v1\nstep: 3\n---\n\n# Someone else's run\n\n## Cursor\n- Step 3: x\n\n<!-- anchor:tail -->\n",
+        "---\nformat: anchor/v1\nstep: 3\n---\n\n# Someone else's run\n\n## Cursor\n- Step 3: x\n"
+        "\n<!-- anchor:tail -->\n",
         encoding="utf-8",
     )
     fake_api.script(
@@ -116,6 +119,6 @@ def test_no_reminder_without_an_anchor_this_session_wrote(claude: Claude, fake_a
         F.bash("echo three", input_tokens=60_000),
         F.text("done"),
     )
-    claude.run(["-p", "go", "--session-id", new_session_id(), "--autocompact", "100000", "--allowedTools", "Bash"]).check()
+    claude.run(["-p", "go", "--session-id", new_session_id(), *AUTOCOMPACT_100K, "--allowedTools", "Bash"]).check()
     assert fake_api.pending_script() == 0
     assert all(reminders(body) == [] for body in fake_api.main_requests())
