@@ -77,19 +77,30 @@ export function nudgePoint(threshold: number, compactionWindow: number, marginPo
 }
 
 export type Crossing = SessionWorkflowCheckpoint['crossing']
+/** Where the fill stands: at or past the point, within the re-arm band just below it, or below that. */
+export type FillLevel = 'above' | 'band' | 'below'
+/** How far below the point, in points of the compaction window, the fill must fall to arm the nudge again. */
+export const REARM_POINTS = 5
+
+export function fillLevel(tokens: number, point: number, compactionWindow: number): FillLevel {
+  if (tokens >= point) return 'above'
+  return tokens >= point - Math.round((compactionWindow * REARM_POINTS) / 100) ? 'band' : 'below'
+}
 
 /**
- * One main-thread tool result's verdict: the crossing as it now stands (null while the fill is below the
- * point, which re-arms the nudge) and whether this result carries the reminder: once per crossing, only for a
- * kept anchor last written before the crossing.
+ * One main-thread tool result's verdict: the crossing as it now stands and whether this result carries the
+ * reminder: once per crossing, only for a kept anchor last written before the crossing. The crossing ends when
+ * the fill falls below the band under the point (a compaction does that), so a fill wavering at the point is
+ * one crossing, not many; within the band it stands as it was.
  */
 export function judgeCrossing(
   crossing: Crossing,
-  isAbove: boolean,
+  level: FillLevel,
   now: number,
   writtenAt: number | null,
 ): { crossing: Crossing; remind: boolean } {
-  if (!isAbove) return { crossing: null, remind: false }
+  if (level === 'below') return { crossing: null, remind: false }
+  if (level === 'band') return { crossing, remind: false }
   const current = crossing ?? { at: now, reminded: false }
   const remind = !current.reminded && writtenAt !== null && writtenAt < current.at
   return { crossing: remind ? { ...current, reminded: true } : current, remind }
@@ -431,10 +442,10 @@ export async function afterToolCall(
     const found = context.tokens === undefined ? null : await limitsFor($, context.window)
     const point = found === null ? null : nudgePoint(found.threshold, found.compactionWindow, settings.marginPoints)
     if (found !== null && point !== null && context.tokens !== undefined) {
-      const isAbove = context.tokens >= point
+      const level = fillLevel(context.tokens, point, found.compactionWindow)
       const verdict =
-        isAbove || state.crossing !== null
-          ? judgeCrossing(state.crossing, isAbove, await clock(), anchor.writtenAt)
+        level === 'above' || state.crossing !== null
+          ? judgeCrossing(state.crossing, level, await clock(), anchor.writtenAt)
           : null
       if (verdict !== null) state = { ...state, crossing: verdict.crossing }
       if (verdict?.remind === true) {

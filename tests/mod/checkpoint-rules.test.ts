@@ -2,6 +2,7 @@
 import { describe, expect, test } from 'claude-code/testing'
 import {
   anchorHead,
+  fillLevel,
   judgeCrossing,
   nudgePoint,
   reminderLine,
@@ -31,22 +32,33 @@ describe('the threshold and the point', () => {
 })
 
 describe('the crossing', () => {
-  test('below the point: no crossing, no reminder', () => {
-    expect(judgeCrossing({ at: 5, reminded: true }, false, 9, 1)).toEqual({ crossing: null, remind: false })
+  test('the fill against the point: at or past it, the 5-point band below it, below that', () => {
+    expect(fillLevel(52_000, 52_000, 100_000)).toBe('above')
+    expect(fillLevel(51_999, 52_000, 100_000)).toBe('band')
+    expect(fillLevel(47_000, 52_000, 100_000)).toBe('band')
+    expect(fillLevel(46_999, 52_000, 100_000)).toBe('below')
   })
 
-  test('the first result past it reminds when the anchor was written before', () => {
-    expect(judgeCrossing(null, true, 9, 1)).toEqual({ crossing: { at: 9, reminded: true }, remind: true })
+  test('below the band: no crossing, no reminder', () => {
+    expect(judgeCrossing({ at: 5, reminded: true }, 'below', 9, 1)).toEqual({ crossing: null, remind: false })
   })
 
-  test('once per crossing', () => {
-    expect(judgeCrossing({ at: 9, reminded: true }, true, 12, 1)).toEqual({ crossing: { at: 9, reminded: true }, remind: false })
+  test('the first result past the point reminds when the anchor was written before', () => {
+    expect(judgeCrossing(null, 'above', 9, 1)).toEqual({ crossing: { at: 9, reminded: true }, remind: true })
+  })
+
+  test('once per crossing, a fill wavering in the band included', () => {
+    const reminded = { at: 9, reminded: true }
+    expect(judgeCrossing(reminded, 'above', 12, 1)).toEqual({ crossing: reminded, remind: false })
+    expect(judgeCrossing(reminded, 'band', 13, 1)).toEqual({ crossing: reminded, remind: false })
+    expect(judgeCrossing(reminded, 'above', 14, 1)).toEqual({ crossing: reminded, remind: false })
+    expect(judgeCrossing(null, 'band', 13, 1)).toEqual({ crossing: null, remind: false })
   })
 
   test('an anchor written at or after the crossing, or none: no reminder', () => {
-    expect(judgeCrossing(null, true, 9, 9)).toEqual({ crossing: { at: 9, reminded: false }, remind: false })
-    expect(judgeCrossing({ at: 9, reminded: false }, true, 12, 10).remind).toBe(false)
-    expect(judgeCrossing(null, true, 9, null).remind).toBe(false)
+    expect(judgeCrossing(null, 'above', 9, 9)).toEqual({ crossing: { at: 9, reminded: false }, remind: false })
+    expect(judgeCrossing({ at: 9, reminded: false }, 'above', 12, 10).remind).toBe(false)
+    expect(judgeCrossing(null, 'above', 9, null).remind).toBe(false)
   })
 })
 

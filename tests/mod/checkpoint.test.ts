@@ -121,6 +121,9 @@ describe('the checkpoint nudge', () => {
     )
     expect(new TextEncoder().encode(reminder).length).toBeLessThanOrEqual(300)
     expect(await bash($, world, 'ls', 60_000)).toBeUndefined()
+    // Cleared tool results can pull the fill back a little: within 5 points under the point it is one crossing.
+    expect(await bash($, world, 'ls', 47_000)).toBeUndefined()
+    expect(await bash($, world, 'ls', 53_000)).toBeUndefined()
     expect(await bash($, world, 'ls', 66_000)).toBeUndefined()
   })
 
