@@ -339,6 +339,14 @@ async function readText($: EngineInterface, path: string, length: number): Promi
   }
 }
 
+async function isThere($: EngineInterface, path: string): Promise<boolean> {
+  try {
+    return await $.fs.exists(path)
+  } catch {
+    return false
+  }
+}
+
 async function keptAnchor($: EngineInterface, event: WriterEvent, now: number): Promise<SessionWorkflowKeptAnchor> {
   const head = anchorHead((await readText($, event.path, ANCHOR_HEAD_BYTES)) ?? '')
   const name = event.path.slice(event.path.lastIndexOf('/') + 1, -'.md'.length)
@@ -369,7 +377,7 @@ async function recalled($: EngineInterface, session: string): Promise<SessionWor
     typeof anchor.title === 'string' &&
     typeof anchor.step === 'number' &&
     typeof anchor.writtenAt === 'number'
-  return isKept ? { ...anchor, title: oneLine(anchor.title) } : null
+  return isKept && (await isThere($, anchor.path)) ? { ...anchor, title: oneLine(anchor.title) } : null
 }
 
 /** This session's ticket: the project root's work state first, then the working directory's (as the prompt). */
@@ -448,7 +456,9 @@ export async function afterToolCall(
           ? judgeCrossing(state.crossing, level, await clock(), anchor.writtenAt)
           : null
       if (verdict !== null) state = { ...state, crossing: verdict.crossing }
-      if (verdict?.remind === true) {
+      // The one read a reminder costs: an anchor closed or moved out of this session's sight is kept no longer.
+      if (verdict?.remind === true && !(await isThere($, anchor.path))) state = { ...state, anchor: null }
+      else if (verdict?.remind === true) {
         const { ticket } = state
         const lags = ticket !== null && ticket.updatedAt !== null && ticket.updatedAt < anchor.writtenAt
         const fill = { tokens: context.tokens, threshold: found.threshold }

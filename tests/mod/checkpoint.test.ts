@@ -69,6 +69,7 @@ function rig(on: On, stored: Record<string, unknown> = {}): World {
     if (text === undefined) return { deny: `read ${e.path} failed: ENOENT` }
     return { value: text.slice(0, e.length ?? text.length) }
   })
+  on('fs.exists', ($, e) => ({ value: world.files.has(e.path) }))
   on('fs.list', ($, e) => {
     const names = world.dirs.get(e.path ?? '')
     if (names === undefined) return { deny: `list ${e.path} failed: ENOENT` }
@@ -185,6 +186,15 @@ describe('the checkpoint nudge', () => {
     expect(await bash($, world, 'ls', 55_000)).toBeUndefined()
   })
 
+  test('an anchor gone from disk (closed by hand, moved) is named no more', async ($, on) => {
+    const world = await withAnchor($, on)
+    world.files.delete(ANCHOR)
+    expect(await bash($, world, 'ls', 55_000)).toBeUndefined()
+    expect(world.statuses.at(-1)).toBeUndefined()
+    world.files.set(ANCHOR, ANCHOR_TEXT)
+    expect(await bash($, world, 'ls', 60_000)).toBeUndefined()
+  })
+
   test('auto-compaction off: no reminder', async ($, on) => {
     const world = rig(on)
     world.autoCompact = false
@@ -287,6 +297,14 @@ describe('the status line', () => {
     await $.session.start({ cwd: ROOT, surface: null, isInteractive: false })
     expect(world.statuses.at(-1)).toBe('⚓ Port the parser · step 3 · 1h ago STALE')
     expect(await bash($, world, 'ls', 55_000)).toContain(`anchor step ${ANCHOR}`)
+  })
+
+  test('a recalled anchor that is gone from disk is not recalled', async ($, on) => {
+    const kept = { path: ANCHOR, title: 'Port the parser', step: 3, writtenAt: 0 }
+    const world = rig(on, { keptAnchors: { [SESSION]: kept } })
+    world.files.delete(ANCHOR)
+    await $.session.start({ cwd: ROOT, surface: null, isInteractive: false })
+    expect(world.statuses.filter((text) => text !== undefined)).toEqual([])
   })
 
   test('status_line false shows nothing', { options: { status_line: false } }, async ($, on) => {
