@@ -161,7 +161,7 @@ function columnsOf(codePoint: number): number {
   return wide ? 2 : 1
 }
 
-export function columns(text: string): number {
+function columns(text: string): number {
   let total = 0
   for (const char of text) total += columnsOf(char.codePointAt(0)!)
   return total

@@ -6,6 +6,7 @@ import {
   judgeCrossing,
   nudgePoint,
   reminderLine,
+  statusText,
   thresholdInForce,
   writerEvents,
 } from '../../hooks/mod/checkpoint'
@@ -108,5 +109,22 @@ describe("an anchor's head", () => {
     expect(anchorHead('\ufeff---\ntask: The task\n---\n\nno heading\n')).toEqual({ title: 'The task', step: null })
     expect(anchorHead('# A \u001b[31mred\u001b[0m\u202e title\n')).toEqual({ title: 'A [31mred [0m title', step: null })
     expect(anchorHead('')).toEqual({ title: null, step: null })
+  })
+})
+
+describe('the status text', () => {
+  const anchor = { path: ANCHOR, title: 'Run', step: 2, writtenAt: 0 }
+  test('nothing without state; each part alone', () => {
+    expect(statusText({ anchor: null, ticket: null, tasks: null }, 0, 30)).toBeUndefined()
+    expect(statusText({ anchor: null, ticket: null, tasks: { inProgress: 0, pending: 0 } }, 0, 30)).toBeUndefined()
+    expect(statusText({ anchor: null, ticket: { label: '#34', step: 'plan', updatedAt: null }, tasks: null }, 0, 30)).toBe(
+      '#34 plan',
+    )
+    expect(statusText({ anchor: null, ticket: null, tasks: { inProgress: 0, pending: 3 } }, 0, 30)).toBe(
+      'tasks 0 active, 3 pending',
+    )
+    expect(statusText({ anchor, ticket: null, tasks: null }, 30 * 60_000, 30)).toBe('⚓ Run · step 2 · 30m ago')
+    expect(statusText({ anchor, ticket: null, tasks: null }, 30 * 60_000 + 1, 30)).toBe('⚓ Run · step 2 · 30m ago STALE')
+    expect(statusText({ anchor, ticket: null, tasks: null }, 50 * 3_600_000, 30)).toBe('⚓ Run · step 2 · 2d ago STALE')
   })
 })
