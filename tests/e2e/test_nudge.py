@@ -122,3 +122,18 @@ def test_no_reminder_without_an_anchor_this_session_wrote(claude: Claude, fake_a
     claude.run(["-p", "go", "--session-id", new_session_id(), *AUTOCOMPACT_100K, "--allowedTools", "Bash"]).check()
     assert fake_api.pending_script() == 0
     assert all(reminders(body) == [] for body in fake_api.main_requests())
+
+
+def test_a_resumed_session_in_a_new_process_is_reminded_of_the_anchor_it_kept(
+    claude: Claude, fake_api: FakeAnthropic
+) -> None:
+    sid = new_session_id()
+    fake_api.script(F.bash('session-workflow anchor new --task "Port the parser"', input_tokens=3000), F.text("made"))
+    claude.run(["-p", "start", "--session-id", sid, *AUTOCOMPACT_100K, "--allowedTools", "Bash"]).check()
+    (anchor,) = (claude.project / ".claude" / "anchors").glob("*.md")
+
+    fake_api.script(F.bash("echo resumed", input_tokens=55_000), F.text("done"))
+    claude.run(["-p", "--resume", sid, "go on", *AUTOCOMPACT_100K, "--allowedTools", "Bash"]).check()
+    assert fake_api.pending_script() == 0
+    (line,) = reminders(fake_api.main_requests()[-1])
+    assert f"session-workflow anchor step {anchor} " in line, line
