@@ -21,8 +21,10 @@ import { MAX_FILE_BYTES, readStateRecord, STATE_FILE, utf8Length } from './works
 
 /** The reminder's bound: one line the model reads after a tool result. */
 export const MAX_REMINDER_BYTES = 300
-/** The status line's bound, in terminal columns. */
-export const STATUS_COLUMNS = 80
+/** The status line entry's bound, in terminal columns: 80 less the engine's lead before a plugin's status. */
+export const STATUS_COLUMNS = 58
+/** The title keeps at least this many columns before a part after it is dropped. */
+const MIN_TITLE_COLUMNS = 12
 /** The engine's gap between its effective window and its auto-compaction threshold (2.1.332, measured). */
 const ENGINE_THRESHOLD_GAP = 13_000
 /** Window less the output reserve (20,000) less that gap: where 2.1.332 compacts when the breakdown is absent. */
@@ -181,44 +183,46 @@ function cutColumns(text: string, width: number): string {
   return `${kept}…`
 }
 
-function age(ms: number): string {
+/** How long ago, in the largest whole unit; `STALE` in place of "ago" past the stale bound. */
+function age(ms: number, isStale: boolean): string {
   const minutes = Math.floor(Math.max(0, ms) / MINUTE_MS)
-  if (minutes < 1) return 'now'
-  if (minutes < 60) return `${minutes}m ago`
-  if (minutes < 48 * 60) return `${Math.floor(minutes / 60)}h ago`
-  return `${Math.floor(minutes / (24 * 60))}d ago`
+  const mark = isStale ? 'STALE' : 'ago'
+  if (minutes < 1) return isStale ? 'STALE' : 'now'
+  if (minutes < 60) return `${minutes}m ${mark}`
+  if (minutes < 48 * 60) return `${Math.floor(minutes / 60)}h ${mark}`
+  return `${Math.floor(minutes / (24 * 60))}d ${mark}`
 }
 
 /**
- * The status line entry: the kept anchor's title, step and the age of its last write (marked stale past
- * `staleMinutes`), the ticket and its step, the open tasks; undefined when there is none of them. One line,
- * within STATUS_COLUMNS: the title gives way first.
+ * The status line entry: the kept anchor's title, step and the age of its last write (marked STALE past
+ * `staleMinutes`), the ticket and its step, the open tasks; undefined when there is none of them. One line
+ * within STATUS_COLUMNS, so that with the engine's lead before a plugin's status (`⚠ session-workflow: `, 22
+ * columns on 2.1.332's terminal) the row fits 80: the title gives way first (down to MIN_TITLE_COLUMNS),
+ * then the tasks shorten to `tasks 1+2` (active + pending) and go, then the ticket.
  */
 export function statusText(
   state: Pick<SessionWorkflowCheckpoint, 'anchor' | 'ticket' | 'tasks'>,
   now: number,
   staleMinutes: number,
 ): string | undefined {
-  const parts: string[] = []
   const { anchor, ticket, tasks } = state
-  const ticketPart = ticket === null ? null : `${ticket.label} ${ticket.step}`
-  const tasksPart =
-    tasks === null || tasks.inProgress + tasks.pending === 0
-      ? null
-      : `tasks ${tasks.inProgress} active, ${tasks.pending} pending`
-  let anchorTail: string | null = null
-  if (anchor !== null) {
-    const stale = now - anchor.writtenAt > staleMinutes * MINUTE_MS ? ' STALE' : ''
-    anchorTail = ` · step ${anchor.step} · ${age(now - anchor.writtenAt)}${stale}`
+  const ticketPart = ticket === null ? [] : [`${ticket.label} ${ticket.step}`]
+  const open = tasks !== null && tasks.inProgress + tasks.pending > 0 ? tasks : null
+  const tasksLong = open === null ? [] : [`tasks ${open.inProgress} active, ${open.pending} pending`]
+  const tasksShort = open === null ? [] : [`tasks ${open.inProgress}+${open.pending}`]
+  if (anchor === null) {
+    const line = [...ticketPart, ...tasksLong].join(' · ')
+    return line === '' ? undefined : cutColumns(line, STATUS_COLUMNS)
   }
-  const rest = [ticketPart, tasksPart].filter((part): part is string => part !== null)
-  if (anchor === null && rest.length === 0) return undefined
-  if (anchor !== null && anchorTail !== null) {
-    const fixed = columns(`⚓ ${anchorTail}`) + rest.reduce((sum, part) => sum + columns(part) + 3, 0)
-    parts.push(`⚓ ${cutColumns(anchor.title, Math.max(8, STATUS_COLUMNS - fixed))}${anchorTail}`)
-  }
-  parts.push(...rest)
-  return cutColumns(parts.join(' | '), STATUS_COLUMNS)
+  const elapsed = now - anchor.writtenAt
+  const tail = ` · step ${anchor.step} · ${age(elapsed, elapsed > staleMinutes * MINUTE_MS)}`
+  const choices = [[...ticketPart, ...tasksLong], [...ticketPart, ...tasksShort], ticketPart, []]
+  const title = Math.min(MIN_TITLE_COLUMNS, columns(anchor.title))
+  const after = (parts: readonly string[]) => parts.map((part) => ` · ${part}`).join('')
+  const fits = (parts: readonly string[]) => STATUS_COLUMNS - columns(`⚓ ${tail}${after(parts)}`) >= title
+  const rest = after(choices.find(fits) ?? [])
+  const room = Math.max(STATUS_COLUMNS - columns(`⚓ ${tail}${rest}`), MIN_TITLE_COLUMNS)
+  return cutColumns(`⚓ ${cutColumns(anchor.title, room)}${tail}${rest}`, STATUS_COLUMNS)
 }
 
 /** What a writer's output says it did: `new`, `step` and `write` wrote `path`; `close` closed it. */

@@ -124,7 +124,26 @@ describe('the status text', () => {
       'tasks 0 active, 3 pending',
     )
     expect(statusText({ anchor, ticket: null, tasks: null }, 30 * 60_000, 30)).toBe('⚓ Run · step 2 · 30m ago')
-    expect(statusText({ anchor, ticket: null, tasks: null }, 30 * 60_000 + 1, 30)).toBe('⚓ Run · step 2 · 30m ago STALE')
-    expect(statusText({ anchor, ticket: null, tasks: null }, 50 * 3_600_000, 30)).toBe('⚓ Run · step 2 · 2d ago STALE')
+    expect(statusText({ anchor, ticket: null, tasks: null }, 30 * 60_000 + 1, 30)).toBe('⚓ Run · step 2 · 30m STALE')
+    expect(statusText({ anchor, ticket: null, tasks: null }, 50 * 3_600_000, 30)).toBe('⚓ Run · step 2 · 2d STALE')
+  })
+
+  test('58 columns, so the row fits 80 after the engine\'s "⚠ session-workflow: " lead', () => {
+    const ticket = { label: '#34', step: 'execute', updatedAt: null }
+    const tasks = { inProgress: 1, pending: 2 }
+    const line = (title: string) => statusText({ anchor: { ...anchor, title }, ticket, tasks }, 0, 30)
+    expect(line('Run')).toBe('⚓ Run · step 2 · now · #34 execute · tasks 1+2')
+    expect(statusText({ anchor, ticket: null, tasks }, 0, 30)).toBe('⚓ Run · step 2 · now · tasks 1 active, 2 pending')
+    // The title gives way down to 12 columns; then the tasks shorten, then they go, then the ticket.
+    expect(line('Port the parser to v2')).toBe('⚓ Port the parse… · step 2 · now · #34 execute · tasks 1+2')
+    expect(line('Port the parser to grammar v2')).toBe('⚓ Port the parse… · step 2 · now · #34 execute · tasks 1+2')
+    expect(line('x'.repeat(60))).toBe(`⚓ ${'x'.repeat(14)}… · step 2 · now · #34 execute · tasks 1+2`)
+    const stale = { anchor: { ...anchor, title: 'Port the parser' }, ticket, tasks }
+    expect(statusText(stale, 3 * 3_600_000, 30)).toBe('⚓ Port the parser · step 2 · 3h STALE · #34 execute')
+    const long = { label: 'VERY-LONG-TRACKER-ID-12345', step: 'implementation-review', updatedAt: null }
+    expect(statusText({ ...stale, ticket: long }, 3 * 3_600_000, 30)).toBe('⚓ Port the parser · step 2 · 3h STALE')
+    for (const title of ['Run', 'Port the parser to v2', 'x'.repeat(60)]) {
+      expect([...(line(title) ?? '')].length).toBeLessThanOrEqual(58)
+    }
   })
 })
