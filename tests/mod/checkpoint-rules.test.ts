@@ -94,6 +94,17 @@ describe("the writers' output", () => {
     ])
   })
 
+  test('a path with spaces', () => {
+    const spaced = '/home/dev/my project/.claude/anchors/2026-11-30-run.md'
+    expect(writerEvents(`session-workflow anchor step "${spaced}" x`, `step 0 -> 1  ${spaced}\n`)).toEqual([
+      { verb: 'wrote', path: spaced, step: 1 },
+    ])
+    const closed = spaced.replace(/\.md$/, '.closed.md')
+    expect(writerEvents(`session-workflow anchor close "${spaced}" --outcome ok`, `closed ${spaced} -> ${closed}\n`)).toEqual([
+      { verb: 'closed', path: spaced, step: null },
+    ])
+  })
+
   test('nothing from a command that ran no writer, or a line no writer prints', () => {
     expect(writerEvents(`echo "step 2 -> 3  ${ANCHOR}"`, `step 2 -> 3  ${ANCHOR}\n`)).toEqual([])
     expect(writerEvents('session-workflow anchor list', `${ANCHOR}\n`)).toEqual([])
