@@ -37,6 +37,14 @@ def hook_timeouts() -> set[int]:
     return {hook["timeout"] for groups in spec["hooks"].values() for group in groups for hook in group["hooks"]}
 
 
+def mod_constant(name: str) -> int:
+    """A number the hooks module defines (``export const NAME = 300`` in TypeScript, which Python cannot import)."""
+    text = (REPO / "hooks" / "mod" / "checkpoint.ts").read_text(encoding="utf-8")
+    match = re.search(rf"^export const {name} = ([0-9_]+)$", text, re.MULTILINE)
+    assert match, f"hooks/mod/checkpoint.ts defines no {name}"
+    return int(match.group(1).replace("_", ""))
+
+
 def code_values() -> dict[str, set[int]]:
     """What the code defines, per unit a doc may state a number in."""
     units = {compose.CAP_UTF16, anchor_part.CAP, anchor_part.DROP_NAMES_CAP, precompact.MAX_CHARS}
@@ -47,7 +55,7 @@ def code_values() -> dict[str, set[int]]:
         "unit": units,
         "units": units,
         "characters": {precompact.MAX_CHARS, anchor_writer.SLUG_MAX},
-        "bytes": byte_caps | {workstate_section.MAX_SECTION_BYTES},
+        "bytes": byte_caps | {workstate_section.MAX_SECTION_BYTES, mod_constant("MAX_REMINDER_BYTES")},
         "tasks": {tasks_render.MAX_TASKS},
         "h": hours,
         "hours": hours,
@@ -62,7 +70,7 @@ def stated(doc: str) -> list[tuple[int, str]]:
 
 # The promises each doc states (number, unit): they must be there, so a rewrite that drops one is noticed.
 REQUIRED = {
-    "README.md": [(10_000, "UTF-16"), (40, "tasks"), (4_096, "bytes"), (600, "characters"), (6, "h")],
+    "README.md": [(10_000, "UTF-16"), (40, "tasks"), (4_096, "bytes"), (600, "characters"), (6, "h"), (300, "bytes")],
     "SKILL.md": [(8_000, "UTF-16"), (400, "units"), (24, "hours"), (6, "hours"), (72, "h")],
     "anchor-format.md": [(8_000, "UTF-16"), (400, "units"), (24, "h"), (6, "h"), (48, "characters")],
     "failure-modes.md": [(8_000, "UTF-16"), (24, "hours")],
