@@ -48,7 +48,7 @@ def test_install_copies_no_dev_cache_and_shows_the_options(claude: Claude, claud
 
     claude.run(["plugin", "marketplace", "add", str(checkout)]).check()
     installed = claude.run(["plugin", "install", "session-workflow@session-workflow"]).check()
-    assert "2 userConfig options not yet set" in installed.stdout + installed.stderr
+    assert "5 userConfig options not yet set" in installed.stdout + installed.stderr
     copy = claude.config_dir / "plugins" / "cache" / "session-workflow" / "session-workflow" / "0.1.0"
     copied = sorted(str(p.relative_to(copy)) for p in copy.rglob("*") if p.is_file())
     assert copied == sorted(files)
@@ -56,3 +56,6 @@ def test_install_copies_no_dev_cache_and_shows_the_options(claude: Claude, claud
     shown = claude.run(["plugin", "configure", "session-workflow@session-workflow"]).check().stdout
     assert "anchor_hooks — Re-inject the control anchor" in shown
     assert "startup_window_hours — Startup window (hours)" in shown
+    assert "nudge_margin — Checkpoint nudge margin" in shown
+    assert "stale_minutes — Stale cursor after (minutes)" in shown
+    assert "status_line — Show the run's state on the status line" in shown
