@@ -17,7 +17,7 @@ import type {
   SessionWorkflowTicket,
   SessionWorkflowTasks,
 } from '../../types'
-import { MAX_FILE_BYTES, readStateRecord, STATE_FILE, utf8Length } from './workstate'
+import { readStateFile, readStateRecord, utf8Length } from './workstate'
 
 /** The reminder's bound: one line the model reads after a tool result. */
 export const MAX_REMINDER_BYTES = 300
@@ -389,7 +389,7 @@ async function readTicket($: EngineInterface, session: string): Promise<SessionW
   const root = await $.session.root()
   const cwd = await $.session.cwd()
   for (const dir of root === cwd ? [root] : [root, cwd]) {
-    const raw = await readText($, `${dir.replace(/[\\/]+$/, '')}/${STATE_FILE}`, MAX_FILE_BYTES + 1)
+    const raw = await readStateFile($, dir)
     const ticket = raw === null ? null : ticketOf(raw, session)
     if (ticket !== null) return ticket
   }

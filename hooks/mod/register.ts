@@ -12,7 +12,7 @@ import { atom, read, update } from 'claude-code'
 import type { SessionWorkflowPromptSnapshot } from '../../types'
 import { afterToolCall, atSessionEnd, atSessionStart, settingsOf } from './checkpoint'
 import type { StoredSection } from './workstate'
-import { MAX_FILE_BYTES, parseWorkState, STATE_FILE } from './workstate'
+import { parseWorkState, readStateFile } from './workstate'
 
 export { MAX_SECTION_BYTES, parseWorkState, utf8Length } from './workstate'
 
@@ -31,13 +31,8 @@ async function ownedSection($: EngineInterface, session: string): Promise<Stored
   const root = await $.session.root()
   const cwd = await $.session.cwd()
   for (const dir of root === cwd ? [root] : [root, cwd]) {
-    let raw: string
-    try {
-      // One byte over the bound, so a file just over it is refused rather than read cut short.
-      raw = await $.fs.read(`${dir.replace(/[\\/]+$/, '')}/${STATE_FILE}`, { length: MAX_FILE_BYTES + 1 })
-    } catch {
-      continue
-    }
+    const raw = await readStateFile($, dir)
+    if (raw === null) continue
     const stored = parseWorkState(raw)
     if (stored !== null && stored.owner === session) return stored
   }

@@ -1,6 +1,8 @@
 // What the module reads from a work-state file (`session-workflow state ...` writes it): the checks that decide
 // whether a state is in play, shared by the system-prompt section and the status line.
 
+import type { EngineInterface } from 'claude-code'
+
 /** What the module takes from a work-state file: its owner session, the snapshot key and the section text. */
 export type StoredSection = { owner: string; key: string; text: string }
 
@@ -92,4 +94,24 @@ function isIssueNumber(value: unknown): boolean {
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+/**
+ * The text of `dir`'s work-state file, or null when it is missing, refused, not a regular file, or lands outside
+ * `dir` (a symlinked `.claude`, state folder or file leading out of the project: the repository's content is data,
+ * and the Python hooks pass such a state over too). One byte over the bound is read, so a file just over it is
+ * refused rather than read cut short.
+ */
+export async function readStateFile($: EngineInterface, dir: string): Promise<string | null> {
+  const folder = dir.replace(/[\\/]+$/, '')
+  const path = `${folder}/${STATE_FILE}`
+  try {
+    const [own, base] = await Promise.all([$.fs.stat(path, { resolve: true }), $.fs.stat(folder, { resolve: true })])
+    const real = own.realPath
+    const root = base.realPath?.replace(/[\\/]+$/, '')
+    if (own.kind !== 'file' || real === undefined || root === undefined || !real.startsWith(`${root}/`)) return null
+    return await $.fs.read(path, { length: MAX_FILE_BYTES + 1 })
+  } catch {
+    return null
+  }
 }

@@ -18,6 +18,8 @@ const THRESHOLD = 67_000
 
 type World = {
   files: Map<string, string>
+  /** Where a path really lands (a symbolic link), by path; every other path lands on itself. */
+  links: Map<string, string>
   dirs: Map<string, string[]>
   env: Record<string, string>
   tokens: number | undefined
@@ -31,6 +33,7 @@ type World = {
 
 function rig(on: On, stored: Record<string, unknown> = {}): World {
   const world: World = {
+    links: new Map(),
     files: new Map([[ANCHOR, ANCHOR_TEXT]]),
     dirs: new Map(),
     env: { CLAUDE_CONFIG_DIR: CONFIG },
@@ -63,6 +66,13 @@ function rig(on: On, stored: Record<string, unknown> = {}): World {
       } as never
     }
     return { value: { startedAt: 0, context, rateLimits: [] } }
+  })
+  on('fs.stat', ($, e) => {
+    const isFile = world.files.has(e.path)
+    const isDir = [...world.files.keys()].some((path) => path.startsWith(`${e.path}/`))
+    if (!isFile && !isDir) return { deny: `stat ${e.path} failed: ENOENT` }
+    const realPath = world.links.get(e.path) ?? e.path
+    return { value: { kind: isFile ? 'file' : 'dir', size: 0, mtimeMs: 0, isLink: realPath !== e.path, realPath } }
   })
   on('fs.read', ($, e) => {
     const text = world.files.get(e.path)

@@ -45,6 +45,8 @@ function workState(state: Ticket, overrides: Record<string, unknown> = {}): stri
 
 type World = {
   files: Map<string, string>
+  /** Where a path really lands (a symbolic link), by path; every other path lands on itself. */
+  links: Map<string, string>
   /** Paths whose read fails with something other than a missing file. */
   broken: Set<string>
   sessionId: string | Error
@@ -57,6 +59,7 @@ type World = {
 /** The engine beneath the plugin, answering from memory. */
 function rig(on: On): World {
   const world: World = {
+    links: new Map(),
     files: new Map(),
     broken: new Set(),
     sessionId: SESSION,
@@ -71,6 +74,13 @@ function rig(on: On): World {
   })
   on('session.root', () => ({ value: world.root }))
   on('session.cwd', () => ({ value: world.cwd }))
+  on('fs.stat', ($, e) => {
+    const isFile = world.files.has(e.path)
+    const isDir = [...world.files.keys()].some((path) => path.startsWith(`${e.path}/`))
+    if (!isFile && !isDir) return { deny: `stat ${e.path} failed: ENOENT` }
+    const realPath = world.links.get(e.path) ?? e.path
+    return { value: { kind: isFile ? 'file' : 'dir', size: 0, mtimeMs: 0, isLink: realPath !== e.path, realPath } }
+  })
   on('fs.read', ($, e) => {
     if (world.broken.has(e.path)) return { deny: `read ${e.path} failed: EACCES` }
     const text = world.files.get(e.path)
@@ -118,6 +128,15 @@ describe('prompt.compose', () => {
   test('adds nothing without a work-state file', async ($, on) => {
     rig(on)
     expect(await compose($)).toEqual({ sections: ENGINE_SECTIONS })
+  })
+
+  test('adds nothing for a state file that leads out of the project', async ($, on) => {
+    const world = rig(on)
+    world.files.set(STATE_PATH, workState(TICKET_34))
+    world.links.set(STATE_PATH, '/elsewhere/work-state.json')
+    expect(await compose($)).toEqual({ sections: ENGINE_SECTIONS })
+    world.links.set(STATE_PATH, `${ROOT}/.claude/elsewhere/work-state.json`)
+    expect(await ourText($)).toBe(sectionText(TICKET_34))
   })
 
   test('adds nothing when another session owns the state (orphaned)', async ($, on) => {
