@@ -157,10 +157,10 @@ MUTANTS = [
     ),
     Mutant(
         "an undecodable byte in a close command escaped as a code point",
-        "anchor/text.py",
-        r'escaped.append(f"\\x{code - 0xDC00:02x}")',
-        r'escaped.append(f"\\u{code:04x}")',
-        ("tests/anchor/test_classify.py",),
+        "core/text.py",
+        r'out.append(f"\\x{code - 0xDC00:02x}")',
+        r'out.append(f"\\u{code:04x}")',
+        ("tests/anchor/test_classify.py", "tests/core/test_text.py"),
     ),
     Mutant(
         "the manual install command drops a pin",
@@ -186,8 +186,8 @@ MUTANTS = [
     Mutant(
         "PreCompact cut in code points",
         "hook/precompact.py",
-        "return cut_utf16(LEAD + ",
-        "return cut_code_points(LEAD + ",
+        "if utf16_len(text + piece) > MAX_CHARS:",
+        "if len(text + piece) > MAX_CHARS:",
     ),
 ]
 

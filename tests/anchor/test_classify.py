@@ -33,6 +33,7 @@ from session_workflow.anchor.text import (
     shell_quote,
     split_head,
 )
+from session_workflow.core.text import INVISIBLE_RANGES
 
 # The rules as regexes (CommonMark ATX headings and fence openers; the frontmatter key; the done line).
 HEADING = r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*$"
@@ -103,7 +104,7 @@ def reference_done(line: str) -> bool:
 
 
 def reference_quote(text: str) -> str:
-    """Bare when shell-safe, single-quoted when visible, else ``$'…'`` with each invisible character escaped."""
+    """Bare when shell-safe, single-quoted when visible, else ``$'…'`` with each hidden character escaped."""
     if re.fullmatch(SHELL_SAFE, text):
         return text
     if not any(map(invisible, text)):
@@ -111,23 +112,21 @@ def reference_quote(text: str) -> str:
     escaped = ""
     for char in text:
         code = ord(char)
-        if char in "\\'":
-            escaped += "\\" + char
+        if char == "\\":
+            escaped += "\\\\"
         elif 0xDC80 <= code <= 0xDCFF:
             escaped += f"\\x{code - 0xDC00:02x}"
-        elif invisible(char):
-            escaped += f"\\x{code:02x}" if code < 0x80 else f"\\u{code:04x}"
+        elif char == "'" or invisible(char):
+            escaped += f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
         else:
             escaped += char
     return "$'" + escaped + "'"
 
 
 def invisible(char: str) -> bool:
-    """A control, zero-width, bidi, BOM, line or paragraph separator, or lone surrogate: what a shell line hides."""
-    code = ord(char)
-    ranges = [(0, 0x1F), (0x7F, 0x9F), (0x200B, 0x200F), (0x202A, 0x202E), (0x2060, 0x2064), (0x2066, 0x2069)]
-    ranges += [(0xFEFF, 0xFEFF), (0x2028, 0x2029), (0xD800, 0xDFFF)]
-    return any(low <= code <= high for low, high in ranges)
+    """What a shell line hides: anything not printable (controls, separators, surrogates, format characters) and
+    the printable default-ignorables (combining grapheme joiner, fillers, variation selectors)."""
+    return not char.isprintable() or re.match(f"[{INVISIBLE_RANGES}]", char) is not None
 
 
 def reference_split_head(text: str) -> tuple[str, str | None]:

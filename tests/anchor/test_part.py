@@ -17,6 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from session_workflow.anchor import part as anchor_part
+from session_workflow.anchor.frame import quote, trim_end
 from session_workflow.anchor.part import (
     CAP,
     HEAD_READ_BYTES,
@@ -356,7 +357,7 @@ def test_every_budget_from_floor_to_cap_is_respected_and_cursor_survives(tmp_pat
         text = part.render(budget)
         assert text and utf16_len(text) <= budget
         assert "- Next action: the one line that must survive" in text
-        if f"## Cursor\n{cursor}\n" not in text:
+        if quote(f"## Cursor\n{cursor}\n") not in text:
             whole_from = budget + 1
     assert whole_from < 900
 
@@ -365,7 +366,7 @@ def test_dropped_sections_are_named_in_the_block(tmp_path: Path) -> None:
     body = "".join(f"## Part {n}\n" + "x" * 400 + "\n" for n in range(30))
     write_anchor(tmp_path, "a.md", live("A") + body, HOUR)
     text = rendered(make_ctx(tmp_path), 4000)
-    shown = [n for n in range(30) if f"## Part {n}\n" in text]
+    shown = [n for n in range(30) if f"> ## Part {n}\n" in text]
     missing = [n for n in range(30) if n not in shown]
     assert shown == list(range(len(shown))) and missing
     note = text.split("Not shown for space (in `session-workflow anchor show`): ", 1)[1]
@@ -409,12 +410,12 @@ def test_block_properties(tmp_path: Path, lines: list[str], budget: int, age: fl
     _text, fit = block.render_full(budget)
     if fit is None:
         return
-    sections = anchor.sections
+    sections = block.body
     assert fit.dropped == [s.label for i, s in enumerate(sections) if i not in fit.kept]
     cursor = cursor_index(sections)
     if cursor is not None and block.head_room(budget) - 700 >= sections[cursor].size:
         assert not fit.cursor_cut and cursor in fit.kept
-        assert sections[cursor].text.rstrip() in text
+        assert trim_end(sections[cursor].text) in text
     if fit.dropped:
         assert "Not shown for space" in text
 
@@ -542,7 +543,7 @@ def test_bom_crlf_and_non_utf8(tmp_path: Path) -> None:
     trust(folder / "a.md")
     text = rendered(make_ctx(tmp_path))
     assert "\r" not in text and "\x00" not in text and "\ufeff" not in text
-    assert "# T\ufffd\ufffd\n## Cursor\n- go on\n" in text
+    assert "> # T\ufffd\ufffd\n> ## Cursor\n> - go on\n" in text
     assert "secret tail" not in text
 
 

@@ -147,12 +147,12 @@ def test_head_fit_headroom(tmp_path: Path) -> None:
     text = HEAD_FIT_ANCHOR.format(mission="m", invariants="i") + "<!-- anchor:tail -->\n## Log\nx\n"
     path = put(tmp_path, "a.md", text, HOUR)
     lines, code = head_fit_report(str(path), NOW)
-    own = 389 + 2 * len(str(path))  # the block's fixed text names the path twice: heading, `anchor show --all`
+    own = 305 + 2 * len(str(path))  # the block's fixed text names the path twice: heading, `anchor show --all`
     assert code == 0
     assert lines == [
         str(path),
-        f"HEAD: 142 of {8000 - own:,} UTF-16 units (the 8,000-unit block minus its own {own}): "
-        f"headroom {8000 - own - 142:,}",
+        f"HEAD: 136 of {8000 - own:,} UTF-16 units (the 8,000-unit block minus its own {own}): "
+        f"headroom {8000 - own - 136:,}",
         "TAIL: present below the marker",
         'cursor: "Cursor" reserved (41 units)',
         "would drop: nothing",
@@ -164,11 +164,11 @@ def test_head_fit_over(tmp_path: Path) -> None:
     text = HEAD_FIT_ANCHOR.format(mission="m" * 4000, invariants="i" * 5000).replace("step: 3", "step: 5")
     path = put(tmp_path, "a.md", text, HOUR)
     lines, code = head_fit_report(str(path), NOW)
-    own = 262 + len(str(path))
+    own = 178 + len(str(path))
     assert code == 0
     assert lines[1:] == [
-        f"HEAD: 9,140 of {8000 - own:,} UTF-16 units (the 8,000-unit block minus its own {own}): "
-        f"OVER by {9140 - 8000 + own:,}",
+        f"HEAD: 9,134 of {8000 - own:,} UTF-16 units (the 8,000-unit block minus its own {own}): "
+        f"OVER by {9134 - 8000 + own:,}",
         "TAIL: none (no `<!-- anchor:tail -->` line with text below it; everything is HEAD)",
         'cursor: "Cursor" reserved (41 units)',
         "would drop: Invariants, Plan pointer",
@@ -188,7 +188,7 @@ def test_head_fit_no_cursor_and_cut_cursor(tmp_path: Path) -> None:
     lines, _code = head_fit_report(str(big), NOW)
     size = len(f"## Cursor\n{huge_cursor}\n")
     assert lines[3] == f'cursor: "Cursor" reserved, but its {size:,} units are cut to fit'
-    assert lines[4] == "would drop: (frontmatter), Big, After"
+    assert lines[4] == "would drop: Big, After"
 
 
 def test_head_fit_done_warning(tmp_path: Path) -> None:
@@ -328,9 +328,11 @@ def test_show_all_adds_the_tail_in_a_frame_it_cannot_close(tmp_path: Path) -> No
     lines, code = show_anchor(str(path), True, NOW)
     shown = "\n".join(lines)
     assert code == 0 and shown.endswith(
-        '<anchor-tail file="a.md">\n## Log\n- TAIL-MARK <\\/anchor-tail> </anchor-head>\n</anchor-tail>'
+        '<anchor-tail file="a.md">\n> ## Log\n> - TAIL-MARK </anchor-tail> </anchor-head>\n</anchor-tail>'
     )
-    assert shown.count("</anchor-tail>") == 1 and shown.count("</anchor-head>") == 2  # frame + the TAIL's own text
+    # Quoted, the TAIL's own tags are data: the frame lines are the only unquoted ones.
+    unquoted = [line for line in lines[-1].split("\n") if not line.startswith("> ")]
+    assert unquoted == ['<anchor-tail file="a.md">', "</anchor-tail>"]
 
 
 def test_show_without_a_file_uses_the_anchor_path_names(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

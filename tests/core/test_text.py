@@ -76,3 +76,56 @@ def test_one_line_fast_path_matches_the_full_flattening(text: str) -> None:
 
     slow = re.sub(textutil._BREAKING, " ", re.sub(textutil._INVISIBLE, "", text)).strip()
     assert one_line(text) == slow
+
+
+# --- invisible characters ---------------------------------------------------------------------------------------
+
+
+def _format_characters() -> list[str]:
+    import unicodedata
+
+    return [chr(code) for code in range(0x110000) if unicodedata.category(chr(code)) == "Cf"]
+
+
+def test_every_format_character_and_the_tag_block_are_stripped() -> None:
+    from session_workflow.core.text import has_invisible, strip_invisible
+
+    hidden = _format_characters() + [chr(code) for code in range(0xE0000, 0xE0080)]
+    assert [char for char in hidden if strip_invisible(f"a{char}b") != "ab"] == []
+    assert all(has_invisible(char) for char in hidden)
+    assert one_line("".join(hidden) + " x ") == "x"
+
+
+def test_printable_invisibles_are_caught_without_the_regex() -> None:
+    import re
+
+    from session_workflow.core import text as textutil
+
+    printable = {chr(code) for code in range(0x110000) if chr(code).isprintable()}
+    caught = {char for char in printable if re.match(textutil._INVISIBLE, char)}
+    assert caught <= textutil._hidden_printables()  # it may name code points an older Unicode leaves unassigned
+    assert one_line("❤\ufe0f e\u034f\U000e0101") == "❤ e"
+
+
+def test_lengths_are_counted_after_stripping() -> None:
+    tagged = "".join(chr(0xE0000 + ord(char)) for char in "hidden instruction")
+    flat = one_line("v" * 100 + tagged * 50)
+    assert flat == "v" * 100 and cut_utf8(flat, 160) == flat
+
+
+def test_escaped_shows_exactly_what_is_there_on_one_line() -> None:
+    from session_workflow.core.text import escaped
+
+    assert escaped("/plain/path name.md") == "/plain/path name.md"
+    assert escaped('a\nb\\c"d\u202ee\U000e0041f\udcff', '"') == "a\\x0ab\\\\c\\x22d\\u202ee\\U000e0041f\\xff"
+    assert escaped("é😀") == "é😀"
+
+
+@given(st.text())
+def test_escaped_is_one_visible_line(text: str) -> None:
+    from session_workflow.core.text import escaped, has_invisible
+
+    shown = escaped(text, '"')
+    assert shown.isprintable() or not [c for c in shown if not c.isprintable() and ord(c) > 0x7E]
+    assert "\n" not in shown and '"' not in shown and not has_invisible(shown)
+    shown.encode("utf-8")

@@ -56,7 +56,7 @@ def test_a_fork_gets_the_shared_anchor_and_the_parents_tasks_as_recovered_not_it
     assert len(forked) == 1, "a fork writes a transcript of its own"
     fork = forked[0].stem
     contexts = transcript_hook_contexts(read_jsonl(forked[0]))
-    assert contexts[0].startswith("session-workflow: state restored from disk at SessionStart (startup);")
+    assert contexts[0].startswith("session-workflow: state restored from disk at SessionStart (startup).")
     assert contexts[-1].startswith("session-workflow: state restored from disk at SessionStart (fork);")
 
     body = fake_api.message_requests()[first_run]

@@ -45,7 +45,8 @@ pytestmark = pytest.mark.e2e
 Body = dict[str, Any]
 
 CAP_UTF16 = 10_000
-HEADER = "session-workflow: state restored from disk at SessionStart ({source}); it outranks any summary."
+# The block's first line starts so; compact and resume add the one authority sentence.
+HEADER = "session-workflow: state restored from disk at SessionStart ({source})"
 ANCHOR_HEADING = "## Control anchor: "
 TASKS_HEADER = "STRUCTURED TASK LIST (compact-proof, from disk"
 PROMPTS_HEADER = "USER'S RECENT PROMPTS (quoted verbatim"
@@ -459,7 +460,11 @@ def test_huge_state_stays_inline_under_the_cap(claude: Claude, fake_api: FakeAnt
     claude.converse([f"{long_prompt} one", f"{long_prompt} two", "/compact", "after compact"], session_id=sid)
 
     exact = [c for c in transcript_hook_contexts(claude.transcript(sid)) if c.startswith("session-workflow: ")]
-    assert [c.split("\n", 1)[0] for c in exact] == [HEADER.format(source=s) for s in ("startup", "compact")], exact
+    firsts = [c.split("\n", 1)[0] for c in exact]
+    assert firsts == [
+        HEADER.format(source="startup") + ".",
+        HEADER.format(source="compact") + "; it outranks the summary of earlier context.",
+    ], exact
     for source, body, ctx in zip(
         ("startup", "compact"), (fake_api.message_requests()[0], after_compaction(fake_api)), exact
     ):

@@ -146,8 +146,11 @@ def test_a_bad_option_value_is_the_default_named_once_in_the_block(calls: list[s
 def test_block_golden() -> None:
     parts: list[PreparedPart] = [FakePart("anchor", "ANCHOR", 100), FakePart("tasks", "TASKS", 100)]
     assert compose.allocate("compact", parts).text == (
-        "session-workflow: state restored from disk at SessionStart (compact); it outranks any summary.\n\n"
-        "ANCHOR\n\nTASKS"
+        "session-workflow: state restored from disk at SessionStart (compact); it outranks the summary of earlier"
+        " context.\n\nANCHOR\n\nTASKS"
+    )
+    assert compose.allocate("startup", parts).text.startswith(
+        "session-workflow: state restored from disk at SessionStart (startup).\n\n"
     )
 
 
@@ -251,7 +254,8 @@ def test_a_part_an_earlier_block_holds_whole_is_one_line_and_a_changed_one_is_wh
         FakePart("tasks", "TASKS changed", 100),
     ]
     assert compose.allocate("resume", parts, earlier=[earlier.text]).text == (
-        "session-workflow: state restored from disk at SessionStart (resume); it outranks any summary.\n\n"
+        "session-workflow: state restored from disk at SessionStart (resume); it outranks anything earlier in this"
+        " thread.\n\n"
         "Control anchor: unchanged since the session-workflow SessionStart (compact) block above, which still "
         "holds it.\n\n"
         "TASKS changed"

@@ -137,7 +137,10 @@ def test_each_source_gets_its_row_of_the_table(full: Project, source: str, expec
     text = full.inject(source, seconds_since_last_response=12, context_tokens=48_000)
     for mark in (ANCHOR_MARK, TASK_MARK, STATE_MARK, RECOVERY_MARK):
         assert (mark in text) == (mark in expected), mark
-    assert text.startswith(f"session-workflow: state restored from disk at SessionStart ({source});")
+    header, _rest = text.split("\n", 1)
+    assert header.startswith(f"session-workflow: state restored from disk at SessionStart ({source})")
+    # One authority sentence, and only where a summary (compact) or a gap (resume, fork) exists to outrank.
+    assert text.count("outranks") == (1 if source in ("compact", "resume", "fork") else 0)
 
 
 @pytest.mark.parametrize("source", [None, "other", "Compact"])

@@ -28,7 +28,7 @@ from pathlib import Path
 import pytest
 
 from session_workflow.anchor import registry
-from session_workflow.anchor.text import HEAD_CLOSE
+from session_workflow.anchor.frame import HEAD_CLOSE, QUOTE
 from session_workflow.core.text import utf16_len
 from session_workflow.hook import compose, precompact, prompt_submit
 from session_workflow.hook.context import HookContext
@@ -457,6 +457,7 @@ def check_block(text: str, source: str) -> Block:
         framed = lines[opener + 1 : closer]
         outside = lines[: opener + 1] + lines[closer:]
         assert lines[opener].endswith('">') and lines[opener].count('"') == 2, lines[opener]
+        assert all(line.startswith(QUOTE) for line in framed), "a line of file content is not quoted"
     block = Block(framed, outside)
     assert len(block.starting(HEADER_PREFIX)) == 1, "a second header line outside the anchor frame"
     assert len(block.starting(FRAME_OPEN_PREFIX)) <= 1

@@ -11,7 +11,8 @@ import json
 
 from hypothesis import strategies as st
 
-from session_workflow.anchor.text import HEAD_CLOSE, TAIL_MARKER
+from session_workflow.anchor.frame import HEAD_CLOSE
+from session_workflow.anchor.text import TAIL_MARKER
 from session_workflow.hook import compose
 from session_workflow.tasks.render import FALLBACK_HINT, HEADER_EXACT
 from session_workflow.transcript.recovery import PROMPTS_HEADER, TODOS_HEADER

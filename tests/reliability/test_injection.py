@@ -24,7 +24,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from session_workflow.anchor.text import HEAD_CLOSE
+from session_workflow.anchor.frame import HEAD_CLOSE, QUOTE
 from session_workflow.hook import compose
 from session_workflow.tasks.render import HEADER_EXACT
 from session_workflow.transcript.recovery import PROMPTS_HEADER, TODOS_HEADER
@@ -215,10 +215,6 @@ def test_undecodable_path_bytes_never_reach_the_block(tally: Tally) -> None:
         assert "\\xff" in text and "\\xfe" in text, "the mv advice writes the undecodable bytes back as \\xNN"
 
 
-CLOSE_TAG = re.compile(r"<\s*/\s*anchor-head\s*>", re.IGNORECASE)
-INVISIBLE = re.compile("[\u200b-\u200f\u2060-\u2064\ufeff]")
-
-
 @pytest.mark.parametrize("tag", ["</ANCHOR-HEAD>", "</anchor-head >", "</anchor-head\u200b>", "< /anchor-head>"])
 def test_close_tag_variants_cannot_end_the_frame(tag: str, tally: Tally) -> None:
     tally.add("hook runs")
@@ -229,7 +225,7 @@ def test_close_tag_variants_cannot_end_the_frame(tag: str, tally: Tally) -> None
         text = check_run(box, "SessionStart", payload, run_in_process("SessionStart", payload, box.env()))
         assert text is not None
         framed = check_block(text, "compact").framed
-        assert not [line for line in framed if CLOSE_TAG.search(INVISIBLE.sub("", line))]
+        assert framed and all(line.startswith(QUOTE) for line in framed)
 
 
 def _tampered_state(session: str) -> bytes:

@@ -16,6 +16,7 @@ import stat
 import time
 
 from session_workflow.anchor import registry
+from session_workflow.anchor.frame import HEAD_CLOSE, NAME_CAP, QUOTE, body_sections, opening, trim_end
 from session_workflow.anchor.registry import Identity, Record, adopt_command
 from session_workflow.anchor.text import (
     DONE,
@@ -40,14 +41,14 @@ from session_workflow.core.boundedio import read_prefix
 from session_workflow.core.gitignore import ensure_gitignore
 from session_workflow.core.jsonlog import MAX_LOG_BYTES, append_record
 from session_workflow.core.locations import anchors_dir, resolves_inside
-from session_workflow.core.text import ELLIPSIS, cut_utf16, one_line, utf16_len
+from session_workflow.core.text import ELLIPSIS, cut_utf16, escaped, one_line, utf16_len
 from session_workflow.hook.parts import PreparedPart
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
 
-    from session_workflow.anchor.text import Fit
+    from session_workflow.anchor.text import Fit, Section
     from session_workflow.hook.context import HookContext
 
     Listed = tuple[float, str, str, Identity]
@@ -63,7 +64,6 @@ MAX_CLASSIFIED = 100
 OTHERS_NAMED = 5
 POINTER_LIMIT = 1200
 PATH_CAP = 300
-NAME_CAP = 80
 TITLE_CAP = 120
 LINE_CAP = 240
 DROP_NAMES_CAP = 400
@@ -295,16 +295,16 @@ def injected_anchor(directory: str) -> Candidate | None:
     return scan.ranked[0] if scan is not None else None
 
 
-def _display_path(path: str) -> str:
-    """A path on one line; an absurdly long one keeps its end (the file name) behind an ellipsis."""
-    flat = one_line(path)
+def display_path(path: str) -> str:
+    """A path on one line, escaped; an absurdly long one keeps its end (the file name) behind an ellipsis."""
+    flat = escaped(path)
     if utf16_len(flat) <= PATH_CAP:
         return flat
     return ELLIPSIS + cut_utf16(flat[::-1], PATH_CAP - utf16_len(ELLIPSIS), "")[::-1]
 
 
 def _name(name: str) -> str:
-    return cut_utf16(one_line(name), NAME_CAP)
+    return cut_utf16(escaped(name), NAME_CAP)
 
 
 def _close_advice(path: str) -> str:
@@ -321,11 +321,6 @@ def show_command(path: str, whole: bool = False) -> str:
     bare = "session-workflow anchor show" + (" --all" if whole else "")
     command = f"{bare} {shell_quote(path)}"
     return f"`{command}`" if utf16_len(command) <= 2 * PATH_CAP else f"`{bare}`"
-
-
-def frame(name: str, tag: str = "anchor-head") -> tuple[str, str]:
-    """The opening and closing lines around anchor text in the block and in ``anchor show``."""
-    return f'<{tag} file="{_name(name).replace(chr(34), "")}">', f"</{tag}>"
 
 
 def named_list(names: list[str], total: int) -> str:
@@ -349,20 +344,20 @@ class Move:
 
     def note(self, compact: bool) -> str:
         other_dir = self.cwd if self.chosen == self.start else self.start
-        where = f"This session started in {_display_path(self.start)}; its cwd is now {_display_path(self.cwd)}."
-        source = f"The anchor above is from {_display_path(self.chosen)}"
+        where = f"This session started in {display_path(self.start)}; its cwd is now {display_path(self.cwd)}."
+        source = f"The anchor above is from {display_path(self.chosen)}"
         if self.other is None:
-            return f"{where} {source}; {_display_path(other_dir)} has no open anchor."
+            return f"{where} {source}; {display_path(other_dir)} has no open anchor."
         if compact:
             return f"{where} {source}; the other has {self.other.total} open anchor(s): `session-workflow anchor list`."
         names = named_list([_name(c.name) for c in self.other.ranked], self.other.total)
-        return f"{where} {source}; open anchors in {_display_path(anchors_dir(other_dir))}: {names}."
+        return f"{where} {source}; open anchors in {display_path(anchors_dir(other_dir))}: {names}."
 
 
 class AnchorBlock:
     """Pure rendering of the chosen anchor (full HEAD, pointer or parked) with the notes around it."""
 
-    __slots__ = ("age", "anchor", "candidate", "move", "others", "others_total", "source", "tier")
+    __slots__ = ("_body", "age", "anchor", "candidate", "move", "others", "others_total", "source", "tier")
 
     def __init__(
         self,
@@ -383,6 +378,19 @@ class AnchorBlock:
         self.others = others
         self.others_total = others_total
         self.move = move
+        self._body: list[Section] | None = None
+
+    @property
+    def body(self) -> list[Section]:
+        """The HEAD's sections as the frame shows them (quoted, no frontmatter), built once."""
+        if self._body is None:
+            self._body = body_sections(self.anchor.sections)
+        return self._body
+
+    @property
+    def body_size(self) -> int:
+        """What the whole HEAD costs in the block, in UTF-16 units."""
+        return sum(section.size for section in self.body)
 
     # --- shared pieces -------------------------------------------------------------------------------------
 
@@ -418,16 +426,13 @@ class AnchorBlock:
     # --- full ----------------------------------------------------------------------------------------------
 
     def _full_top(self, compact: bool) -> list[str]:
-        lines = [f"## Control anchor: {_display_path(self.candidate.path)}"]
+        lines = [f"## Control anchor: {display_path(self.candidate.path)}"]
         if compact:
-            guidance = "Source of truth over any summary: verify against git log and files, continue from its cursor."
+            guidance = "Verify it against git log and files, then continue from its cursor."
             if self.source == "startup":
                 guidance += STARTUP_NOTE_SHORT
             return [*lines, guidance]
-        lines.append(
-            "This file is the run's source of truth; it outranks any summary of earlier context. Verify it against "
-            "durable state (git log, the files on disk), then continue from its cursor."
-        )
+        lines.append("Verify it against durable state (git log, the files on disk), then continue from its cursor.")
         if self.source == "startup":
             lines.append(STARTUP_NOTE)
         elif self.source == "fork":
@@ -474,29 +479,32 @@ class AnchorBlock:
 
     def _assemble(self, top: list[str], fit: Fit, trailer: list[str]) -> tuple[str, int]:
         """The full block and its size, measured piece by piece (the HEAD's size is already known)."""
-        opening, closing = frame(self.candidate.name)
-        stripped = fit.text.rstrip()
+        frame = opening(self.candidate.name)
+        stripped = trim_end(fit.text)
         note = self._drop_note(fit)
-        before = "\n".join([*top, opening]) + "\n"
-        after = "\n" + "\n".join([closing, *([note] if note else []), *trailer])
-        size = utf16_len(before) + fit.size - (len(fit.text) - len(stripped)) + utf16_len(after)
-        return before + stripped + after, size
+        before = "\n".join([*top, frame]) + "\n"
+        after = "\n".join([HEAD_CLOSE, *([note] if note else []), *trailer])
+        body = stripped + "\n" if stripped else ""  # a blank HEAD leaves no unquoted line inside the frame
+        body_size = fit.size - (len(fit.text) - len(stripped)) + 1 if stripped else 0
+        return before + body + after, utf16_len(before) + body_size + utf16_len(after)
 
     def _render_full(self, budget: int, compact: bool) -> tuple[str, Fit] | None:
         """The full block within ``budget``, shrinking the HEAD budget by however much the assembly overflowed."""
         top = self._full_top(compact)
         trailer = self._trailer(compact)
-        head_budget = budget - self._assemble(top, fit_sections([], 0), trailer)[1]
+        head_budget = budget - self._assemble(top, fit_sections([], 0), trailer)[1] - 1  # the HEAD's own line end
         for _attempt in range(8):
-            if head_budget <= 0:
+            if head_budget <= len(QUOTE) + len(ELLIPSIS):  # a cut first line must keep its quote
                 return None
-            fit = fit_sections(self.anchor.sections, head_budget)
+            fit = fit_sections(self.body, head_budget)
             if not fit.text:
                 return None
             text, size = self._assemble(top, fit, trailer)
             if size <= budget:
                 return text, fit
-            head_budget -= size - budget
+            head_budget = min(head_budget, fit.size) - (
+                size - budget
+            )  # below what this fit kept, or it refits the same
         return None
 
     def render_full(self, budget: int) -> tuple[str, Fit | None]:
@@ -521,10 +529,10 @@ class AnchorBlock:
 
     def head_room(self, budget: int) -> int:
         """What the HEAD may spend in the full block at ``budget`` with no notes around it."""
-        return budget - self._assemble(self._full_top(False), fit_sections([], 0), [])[1]
+        return budget - self._assemble(self._full_top(False), fit_sections([], 0), [])[1] - 1  # the HEAD's line end
 
     def _full_floor(self) -> str:
-        lines = [f"## Control anchor: {_display_path(self.candidate.path)}"]
+        lines = [f"## Control anchor: {display_path(self.candidate.path)}"]
         cursor = self._cursor_line()
         if cursor:
             lines.append(f"Cursor: {cursor}")
@@ -537,7 +545,7 @@ class AnchorBlock:
     # --- pointer and parked ----------------------------------------------------------------------------------
 
     def _pointer_variants(self) -> list[str]:
-        path = _display_path(self.candidate.path)
+        path = display_path(self.candidate.path)
         hours = int(max(0.0, self.age) // 3600)
         cursor = self._cursor_line()
         asserts = f"Its cursor still asserts: {cursor}" if cursor else "It has no cursor line."
@@ -560,7 +568,7 @@ class AnchorBlock:
         ]
 
     def _parked_variants(self) -> list[str]:
-        path = _display_path(self.candidate.path)
+        path = display_path(self.candidate.path)
         reason = cut_utf16(one_line(self.anchor.parked or ""), LINE_CAP)
         core = [
             f"## Parked control anchor: {path}",
@@ -713,7 +721,7 @@ class Trust:
 def untrusted_notes(untrusted: list[Candidate]) -> list[str]:
     """One line per anchor not created here (at most ``UNTRUSTED_NAMED``): its path and the adopt command."""
     lines = [
-        f"Open anchor not created here (not shown): {_display_path(candidate.path)}; only if the user says it is"
+        f"Open anchor not created here (not shown): {display_path(candidate.path)}; only if the user says it is"
         f" theirs: `{_adopt_advice(candidate.path)}`"
         for candidate in untrusted[:UNTRUSTED_NAMED]
     ]

@@ -11,6 +11,7 @@ import sys
 import time
 
 from session_workflow.anchor import registry
+from session_workflow.anchor.frame import frame
 from session_workflow.anchor.part import (
     CAP,
     MAX_LISTED,
@@ -18,7 +19,6 @@ from session_workflow.anchor.part import (
     Candidate,
     DirScan,
     Trust,
-    frame,
     read_anchor,
     scan_folder,
     select,
@@ -34,7 +34,6 @@ from session_workflow.anchor.text import (
     PARKED,
     age_text,
     clean_for_model,
-    defuse_frame_close,
     lines_of,
     mv_command,
     newest_cursor_step,
@@ -43,7 +42,7 @@ from session_workflow.anchor.text import (
 )
 from session_workflow.core.boundedio import read_text_prefix
 from session_workflow.core.locations import SESSION_ENV, anchors_dir
-from session_workflow.core.text import cut_utf16, one_line
+from session_workflow.core.text import cut_utf16, escaped, one_line
 from session_workflow.hook.context import HookContext
 
 TYPE_CHECKING = False
@@ -73,7 +72,7 @@ def _cursor(candidate: Candidate) -> str:
 
 
 def _row(candidate: Candidate, now: float, tail: str) -> str:
-    return f"{one_line(candidate.name)}  {age_text(now - candidate.mtime)}  {candidate.title()}  | {tail}"
+    return f"{escaped(candidate.name)}  {age_text(now - candidate.mtime)}  {candidate.title()}  | {tail}"
 
 
 def list_dormant(target: str | None, now: float) -> list[str]:
@@ -117,13 +116,13 @@ def list_anchors(target: str | None, now: float, env: Mapping[str, str] | None =
         tier = tier_for("compact", now - candidate.mtime, parked)
         kind = "" if candidate.kind in (LIVE, PARKED) else f" ({KIND_LABELS[candidate.kind]})"
         mark = "*" if candidate is first else " "
-        lines.append(f"{mark} {one_line(candidate.name)}  {tier}{kind}  {_row_tail(candidate, now)}")
+        lines.append(f"{mark} {escaped(candidate.name)}  {tier}{kind}  {_row_tail(candidate, now)}")
     unread = scan.total - len(scan.ranked)
     if unread > 0:
         lines.append(f"  … and {unread} more not read")
     for candidate in scan.untrusted:
         advice = adopt_command(os.path.abspath(candidate.path))
-        lines.append(f"  {one_line(candidate.name)}  not created here (not read): {advice}")
+        lines.append(f"  {escaped(candidate.name)}  not created here (not read): {advice}")
     return lines
 
 
@@ -207,14 +206,12 @@ def untrusted_preface(path: str) -> str:
 
 
 def _framed_tail(candidate: Candidate) -> list[str]:
-    """The TAIL below the marker line, cleaned for the model and framed so nothing in it can close the frame."""
+    """The TAIL below the marker line, framed (quoted) as the hook frames a HEAD."""
     read = read_text_prefix(candidate.path, REPORT_READ_BYTES)
     tail = split_head(clean_for_model(read[0]))[1] if read is not None else None
     if tail is None:
         return ["", "(no TAIL: the file has no `<!-- anchor:tail -->` line)"]
-    opening, closing = frame(candidate.name, "anchor-tail")
-    body = defuse_frame_close("".join(lines_of(tail)[1:]).strip("\n"), closing)
-    lines = ["", opening, *([body] if body else []), closing]
+    lines = ["", frame(candidate.name, "".join(lines_of(tail)[1:]).strip("\n"), "anchor-tail")]
     if read is not None and read[1]:
         lines.append(f"The file goes on past the first {REPORT_READ_BYTES >> 20} MB, which is all that was read.")
     return lines
@@ -232,10 +229,10 @@ def head_fit_report(path: str, now: float | None = None) -> tuple[list[str], int
     anchor = candidate.anchor
     block = AnchorBlock(candidate, anchor, FULL, "compact", now - candidate.mtime, [], 0, None)
     room = block.head_room(CAP)
-    size = anchor.size
+    size = block.body_size
     verdict = f"headroom {room - size:,}" if size <= room else f"OVER by {size - room:,}"
     lines = [
-        f"{one_line(candidate.path)}",
+        escaped(candidate.path),
         f"HEAD: {size:,} of {room:,} UTF-16 units (the {CAP:,}-unit block minus its own {CAP - room:,}): {verdict}",
     ]
     if anchor.truncated:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from session_workflow.core.text import cut_utf16, utf16_len
+from session_workflow.core.text import INVISIBLE_RANGES, cut_utf16, escaped, has_invisible, utf16_len
 
 TAIL_MARKER = "<!-- anchor:tail -->"
 BOM = "\ufeff"
@@ -24,14 +24,13 @@ _UTF8_BOM = BOM.encode("utf-8")
 # anchors by their kind, or an anchor-less session that merely imports this module, should not pay.
 _WORD_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
 _FRONTMATTER_KEY = _WORD_CHARS | frozenset(".-")
-# A done line (see ``is_done_line``): the word after "status", and what may follow it besides spaces and dots.
+# A done line (see ``is_done_line``): the word after "status".
 _DONE_WORDS = ("closed", "done", "complete", "completed", "landed", "shipped", "merged")
-_DONE_TARGET = r"[ .]+(?:on|to)[ .]+[^ ]+?[ .]*"
 _NOT_PARKED = frozenset(("", "false", "no", "none", "0", "null", "~"))
 # Characters that must not reach the model from an anchor: C0/C1 controls other than tab and newline, and the
-# bidi embeddings, overrides and isolates that reorder how text reads.
-_UNSAFE = "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]"
-# Everything ``clean_for_model`` changes besides a leading BOM: the unsafe characters and the line ends it rewrites.
+# invisible ones (bidi controls, zero-width and tag characters, the BOM...: ``core.text.INVISIBLE_RANGES``).
+_UNSAFE = "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f" + INVISIBLE_RANGES + "]"
+# Everything ``clean_for_model`` changes: the unsafe characters and the line ends it rewrites.
 _NOT_PLAIN = "[\r\u2028\u2029" + _UNSAFE[1:]
 _PLAIN_ASCII = bytes(range(0x20, 0x7F)) + b"\t\n"
 
@@ -302,7 +301,9 @@ def is_done_line(line: str) -> bool:
     """A line that wholly says ``status: done`` (or closed, landed, merged to main…), markup aside.
 
     After removing ``*`` and ``#``, stripping, lower-casing and collapsing spaces: ``status``, spaces or dots, an
-    optional colon, spaces or dots, one of the words, then only spaces and dots or ``on``/``to`` and one word.
+    optional colon, spaces or dots, one of the words, then only spaces and dots, or spaces and dots, ``on`` or
+    ``to``, spaces and dots, and one word (which may hold dots) followed by nothing but spaces and dots. String
+    operations only: a regex for this backtracked for seconds on one crafted line.
     """
     cleaned = " ".join(_bare(line).replace("*", "").replace("#", "").strip().lower().split())
     if not cleaned.startswith("status"):
@@ -310,12 +311,23 @@ def is_done_line(line: str) -> bool:
     rest = cleaned[len("status") :].lstrip(" .")
     if rest.startswith(":"):
         rest = rest[1:].lstrip(" .")
-    for word in _DONE_WORDS:
-        if rest.startswith(word):
-            after = rest[len(word) :]
-            if not after.strip(" .") or (after.lstrip(" .")[:2] in ("on", "to") and re.fullmatch(_DONE_TARGET, after)):
-                return True
-    return False
+    return any(rest.startswith(word) and _done_suffix(rest[len(word) :]) for word in _DONE_WORDS)
+
+
+def _done_suffix(after: str) -> bool:
+    """What may follow the done word: only spaces and dots, or ``[ .]+(on|to)[ .]+WORD[ .]*`` (WORD has no space)."""
+    if not after.strip(" ."):
+        return True
+    target = after.lstrip(" .")
+    if len(target) == len(after) or target[:2] not in ("on", "to"):
+        return False
+    word = target[2:]
+    rest = word.lstrip(" .")
+    if len(rest) == len(word):
+        return False
+    if not rest:  # only spaces and dots after on/to: the word is a dot past the first of them
+        return "." in word[1:]
+    return " " not in rest.rstrip(" .")
 
 
 def is_done_in_content(head: str) -> bool:
@@ -392,11 +404,10 @@ def title_of(head: str, sections: list[Section] | None = None) -> str | None:
 
 
 def clean_for_model(text: str) -> str:
-    """Normalise anchor text for injection: a BOM dropped, CRLF and CR become LF, unsafe controls removed."""
-    if text.startswith(BOM):
-        text = text[1:]
+    """Normalise anchor text for injection: CRLF, CR and Unicode separators become LF; controls other than tab
+    and newline, and invisible characters (a BOM among them), are removed."""
     text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\u2028", "\n").replace("\u2029", "\n")
-    return re.sub(_UNSAFE, "", text)
+    return text if _is_plain(text) else re.sub(_UNSAFE, "", text)
 
 
 class Fit:
@@ -493,31 +504,15 @@ POINTER_AGE = 24 * 3600
 DORMANT_AGE = 72 * 3600
 FULL, POINTER, PARKED_TIER = "full", "pointer", "parked"
 
-# The frame around an injected HEAD; the same text inside the HEAD is defused so it cannot close the frame.
-HEAD_CLOSE = "</anchor-head>"
-# A tag-like run that could read as the frame's closing tag: any case, spaces or invisible characters inside.
-_TAG_LIKE = "<[^<>\n]{0,64}>"
-_TAG_NOISE = "[\\s\u200b-\u200f\u2060-\u2064\ufeff]"
-
-
-def defuse_frame_close(head: str, close: str = HEAD_CLOSE) -> str:
-    """Neutralise anything in a HEAD (or a TAIL) that a reader could take for ``close``, the end of its frame."""
-    if "<" not in head or "/" not in head:
-        return head
-    defused = close.replace("/", "\\/", 1)
-
-    def defuse(match: re.Match[str]) -> str:
-        tag = re.sub(_TAG_NOISE, "", match.group(0)).lower()
-        return defused if tag == close else match.group(0)
-
-    return re.sub(_TAG_LIKE, defuse, head)
-
 
 def _is_plain(text: str) -> bool:
     """True when ``clean_for_model`` would leave ``text`` (without a leading BOM) exactly as it is."""
     if text.isascii():
         return not text.encode("ascii").translate(None, _PLAIN_ASCII)
-    return text.replace("\n", "").replace("\t", "").isprintable() or re.search(_NOT_PLAIN, text) is None
+    flat = text.replace("\n", "").replace("\t", "")
+    if flat.isprintable():
+        return not has_invisible(flat)
+    return re.search(_NOT_PLAIN, text) is None
 
 
 def _text_below(data: bytes, start: int) -> bool:
@@ -586,7 +581,7 @@ class AnchorText:
 
     def _classify(self, head: str, text_below: bool | None, truncated: bool) -> None:
         """``text_below``: None without a marker, else whether the TAIL has text below its marker line."""
-        self.head = defuse_frame_close(head)
+        self.head = head
         # A read that stopped below the marker leaves unread TAIL behind it.
         self.tail = text_below is not None and (truncated or text_below)
         self.truncated = truncated and text_below is None
@@ -668,30 +663,16 @@ def updated_text(age: float) -> str:
 
 
 _SHELL_SAFE = _WORD_CHARS | frozenset("./:@%+=,~-")
-# Control and invisible characters; a printable text has none (``str.isprintable`` is false for all of them).
-# Lone surrogates too: a file name's undecodable bytes arrive as U+DC80..U+DCFF and are written back as \\xNN.
-_SHELL_ODD = "[\x00-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\u2028\u2029\ud800-\udfff]"
 
 
 def shell_quote(text: str) -> str:
-    """Quote a path for a POSIX shell on one visible line; control and invisible characters become escapes."""
+    """Quote a path for a POSIX shell on one visible line; control and invisible characters become escapes
+    (``$'...'``, where an undecodable byte's ``\\xNN`` writes the byte itself back)."""
     if text and _SHELL_SAFE.issuperset(text):
         return text
-    if text.isprintable() or re.search(_SHELL_ODD, text) is None:
+    if text.isprintable() and not has_invisible(text):
         return "'" + text.replace("'", "'\\''") + "'"
-    escaped = []
-    for char in text:
-        if char in "\\'":
-            escaped.append("\\" + char)
-        elif re.match(_SHELL_ODD, char):
-            code = ord(char)
-            if 0xDC80 <= code <= 0xDCFF:  # an undecodable byte: write the byte itself back
-                escaped.append(f"\\x{code - 0xDC00:02x}")
-            else:
-                escaped.append(f"\\x{code:02x}" if code < 0x80 else f"\\u{code:04x}")
-        else:
-            escaped.append(char)
-    return "$'" + "".join(escaped) + "'"
+    return "$'" + escaped(text, "'") + "'"
 
 
 def closed_name(path: str) -> str:

@@ -105,7 +105,6 @@ TAIL_SECTIONS: tuple[tuple[str, str], ...] = (
     ("Folded history", "Closed phases and finished cursor entries, one line each, moved here to keep the HEAD small."),
 )
 
-_FRONTMATTER_STEP = re.compile(r"^([ \t]*step[ \t]*:)(.*?)([ \t]*)$", re.IGNORECASE)
 _LEADING_NUMBER = re.compile(r"\d{1,9}")
 _LIST_ITEM = re.compile(r"^[ \t]*(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)")
 
@@ -224,14 +223,24 @@ def current_step(head: str) -> int:
     return max(_number(frontmatter.get("step")), newest_cursor_step(head) or 0)
 
 
+def _step_key(line: str) -> str | None:
+    """The ``step:`` key of a frontmatter line (spaces or tabs around the word, any case), colon included; else
+    None. String operations, not a regex: the value after it may be any length."""
+    word = line.lstrip(" \t")
+    rest = word[4:].lstrip(" \t")
+    if word[:4].lower() != "step" or not rest.startswith(":"):
+        return None
+    return line[: len(line) - len(rest) + 1]
+
+
 def _set_step(lines: list[str], span: tuple[int, int], step: int, newline: str) -> None:
     """Write ``step: N`` over every ``step:`` line of the frontmatter, or add one before its closing line."""
     found = False
     for index in range(span[0] + 1, span[1]):
         ending = newline if lines[index].endswith("\n") else ""
-        match = _FRONTMATTER_STEP.match(lines[index].rstrip("\r\n"))
-        if match:
-            lines[index] = f"{match.group(1)} {step}{ending}"
+        key = _step_key(lines[index].rstrip("\r\n"))
+        if key is not None:
+            lines[index] = f"{key} {step}{ending}"
             found = True
     if not found:
         lines.insert(span[1], f"step: {step}{newline}")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 import time
 
@@ -33,8 +34,15 @@ def _print(lines: list[str], empty: str | None = None) -> None:
         print(f"session-workflow: {empty}", file=sys.stderr)
 
 
+def _listed_dir(value: str | None) -> str | None:
+    """A DIR that is not a directory is a mistake to name, not an empty listing."""
+    if value is not None and not os.path.isdir(value):
+        raise CliError(f"{value}: no such directory", 2)
+    return value
+
+
 def _run_list(args: argparse.Namespace) -> int:
-    _print(list_anchors(args.dir, time.time()), f"no open anchors in {resolve_folder(args.dir)}")
+    _print(list_anchors(_listed_dir(args.dir), time.time()), f"no open anchors in {resolve_folder(args.dir)}")
     return 0
 
 
@@ -56,14 +64,16 @@ def _run_show(args: argparse.Namespace) -> int:
 
 def _run_dormant(args: argparse.Namespace) -> int:
     _print(
-        list_dormant(args.dir, time.time()),
+        list_dormant(_listed_dir(args.dir), time.time()),
         f"no dormant anchors (open, untouched > 72 h) in {resolve_folder(args.dir)}",
     )
     return 0
 
 
 def _run_stale(args: argparse.Namespace) -> int:
-    _print(list_stale(args.dir), f"no open anchor in {resolve_folder(args.dir)} is marked done in its content")
+    _print(
+        list_stale(_listed_dir(args.dir)), f"no open anchor in {resolve_folder(args.dir)} is marked done in its content"
+    )
     return 0
 
 

@@ -18,7 +18,7 @@ import re
 import time
 
 from session_workflow.cli.bootstrap import config_dir
-from session_workflow.cli.parser import OneLineParser
+from session_workflow.cli.parser import CliError, OneLineParser
 from session_workflow.core.text import utf8_len, utf16_len
 from session_workflow.hook import compose
 from session_workflow.hook.context import SOURCES, HookContext
@@ -112,6 +112,8 @@ def size_report(composition: compose.Composition) -> list[str]:
 
 
 def dry_run(args: argparse.Namespace) -> int:
+    if not os.path.isdir(args.cwd):
+        raise CliError(f"--cwd {args.cwd}: no such directory", 2)
     if args.mod is None:
         mod, why = detect_mod(os.environ.get("AI_AGENT"), PLUGIN_ROOT)
     else:

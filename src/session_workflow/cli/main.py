@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 
 from session_workflow.cli.parser import CliError, OneLineParser
+from session_workflow.core.text import escaped
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -91,19 +93,54 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the CLI; returns the exit code. Every way in (bin script, ``-m``, console script) comes through here."""
+    """Run the CLI; returns the exit code. Every way in (bin script, ``-m``, console script) comes through here,
+    and every failure is one line on stderr, never a traceback."""
     from session_workflow.cli.bootstrap import install_import_hook
 
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:  # a path with undecodable bytes prints as escapes instead of raising
+            reconfigure(errors="backslashreplace")
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    for argument in arguments:
+        if not _is_utf8(argument):
+            return _fail(f"an argument is not valid UTF-8: {argument}", 2)
     install_import_hook()
-    parser = build_parser(argv)
-    args = parser.parse_args(argv)
+    args = build_parser(arguments).parse_args(arguments)
     try:
         code: int = args.run(args)
     except CliError as error:
-        print(f"session-workflow: {error}", file=sys.stderr)
-        return error.code
+        return _fail(str(error), error.code)
     except KeyboardInterrupt:
         return 130
+    except OSError as error:
+        return _fail(_os_error(error), 1)
+    except Exception as error:  # RecursionError, MemoryError, a bug: still one line
+        return _fail(f"failed ({type(error).__name__}): {error}", 1)
+    return code
+
+
+def _is_utf8(argument: str) -> bool:
+    """False for an argument holding bytes that are not UTF-8 (Python hands them over as lone surrogates)."""
+    try:
+        argument.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _os_error(error: OSError) -> str:
+    try:
+        os.getcwd()
+    except OSError:
+        return "the current directory no longer exists (deleted?): cd to the project, or pass its path"
+    where = f": {error.filename}" if error.filename is not None else ""
+    return f"{error.strerror or error}{where}"
+
+
+def _fail(message: str, code: int) -> int:
+    """Print ``message`` as one line (control characters, undecodable bytes and the like escaped)."""
+    print(f"session-workflow: {escaped(message)}", file=sys.stderr)
     return code
 
 

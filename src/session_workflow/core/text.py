@@ -9,12 +9,33 @@ from __future__ import annotations
 
 ELLIPSIS = "…"
 
-# Characters that can hide or reorder text without being control characters: zero-width spaces and joiners,
-# the word joiner and invisible operators, the BOM, and the bidi embeddings, overrides and isolates.
-_INVISIBLE = "[\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\u061c\u180e]"
+# Invisible characters a model still reads: every Unicode format character (category Cf: the soft hyphen, Arabic
+# and Syriac marks, zero-width spaces and joiners, bidi embeddings, overrides, isolates and marks, invisible
+# operators, the BOM, interlinear annotation, Egyptian, shorthand and musical format controls, the tags
+# U+E0000-E007F) and the other default-ignorable code points (the combining grapheme joiner, Hangul and Khmer
+# fillers, Mongolian and other variation selectors, the rest of U+E0000-E0FFF). The class is a plain string that
+# ``re`` compiles on first use (and caches): compiling it costs more than most hooks spend on everything else.
+INVISIBLE_RANGES = (
+    "\xad\u034f\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u115f\u1160\u17b4\u17b5\u180b-\u180f"
+    "\u200b-\u200f\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufffb"
+    "\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e0fff"
+)
+_INVISIBLE = "[" + INVISIBLE_RANGES + "]"
+# The few of them that ``str.isprintable`` lets through (combining marks and fillers); a frozenset built on first
+# use lets printable text skip the regex.
+_PRINTABLE_INVISIBLE_SPANS = (
+    (0x34F, 0x34F),
+    (0x115F, 0x1160),
+    (0x17B4, 0x17B5),
+    (0x180B, 0x180F),
+    (0x3164, 0x3164),
+    (0xFE00, 0xFE0F),
+    (0xFFA0, 0xFFA0),
+    (0xE0100, 0xE01EF),
+)
+_printable_invisible: frozenset[str] | None = None
 # C0/C1 controls, Unicode line and paragraph separators, any whitespace run, and lone surrogates
-# (which JSON can smuggle in and which would make the hook's stdout unencodable). Both are compiled on first use
-# (re caches them): compiling these classes costs more than most hooks spend on everything else.
+# (which JSON can smuggle in and which would make the hook's stdout unencodable). Compiled on first use too.
 _BREAKING = "(?:[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]|\\s)+"
 
 
@@ -28,13 +49,72 @@ def utf8_len(text: str) -> int:
     return len(text.encode("utf-8", "surrogatepass"))
 
 
-def one_line(text: str) -> str:
-    """Flatten text to one printable line: invisible and bidi controls go, control and space runs become one space."""
-    if text.isprintable():  # no control, separator but the ASCII space, invisible or surrogate: no regex needed
-        return " ".join(text.split()) if "  " in text else text.strip()
+def _hidden_printables() -> frozenset[str]:
+    global _printable_invisible
+    if _printable_invisible is None:
+        _printable_invisible = frozenset(
+            chr(code) for first, last in _PRINTABLE_INVISIBLE_SPANS for code in range(first, last + 1)
+        )
+    return _printable_invisible
+
+
+def has_invisible(text: str) -> bool:
+    """Whether ``text`` holds an invisible character (see ``INVISIBLE_RANGES``); cheap for printable text."""
+    if text.isascii():
+        return False
+    if text.isprintable():
+        return not _hidden_printables().isdisjoint(text)
     import re  # only here: importing re costs a hook that never needs it a third of its start
 
-    return re.sub(_BREAKING, " ", re.sub(_INVISIBLE, "", text)).strip()
+    return re.search(_INVISIBLE, text) is not None
+
+
+def strip_invisible(text: str) -> str:
+    """``text`` without its invisible characters; ASCII and plain printable text are returned as they are."""
+    if not has_invisible(text):
+        return text
+    import re  # as in ``has_invisible``
+
+    return re.sub(_INVISIBLE, "", text)
+
+
+def one_line(text: str) -> str:
+    """Flatten text to one printable line: invisible characters go, control and space runs become one space."""
+    text = strip_invisible(text)
+    if text.isprintable():  # no control, separator but the ASCII space or surrogate: no regex needed
+        return " ".join(text.split()) if "  " in text else text.strip()
+    import re  # as in ``has_invisible``
+
+    return re.sub(_BREAKING, " ", text).strip()
+
+
+def escaped(text: str, also: str = "") -> str:
+    """``text`` on one visible line with nothing hidden: a backslash, the characters in ``also`` and every
+    character that is not printable or is invisible become escapes (``\\\\``, ``\\xNN``, ``\\uNNNN``, ``\\UNNNNNNNN``).
+
+    For paths and file names, which must show exactly what is on disk: an undecodable byte (a lone surrogate
+    U+DC80-U+DCFF from ``surrogateescape``) is written back as the byte, ``\\xNN``.
+    """
+    plain = text.isprintable() and "\\" not in text and not any(char in text for char in also)
+    if plain and not has_invisible(text):
+        return text
+    out = []
+    hidden = _hidden_printables()
+    for char in text:
+        code = ord(char)
+        if char == "\\":
+            out.append("\\\\")
+        elif char.isprintable() and char not in also and char not in hidden:
+            out.append(char)
+        elif 0xDC80 <= code <= 0xDCFF:
+            out.append(f"\\x{code - 0xDC00:02x}")
+        elif code < 0x100:
+            out.append(f"\\x{code:02x}")
+        elif code < 0x10000:
+            out.append(f"\\u{code:04x}")
+        else:
+            out.append(f"\\U{code:08x}")
+    return "".join(out)
 
 
 def cut_utf8(text: str, max_bytes: int, marker: str = ELLIPSIS) -> str:

@@ -4,7 +4,9 @@ Claude Code silently replaces a hook's additionalContext longer than 10,000 UTF-
 and a file path, so this module owns the allocator that keeps every output inside that cap while losing the
 least. Parts come in priority order; each gets min(its own cap, what is left minus the floors reserved for the
 parts after it), renders within that, and names anything it had to cut. On a resume, a part that an earlier
-block of the same thread still carries word for word is replaced by one line saying so.
+block of the same thread still carries word for word is replaced by one line saying so. A part whose reading or
+rendering fails (a RecursionError on a deeply nested record, a MemoryError, a bug) is named as unreadable; it
+costs only itself, the others still render.
 """
 
 from __future__ import annotations
@@ -13,17 +15,17 @@ from session_workflow.core import config, locations
 from session_workflow.core.text import utf8_len, utf16_len
 from session_workflow.hook.context import SOURCES
 from session_workflow.hook.io import hook_json, run_hook, write_stdout
+from session_workflow.hook.parts import PreparedPart
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
 
     from session_workflow.hook.context import HookContext
-    from session_workflow.hook.parts import PreparedPart
 
 CAP_UTF16 = 10_000
 SEPARATOR = "\n\n"
-# Room kept for the closing "omitted for space" line, which is only written when a part did not fit.
+# Room kept for the closing "omitted for space" and "could not be read" lines, written only when needed.
 OMITTED_NOTE_RESERVE = 200
 
 # Sources whose thread keeps its history, earlier SessionStart blocks included: measured on 2.1.332, a fork
@@ -46,21 +48,48 @@ PARTS_BY_SOURCE: dict[str, tuple[str, ...]] = {
 }
 
 
+# The block's one authority sentence, only where a summary or a gap exists for the restored state to outrank.
+AUTHORITY = {
+    "compact": "it outranks the summary of earlier context.",
+    "resume": "it outranks anything earlier in this thread.",
+    "fork": "it outranks anything earlier in this thread.",
+}
+
+
 class Composition:
     """The composed block and what each part spent, for the hook, the dry run and the demo."""
 
-    __slots__ = ("omitted", "parts", "sizes", "text")
+    __slots__ = ("failed", "omitted", "parts", "sizes", "text")
 
-    def __init__(self, text: str, parts: list[PreparedPart], sizes: list[tuple[str, int, int]], omitted: list[str]):
+    def __init__(
+        self,
+        text: str,
+        parts: list[PreparedPart],
+        sizes: list[tuple[str, int, int]],
+        omitted: list[str],
+        failed: list[str] | None = None,
+    ) -> None:
         self.text = text
         self.parts = parts
         self.sizes = sizes
         self.omitted = omitted
+        self.failed = failed or []
+
+
+class FailedPart(PreparedPart):
+    """A part whose reading raised: it renders nothing and is named as unreadable."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def render(self, budget: int) -> str:
+        return ""
 
 
 def header(source: str) -> str:
     """The block's first line; the source comes from a fixed set, so no input can make it claim another."""
-    return f"session-workflow: state restored from disk at SessionStart ({source}); it outranks any summary."
+    claim = AUTHORITY.get(source)
+    return f"session-workflow: state restored from disk at SessionStart ({source})" + (f"; {claim}" if claim else ".")
 
 
 def header_prefix() -> str:
@@ -105,26 +134,41 @@ def prepare_parts(ctx: HookContext) -> list[PreparedPart]:
             from session_workflow.workstate import part as workstate_part
 
             if not ctx.mod_active:
-                prepared.append(workstate_part.prepare(ctx))
+                prepared.append(guarded(name, workstate_part.prepare, ctx))
             else:
                 # The mod puts the section in a new thread's system prompt. A resumed thread keeps the system
                 # prompt it was first sent, so there the UserPromptSubmit hook still delivers any change.
-                state_elsewhere = workstate_part.note_mod_delivery(ctx, record=ctx.source != "resume")
+                try:
+                    state_elsewhere = workstate_part.note_mod_delivery(ctx, record=ctx.source != "resume")
+                except Exception:  # as in ``guarded``
+                    prepared.append(FailedPart(name))
         elif name == "anchor" and config.switch(config.ANCHOR_HOOKS, ctx.env) and locations.any_anchors(folders):
             from session_workflow.anchor import part as anchor_part
 
-            prepared.append(anchor_part.prepare(ctx))
+            prepared.append(guarded(name, anchor_part.prepare, ctx))
         elif name == "tasks":
             from session_workflow.tasks import store as tasks
 
-            prepared.append(tasks.prepare(ctx))
-        elif name == "recovery" and (state_elsewhere or any(prepared)):
+            prepared.append(guarded(name, tasks.prepare, ctx))
+        elif name == "recovery" and (state_elsewhere or any(_restored(part) for part in prepared)):
             # The user's quoted words ride along with restored state: a session with no anchor, tasks or work
             # state at all gets zero bytes (Claude Code's own summary already covers what was said).
             from session_workflow.transcript import recovery
 
-            prepared.append(recovery.prepare(ctx))
+            prepared.append(guarded(name, recovery.prepare, ctx))
     return [part for part in prepared if part is not None]
+
+
+def _restored(part: PreparedPart | None) -> bool:
+    return part is not None and not isinstance(part, FailedPart)
+
+
+def guarded(name: str, prepare: Callable[[HookContext], PreparedPart | None], ctx: HookContext) -> PreparedPart | None:
+    """``prepare(ctx)``, or a FailedPart when it raises: one bad record costs its part, never the block."""
+    try:
+        return prepare(ctx)
+    except Exception:  # RecursionError, MemoryError, a bug
+        return FailedPart(name)
 
 
 def allocate(
@@ -138,27 +182,36 @@ def allocate(
 
     Pure: the budget each part gets is min(its cap, what is left minus the floors of the parts after it); when
     that is below the part's own floor, the part (which outranks the later ones) may use what is left. A part
-    that still cannot fit is left out and named in the closing line. A part that one of the ``earlier`` blocks
-    (of this thread, newest first) holds whole is replaced by ``unchanged_line``. ``notes`` (one line
-    each: an option that did not parse) follow the header.
+    that still cannot fit is left out and named in the closing line; one that failed (to read or to render) is
+    named in the line after it. A part that one of the ``earlier`` blocks (of this thread, newest first) holds
+    whole is replaced by ``unchanged_line``. ``notes`` (one line each: an option that did not parse) follow the
+    header.
     """
     head = "\n".join([header(source), *notes])
     remaining = cap - utf16_len(head) - OMITTED_NOTE_RESERVE
     texts: list[str] = []
     sizes: list[tuple[str, int, int]] = []
     omitted: list[str] = []
+    failed: list[str] = []
     for index, part in enumerate(parts):
+        if isinstance(part, FailedPart):
+            failed.append(part.name)
+            continue
         remaining -= len(SEPARATOR)
         reserved = sum(later.floor + len(SEPARATOR) for later in parts[index + 1 :])
         budget = min(part.cap, remaining - reserved)
         if budget < part.floor:  # an earlier part outranks the floors kept for later ones
             budget = min(part.cap, remaining)
-        text = part.render(budget) if budget >= part.floor else ""
+        try:
+            text = part.render(budget) if budget >= part.floor else ""
+            held = earlier_source(part, text, earlier) if earlier and text else None
+        except Exception:  # as in ``guarded``: this part is lost, not the block
+            failed.append(part.name)
+            continue
         units = utf16_len(text)
         if not text or units > budget:
             omitted.append(part.name)
             continue
-        held = earlier_source(part, text, earlier) if earlier else None
         if held is not None:
             text = unchanged_line(part.name, held)
             units = utf16_len(text)
@@ -166,12 +219,14 @@ def allocate(
         texts.append(text)
         remaining -= units
         sizes.append((part.name, units, utf8_len(text)))
-    if not texts and not omitted:
+    if not texts and not omitted and not failed:
         return Composition("", parts, sizes, omitted)
     block = SEPARATOR.join([head, *texts])
     if omitted:
         block += SEPARATOR + "session-workflow: omitted for space: " + ", ".join(omitted) + "."
-    return Composition(block, parts, sizes, omitted)
+    if failed:
+        block += SEPARATOR + "session-workflow: could not be read, left out: " + ", ".join(failed) + "."
+    return Composition(block, parts, sizes, omitted, failed)
 
 
 def compose(ctx: HookContext) -> Composition:
@@ -183,7 +238,10 @@ def compose(ctx: HookContext) -> Composition:
     if parts and ctx.source in RESUME_SOURCES and ctx.transcript_path:
         from session_workflow.transcript.thread import blocks_in_thread
 
-        earlier = blocks_in_thread(ctx.transcript_path, header_prefix())
+        try:
+            earlier = blocks_in_thread(ctx.transcript_path, header_prefix())
+        except Exception:  # unsure what the thread holds: send everything
+            earlier = None
     return allocate(ctx.source, parts, earlier=earlier, notes=config.problems(ctx.env))
 
 

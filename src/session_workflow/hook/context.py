@@ -99,9 +99,16 @@ class HookContext:
         )
 
     def start_dir(self) -> str | None:
-        """The directory the session started in: the cwd of the transcript's first record that has one."""
+        """The directory the session started in: the cwd of the transcript's first record that has one.
+
+        Any failure reading it (a MemoryError, an I/O error the reader did not expect) leaves it unknown: every
+        part looks here first, so an exception would cost the whole block.
+        """
         if self._start_dir is False:
-            self._start_dir = session_start_dir(self.transcript_path) if self.transcript_path else None
+            try:
+                self._start_dir = session_start_dir(self.transcript_path) if self.transcript_path else None
+            except Exception:
+                self._start_dir = None
         return self._start_dir if isinstance(self._start_dir, str) else None
 
     def project_dirs(self) -> list[str]:
@@ -121,13 +128,14 @@ class HookContext:
 
 
 def session_start_dir(transcript_path: str) -> str | None:
-    """Read a transcript from its top, line by line, and return the first record's ``cwd``; skip bad lines."""
+    """Read a transcript from its top, line by line, and return the first record's ``cwd``; skip bad lines (a
+    line nested too deep for the parser among them)."""
     for line in iter_lines_from_start(transcript_path, START_DIR_SCAN_BYTES):
         if b'"cwd"' not in line:
             continue
         try:
             record = loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):
             continue
         if isinstance(record, dict):
             cwd = record.get("cwd")

@@ -11,7 +11,7 @@ import re
 
 from session_workflow.anchor import part as anchor_part
 from session_workflow.core import config
-from session_workflow.core.text import cut_code_points, cut_utf16, one_line
+from session_workflow.core.text import cut_code_points, cut_utf16, one_line, utf16_len
 from session_workflow.hook.io import run_hook, write_stdout
 from session_workflow.tasks import store as tasks
 from session_workflow.workstate import state as workstate
@@ -48,9 +48,8 @@ def instructions(anchor: tuple[str, str | None] | None, ticket: WorkState | None
     if anchor is not None:
         path, next_action = anchor
         action = _ACTION_LABEL.sub("", one_line(next_action or ""))
-        lines.append(
-            f"- the control anchor file {one_line(path)}" + (f" and its next action: {action}" if action else "")
-        )
+        shown = anchor_part.display_path(path)
+        lines.append(f"- the control anchor file {shown}" + (f" and its next action: {action}" if action else ""))
     if ticket is not None:
         number = one_line(ticket_label(ticket.ticket))
         title = cut_code_points(one_line(ticket.title).replace('"', "'"), TITLE_CHARS)
@@ -60,7 +59,13 @@ def instructions(anchor: tuple[str, str | None] | None, ticket: WorkState | None
         lines.append(f"- that {open_tasks} open task(s) persist on disk (TaskList shows them; they are not lost)")
     if not lines:
         return ""
-    return cut_utf16(LEAD + "\n".join(lines), MAX_CHARS)
+    text = LEAD
+    for index, line in enumerate(lines):  # whole lines: a cut one would be a stub ("- th…") of another request
+        piece = ("\n" if index else "") + line
+        if utf16_len(text + piece) > MAX_CHARS:
+            return text if index else text + cut_utf16(piece, MAX_CHARS - utf16_len(text))
+        text += piece
+    return text
 
 
 def pre_compact(ctx: HookContext) -> None:

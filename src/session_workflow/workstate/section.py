@@ -19,6 +19,8 @@ MAX_SECTION_BYTES = 1024
 MAX_TITLE_POINTS = 120
 MAX_STEP_POINTS = 60
 MAX_URL_CHARS = 300
+# A GitHub remote is far shorter; a longer one (a crafted git config) never reaches the pattern.
+MAX_REMOTE_CHARS = 512
 # Issue numbers and ids beyond these are not GitHub's or a tracker's; they would only bloat the section.
 MAX_NUMBER = 10**12
 # Compiled on first use, and only for string ticket ids: every hook that reads a state pays for module-level work.
@@ -144,7 +146,7 @@ def parse_state(document: object) -> WorkState | None:
 
 def repo_slug(remote: str | None) -> str | None:
     """``owner/name`` of a GitHub origin (https, ``git@github.com:``, ``ssh://``), ``.git`` stripped; else None."""
-    if not remote:
+    if not remote or len(remote) > MAX_REMOTE_CHARS:
         return None
     import re
 
