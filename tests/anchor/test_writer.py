@@ -132,8 +132,7 @@ a pending question to re-ask verbatim. `anchor step` adds "- Step N: ..." lines 
 
 ## Resume steps
 1. Print this anchor: `session-workflow anchor show <P>/.claude/anchors/2026-03-02-move-billing.md` (`--all` adds \
-the TAIL; never Read or cat it, which Claude Code re-attaches whole after each compaction). It is the source of truth \
-over any summary.
+the TAIL; never Read or cat it, which Claude Code re-attaches whole after each compaction).
 2. Check the durable state before trusting the cursor: `git -C <P> log --oneline -10` and `git -C <P> status \
 --short`, then the artifacts named in Last-known-good; where they disagree, they win.
 3. Continue from the Cursor's newest entry: verify its precondition first, so a half-done step is finished, not \

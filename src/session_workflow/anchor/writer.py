@@ -173,8 +173,7 @@ def resume_steps(anchor_path: str, project_dir: str, git_root: str | None) -> li
     )
     return [
         f"1. Print this anchor: `session-workflow anchor show {shell_quote(anchor_path)}` (`--all` adds the TAIL;"
-        " never Read or cat it, which Claude Code re-attaches whole after each compaction). It is the source of"
-        " truth over any summary.",
+        " never Read or cat it, which Claude Code re-attaches whole after each compaction).",
         f"2. Check the durable state before trusting the cursor: {check}; where they disagree, they win.",
         "3. Continue from the Cursor's newest entry: verify its precondition first, so a half-done step is"
         " finished, not redone.",
