@@ -34,6 +34,15 @@ def _print(lines: list[str], empty: str | None = None) -> None:
         print(f"session-workflow: {empty}", file=sys.stderr)
 
 
+def _print_or_fail(report: tuple[list[str], int]) -> int:
+    """A report that may be a refusal: on a non-zero code its first line is the one-line error."""
+    lines, code = report
+    if code:
+        raise CliError(lines[0], code)
+    _print(lines)
+    return 0
+
+
 def _listed_dir(value: str | None) -> str | None:
     """A DIR that is not a directory is a mistake to name, not an empty listing."""
     if value is not None and not os.path.isdir(value):
@@ -47,19 +56,11 @@ def _run_list(args: argparse.Namespace) -> int:
 
 
 def _run_path(args: argparse.Namespace) -> int:
-    lines, code = anchor_path(args.dir)
-    if code:
-        raise CliError(lines[0], code)
-    _print(lines)
-    return 0
+    return _print_or_fail(anchor_path(args.dir))
 
 
 def _run_show(args: argparse.Namespace) -> int:
-    lines, code = show_anchor(args.file, args.all, time.time())
-    if code:
-        raise CliError(lines[0], code)
-    _print(lines)
-    return 0
+    return _print_or_fail(show_anchor(args.file, args.all, time.time()))
 
 
 def _run_dormant(args: argparse.Namespace) -> int:
@@ -78,11 +79,7 @@ def _run_stale(args: argparse.Namespace) -> int:
 
 
 def _run_head_fit(args: argparse.Namespace) -> int:
-    lines, code = head_fit_report(args.file)
-    if code:
-        raise CliError(lines[0], code)
-    _print(lines)
-    return 0
+    return _print_or_fail(head_fit_report(args.file))
 
 
 def _register_writer(subcommands: argparse._SubParsersAction[OneLineParser]) -> None:
