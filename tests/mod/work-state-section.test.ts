@@ -3,6 +3,7 @@
 import type { On, PromptComposeSection, PromptComposeTrait, SessionMessage } from 'claude-code'
 import { describe, expect, test } from 'claude-code/testing'
 import type { Engine } from 'claude-code/testing'
+import { fakeStat } from './fake-fs'
 
 const SESSION = '3f2b8e0c-5a1d-4c9e-9b7a-1d2e3f4a5b6c'
 const ROOT = '/home/dev/project'
@@ -74,13 +75,7 @@ function rig(on: On): World {
   })
   on('session.root', () => ({ value: world.root }))
   on('session.cwd', () => ({ value: world.cwd }))
-  on('fs.stat', ($, e) => {
-    const isFile = world.files.has(e.path)
-    const isDir = [...world.files.keys()].some((path) => path.startsWith(`${e.path}/`))
-    if (!isFile && !isDir) return { deny: `stat ${e.path} failed: ENOENT` }
-    const realPath = world.links.get(e.path) ?? e.path
-    return { value: { kind: isFile ? 'file' : 'dir', size: 0, mtimeMs: 0, isLink: realPath !== e.path, realPath } }
-  })
+  fakeStat(on, world.files, world.links)
   on('fs.read', ($, e) => {
     if (world.broken.has(e.path)) return { deny: `read ${e.path} failed: EACCES` }
     const text = world.files.get(e.path)
