@@ -6,8 +6,17 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from session_workflow.core.locations import leads_outside, resolves_inside, trust_dir, user_state_root
+from session_workflow.core.locations import (
+    _fnv1a64,
+    leads_outside,
+    record_name,
+    resolves_inside,
+    trust_dir,
+    user_state_root,
+)
 
 
 @pytest.mark.parametrize(
@@ -47,3 +56,35 @@ def test_leads_outside_names_the_first_link_out(tmp_path: Path) -> None:
     assert leads_outside(str(project), str(tmp_path / "elsewhere")) == (str(tmp_path / "elsewhere"),) * 2
     assert resolves_inside(str(project / "inner" / "back"), str(project))
     assert not resolves_inside(str(project / ".claude"), str(project))
+
+
+@pytest.mark.parametrize(
+    ("name", "file_name"),
+    [
+        ("/home/u/p/.claude/anchors/run.md", "-home-u-p--claude-anchors-run-md-776ae1a5a0550a5d.key"),
+        (
+            "/home/u/\u00e9 p/.claude/anchors/2026-11-02-run-421.md",
+            "-home-u---p--claude-anchors-2026-11-02-run-421-md-e5000cafe536e2a4.key",
+        ),
+        ("0c5e0e4e-8c8f-4a5e-9f0e-2b7d1f3a9c11", "0c5e0e4e-8c8f-4a5e-9f0e-2b7d1f3a9c11.key"),
+        ("", ".key"),
+    ],
+)
+def test_record_names_never_change(name: str, file_name: str) -> None:
+    """Trust records and delivery records already on disk are found under these names after an upgrade."""
+    assert record_name(name) == file_name
+
+
+def reference_fnv1a64(text: str) -> int:
+    value = 0xCBF29CE484222325
+    for byte in text.encode("utf-8", "surrogatepass"):
+        value = ((value ^ byte) * 0x100000001B3) % 2**64
+    return value
+
+
+@given(st.lists(st.sampled_from(["/a/", "/a/b/", "/é/", "", "x/"]), min_size=1), st.lists(st.text(max_size=8)))
+def test_the_hash_resumed_from_a_folder_is_the_whole_hash(folders: list[str], names: list[str]) -> None:
+    """Paths of one folder in a row, then another folder, then back: each hash is FNV-1a of the whole text."""
+    for index, name in enumerate(names):
+        text = folders[index % len(folders)] + name
+        assert _fnv1a64(text) == reference_fnv1a64(text)

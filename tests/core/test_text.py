@@ -2,10 +2,20 @@
 
 from __future__ import annotations
 
+import re
+
 from hypothesis import given
 from hypothesis import strategies as st
 
-from session_workflow.core.text import cut_code_points, cut_utf8, cut_utf16, one_line, utf8_len, utf16_len
+from session_workflow.core.text import (
+    cut_code_points,
+    cut_utf8,
+    cut_utf16,
+    one_line,
+    safe_name,
+    utf8_len,
+    utf16_len,
+)
 from tests.reliability.strategies import char_text
 
 # Lone surrogates, tag, format and astral characters among any others: what the measures must hold for.
@@ -129,3 +139,14 @@ def test_escaped_is_one_visible_line(text: str) -> None:
     assert shown.isprintable() or not [c for c in shown if not c.isprintable() and ord(c) > 0x7E]
     assert "\n" not in shown and '"' not in shown and not has_invisible(shown)
     shown.encode("utf-8")
+
+
+@given(any_text)
+def test_safe_name_is_claude_codes_id_mapping(text: str) -> None:
+    """Claude Code's ``id.replace(/[^a-zA-Z0-9_-]/g, "-")``: one ``-`` for each other code point, surrogates too."""
+    assert safe_name(text) == re.sub(r"[^A-Za-z0-9_-]", "-", text)
+
+
+def test_safe_name_keeps_a_uuid_and_defuses_paths() -> None:
+    assert safe_name("0c5e0e4e-8c8f-4a5e-9f0e-2b7d1f3a9c11") == "0c5e0e4e-8c8f-4a5e-9f0e-2b7d1f3a9c11"
+    assert safe_name("../a.b/é\u00a0z") == "---a-b---z"

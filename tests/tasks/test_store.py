@@ -11,6 +11,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Callable
 
 import pytest
 
@@ -351,14 +352,18 @@ def test_6_unreadable_store_emits_the_hint(tmp_path: Path, monkeypatch: pytest.M
     write_task(tmp_path / "tasks" / SESSION, 1)
 
     store = str(tmp_path / "tasks" / SESSION)
-    real_listdir = os.listdir
 
-    def denied(path: str) -> list[str]:
-        if os.fspath(path) == store:
-            raise PermissionError(13, "Permission denied", path)
-        return real_listdir(path)
+    def denying(real: Callable[[str], object]) -> Callable[[str], object]:
+        def denied(path: str) -> object:
+            if os.fspath(path) == store:
+                raise PermissionError(13, "Permission denied", path)
+            return real(path)
 
-    monkeypatch.setattr(os, "listdir", denied)
+        return denied
+
+    # Root reads any folder, so the refusal is simulated, for either way of listing.
+    monkeypatch.setattr(os, "listdir", denying(os.listdir))
+    monkeypatch.setattr(os, "scandir", denying(os.scandir))
     assert render(make_ctx(tmp_path)) == FALLBACK_HINT
 
 
@@ -579,3 +584,25 @@ def test_fallback_fails_closed_when_a_candidate_cannot_be_read_in_full(
     write_task(tmp_path / "tasks" / "prev", 3, "completed")
     touch(tmp_path / "projects" / "prev.jsonl", NOW - 100)
     assert render(make_ctx(tmp_path)) == FALLBACK_HINT
+
+
+@pytest.mark.parametrize(
+    ("name", "valid"),
+    [
+        ("1", True),
+        ("9" * 18, True),
+        ("1" * 19, False),
+        ("0", False),
+        ("01", False),
+        ("", False),
+        ("+1", False),
+        ("1_0", False),
+        (" 1", False),
+        ("\u0661", False),
+        ("\u00b2", False),
+        ("12a", False),
+    ],
+)
+def test_task_ids_are_claude_codes_own(name: str, valid: bool) -> None:
+    """``/^[1-9]\\d*$/`` in ASCII digits, at most 18 of them; ``int()`` alone would take most of the rest."""
+    assert tasks.is_task_id(name) is valid

@@ -10,9 +10,11 @@ Sizes are UTF-16 code units, the unit Claude Code's additionalContext cap counts
 
 from __future__ import annotations
 
-import re
-
 from session_workflow.core.text import INVISIBLE_RANGES, cut_utf16, escaped, has_invisible, utf16_len
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import re
 
 TAIL_MARKER = "<!-- anchor:tail -->"
 BOM = "\ufeff"
@@ -20,8 +22,8 @@ _MARKER_BYTES = TAIL_MARKER.encode("ascii")
 _UTF8_BOM = BOM.encode("utf-8")
 
 # Headings, fences and frontmatter pairs are recognised with string methods and the rest of the patterns are plain
-# strings that ``re`` compiles on first use: compiling costs 0.1-0.5 ms a pattern, which a hook that ranks
-# anchors by their kind, or an anchor-less session that merely imports this module, should not pay.
+# strings that ``re`` compiles on first use, and ``re`` itself is imported only where a pattern is used: importing
+# it costs about 0.2 J, and compiling 0.1-0.5 ms a pattern, which a hook that injects a plain anchor never needs.
 _WORD_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
 _FRONTMATTER_KEY = _WORD_CHARS | frozenset(".-")
 # A done line (see ``is_done_line``): the word after "status".
@@ -44,6 +46,8 @@ class _LazyPattern:
         self.pattern = pattern
 
     def match(self, text: str) -> re.Match[str] | None:
+        import re
+
         return re.match(self.pattern, text)
 
 
@@ -407,7 +411,11 @@ def clean_for_model(text: str) -> str:
     """Normalise anchor text for injection: CRLF, CR and Unicode separators become LF; controls other than tab
     and newline, and invisible characters (a BOM among them), are removed."""
     text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\u2028", "\n").replace("\u2029", "\n")
-    return text if _is_plain(text) else re.sub(_UNSAFE, "", text)
+    if _is_plain(text):
+        return text
+    import re
+
+    return re.sub(_UNSAFE, "", text)
 
 
 class Fit:
@@ -512,6 +520,8 @@ def _is_plain(text: str) -> bool:
     flat = text.replace("\n", "").replace("\t", "")
     if flat.isprintable():
         return not has_invisible(flat)
+    import re
+
     return re.search(_NOT_PLAIN, text) is None
 
 
@@ -523,6 +533,8 @@ def _text_below(data: bytes, start: int) -> bool:
             continue
         if 0x21 <= byte <= 0x7E:  # printable ASCII: cleaning keeps it
             return True
+        import re
+
         return bool(re.sub(_UNSAFE, "", data[start:].decode("utf-8", "replace")).strip())
     return False
 

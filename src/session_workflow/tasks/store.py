@@ -12,6 +12,7 @@ import os
 
 from session_workflow.core.boundedio import read_prefix_and_stat
 from session_workflow.core.jsonload import loads
+from session_workflow.core.text import safe_name
 from session_workflow.tasks.render import (
     HEADER_EXACT,
     OPEN_STATUSES,
@@ -30,13 +31,6 @@ if TYPE_CHECKING:
 ROOT_ENV = "SESSION_WORKFLOW_TASKS_ROOT"
 LIST_ID_ENV = "CLAUDE_CODE_TASK_LIST_ID"
 
-# Patterns are plain strings that ``re`` compiles and caches on first use, and ``re`` itself is imported where a
-# pattern is used: a hook that finds no task list pays for neither.
-# Claude Code's own task ids (its /^[1-9]\d*$/), bounded so a name can never be an absurd number.
-TASK_ID = r"[1-9][0-9]{0,17}"
-# A task file name in a directory listing joined, and framed, by "/" (the one character a name cannot hold).
-TASK_FILE_IN_LISTING = r"/([1-9][0-9]{0,17})\.json(?=/)"
-UNSAFE_LIST_ID_CHARS = r"[^A-Za-z0-9_-]"
 # The characters sanitising keeps, for ``bytes.translate``: checks names without the pattern, many at once.
 LIST_ID_CHARS = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-"
 # A real task is well under a kilobyte; a file that does not fit in this prefix is not one.
@@ -84,28 +78,33 @@ def tasks_root(env: Mapping[str, str]) -> str:
 
 def sanitize_list_id(raw: str) -> str:
     """Claude Code's own mapping from a list id to a directory name, which also defuses ``..`` and ``/``."""
-    if not raw.encode("utf-8", "replace").translate(None, LIST_ID_CHARS):
-        return raw  # nothing to replace, as in Claude Code's UUIDs: no pattern to compile
-    import re
-
-    return re.sub(UNSAFE_LIST_ID_CHARS, "-", raw)
+    return safe_name(raw)
 
 
 def list_task_ids(directory: str) -> list[int] | Unreadable | None:
     """The id of every ``<n>.json`` in a list directory (its file name is ``f"{id}.json"``); None when missing.
 
-    Names are filtered before anything is opened or stat'ed, so locks, the high-water mark and dotfiles
-    cost nothing, and a huge directory costs one listing and one pattern search over all its names at once.
+    Names are checked with string methods as the listing streams by and only the ids are kept, so locks, the
+    high-water mark and dotfiles cost nothing, nothing is opened or stat'ed, and a directory of 100,000 files
+    never holds its names in memory at once.
     """
+    ids: list[int] = []
     try:
-        names = os.listdir(directory)
+        with os.scandir(directory) as entries:
+            for entry in entries:
+                name = entry.name
+                if name.endswith(".json") and is_task_id(name[:-5]):
+                    ids.append(int(name[:-5]))
     except (FileNotFoundError, NotADirectoryError):
         return None
     except (OSError, ValueError):
         return UNREADABLE
-    import re
+    return ids
 
-    return list(map(int, re.findall(TASK_FILE_IN_LISTING, "/".join(["", *names, ""]))))
+
+def is_task_id(text: str) -> bool:
+    """Claude Code's own task ids (its ``/^[1-9]\\d*$/``), at most 18 digits so an id is never an absurd number."""
+    return 0 < len(text) <= 18 and text.isdigit() and text.isascii() and text[0] != "0"
 
 
 def _strings(value: object) -> list[str] | None:
@@ -158,11 +157,9 @@ def open_blockers(blocked_by: list[str], closed: set[int], existing: set[int]) -
 
     A blocker whose file was malformed or not read stays listed: it may be open.
     """
-    import re
-
     kept: list[str] = []
     for blocker in blocked_by:
-        if re.fullmatch(TASK_ID, blocker) and blocker not in kept:
+        if is_task_id(blocker) and blocker not in kept:
             number = int(blocker)
             if number in existing and number not in closed:
                 kept.append(blocker)
@@ -171,8 +168,13 @@ def open_blockers(blocked_by: list[str], closed: set[int], existing: set[int]) -
 
 def read_store(directory: str, ids: list[int], allowance: int) -> Store:
     """Read at most ``allowance`` task files, highest ids first, and keep the open tasks."""
-    ids.sort(reverse=True)
-    chosen = ids[: max(0, allowance)]
+    allowance = max(0, allowance)
+    if len(ids) > allowance:
+        import heapq  # C; a list of 100,000 ids costs a tenth of what sorting it would
+
+        chosen = heapq.nlargest(allowance, ids)
+    else:
+        chosen = sorted(ids, reverse=True)
     tasks: list[Task] = []
     bad = 0
     for task_id in chosen:
@@ -184,7 +186,8 @@ def read_store(directory: str, ids: list[int], allowance: int) -> Store:
     open_tasks = [task for task in tasks if task.status in OPEN_STATUSES]
     if any(task.blocked_by for task in open_tasks):
         closed = {task.id for task in tasks if task.status not in OPEN_STATUSES}
-        existing = set(ids)
+        named = {int(blocker) for task in open_tasks for blocker in task.blocked_by if is_task_id(blocker)}
+        existing = named.intersection(ids)  # not a set of every id: a list of 100,000 holds 4 MB of them
         for task in open_tasks:
             task.blocked_by = open_blockers(task.blocked_by, closed, existing)
     return Store(open_tasks, bad, len(chosen), len(ids) - len(chosen))
