@@ -23,7 +23,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "src"))
 
 from session_workflow.anchor import registry  # noqa: E402
-from session_workflow.anchor.part import MAX_CLASSIFIED  # noqa: E402
+from session_workflow.anchor.part import MAX_CLASSIFIED, kind_of_bytes  # noqa: E402
 from session_workflow.workstate.section import WorkState  # noqa: E402
 from session_workflow.workstate.writer import encode  # noqa: E402
 
@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
     from typing import Any
 
-GENERATOR_VERSION = 3
+GENERATOR_VERSION = 4  # 4: the anchors are adopted with their kind, as the writers record it
 KB = 1 << 10
 MB = 1 << 20
 FIXTURES = os.path.join(ROOT, "tests", "fixtures", "transcripts")
@@ -488,8 +488,11 @@ def plugin_data_of(workload: Workload, session: Session) -> str:
 
 
 def adopt(workload: Workload, path: str) -> None:
-    """Vouch for a generated anchor as ``anchor adopt`` would, in the workload's HOME (where the hooks look)."""
-    registry.vouch({"HOME": workload.home}, path, None, "adopt", 0.0)
+    """Vouch for a generated anchor as ``anchor adopt`` would (its kind too), in the workload's HOME (where the
+    hooks look)."""
+    with open(path, "rb") as handle:
+        kind = kind_of_bytes(handle.read())
+    registry.vouch({"HOME": workload.home}, path, None, "adopt", 0.0, kind=kind)
 
 
 def refresh(workload: Workload, now: float) -> None:

@@ -29,6 +29,7 @@ import pytest
 
 from session_workflow.anchor import registry
 from session_workflow.anchor.frame import HEAD_CLOSE, QUOTE
+from session_workflow.anchor.part import kind_of_bytes
 from session_workflow.core.text import utf16_len
 from session_workflow.hook import compose, precompact, prompt_submit
 from session_workflow.hook.context import HookContext
@@ -165,8 +166,11 @@ class Sandbox:
         return path
 
     def trust(self, path: str) -> None:
-        """Record ``path`` as this machine's anchor as it is now (``anchor adopt``); again after a rename or utime."""
-        registry.vouch(self.env(), path, None, "adopt", 0.0)
+        """Record ``path`` as this machine's anchor as it is now (``anchor adopt``, its kind too); again after a
+        rename or utime."""
+        with open(path, "rb") as handle:
+            kind = kind_of_bytes(handle.read())
+        registry.vouch(self.env(), path, None, "adopt", 0.0, kind=kind)
 
     def write_task(self, name: str, data: bytes, list_id: str | None = None) -> str:
         return self.write(os.path.join(self.tasks(list_id), name), data)

@@ -258,6 +258,107 @@ def test_a_writer_killed_around_the_rename_strands_nothing() -> None:
         assert MARKER in block(box)
 
 
+# --- the recorded kind: ranked without reading, while the file is still what the writer wrote -----------------------
+
+
+def done_text(marker: str) -> str:
+    return anchor_text(marker).replace("# Run\n", "# Run\n\n**Status:** done\n")
+
+
+def spy_reads(monkeypatch: pytest.MonkeyPatch, missing: str | None = None) -> list[str]:
+    """The anchor files the hook opens (``missing``: one that vanished since the listing)."""
+    from session_workflow.anchor import part
+
+    opened: list[str] = []
+    real = boundedio.read_prefix
+
+    def spy(target: str, max_bytes: int) -> tuple[bytes, int] | None:
+        opened.append(target)
+        return None if target == missing else real(target, max_bytes)
+
+    monkeypatch.setattr(part, "read_prefix", spy)
+    return opened
+
+
+def test_the_writers_record_the_kind_they_wrote() -> None:
+    with sandbox() as box:
+        path = cli(box, "anchor", "new", "--dir", box.project, "--task", "Kinds").stdout.strip()
+
+        def recorded() -> int | None:
+            record = registry.read(box.env(), os.path.realpath(path))
+            assert record is not None
+            return record.kind_of(registry.Identity.of(os.stat(path)))
+
+        assert recorded() == registry_kind("live")
+        assert (
+            cli(box, "anchor", "write", path, stdin=done_text("D").replace("step: 1", "step: 2").encode()).returncode
+            == 0
+        )
+        assert recorded() == registry_kind("done")
+        assert cli(box, "anchor", "step", path, "one more").returncode == 0
+        assert recorded() == registry_kind("done")
+        with open(path, "ab") as handle:
+            handle.write(b"\nhand edit\n")
+        assert recorded() is None  # another text: the kind is not its kind
+        assert cli(box, "anchor", "adopt", path).returncode == 0
+        assert recorded() == registry_kind("done")
+
+
+def registry_kind(label: str) -> int:
+    from session_workflow.anchor.text import KIND_LABELS
+
+    return KIND_LABELS.index(label)
+
+
+def test_only_the_injected_anchor_is_read_when_every_kind_is_recorded(monkeypatch: pytest.MonkeyPatch) -> None:
+    with sandbox() as box:
+        chosen = box.write_anchor("live.md", anchor_text("LIVE-ONE").encode(), age=600)
+        for n in range(3):
+            box.write_anchor(f"done-{n}.md", done_text(f"DONE-{n}").encode(), age=60 + n)
+        opened = spy_reads(monkeypatch)
+        text = block(box)
+        assert "LIVE-ONE" in text and "done-0.md (done)" in text
+        assert [name for name in opened if name.startswith(box.anchors())] == [chosen]
+
+
+def test_a_kind_recorded_for_other_text_is_never_used(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The record's kind belongs to its newest identity; the file the record also vouches for is read instead."""
+    with sandbox() as box:
+        box.write_anchor("older.md", anchor_text("OLDER").encode(), age=600)
+        newer = box.write_anchor("newer.md", done_text("NEWER").encode(), age=10)
+        staged = os.stat(newer)  # a writer killed before its rename: the record names text that never arrived
+        never = registry.Identity(staged.st_dev, staged.st_ino + 1, staged.st_size + 1, staged.st_mtime_ns + 1)
+        registry.vouch(box.env(), newer, None, "write", 0.0, never, kind=registry_kind("live"))
+        opened = spy_reads(monkeypatch)
+        assert "OLDER" in block(box) and newer in opened
+
+
+@pytest.mark.parametrize("kind", [[registry.KIND_RULES + 1, 0], [registry.KIND_RULES, 4], [registry.KIND_RULES], 0])
+def test_a_kind_of_other_rules_or_shape_is_read_again(kind: object, monkeypatch: pytest.MonkeyPatch) -> None:
+    with sandbox() as box:
+        box.write_anchor("older.md", anchor_text("OLDER").encode(), age=600)
+        newer = box.write_anchor("newer.md", done_text("NEWER").encode(), age=10)
+        folder = trust_dir(box.env())
+        assert folder is not None
+        record_path = registry.record_file(folder, os.path.realpath(newer))
+        with open(record_path, encoding="utf-8") as handle:
+            document = json.load(handle)
+        document["kind"] = kind  # what a later version (or a hand) might have written: says "live"
+        with open(record_path, "w", encoding="utf-8") as handle:
+            json.dump(document, handle)
+        opened = spy_reads(monkeypatch)
+        assert "OLDER" in block(box) and newer in opened
+
+
+def test_a_chosen_anchor_gone_since_the_listing_gives_way(monkeypatch: pytest.MonkeyPatch) -> None:
+    with sandbox() as box:
+        box.write_anchor("older.md", anchor_text("OLDER").encode(), age=600)
+        newer = box.write_anchor("newer.md", anchor_text("NEWER").encode(), age=10)
+        spy_reads(monkeypatch, missing=newer)
+        text = block(box)
+        assert "OLDER" in text and "newer.md" not in text
+
+
 # --- session affinity ---------------------------------------------------------------------------------------------
 
 

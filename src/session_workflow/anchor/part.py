@@ -11,7 +11,6 @@ in its HEAD without splitting it into sections; only the chosen anchor is split 
 from __future__ import annotations
 
 import os
-import re
 import stat
 import time
 
@@ -47,11 +46,12 @@ from session_workflow.hook.parts import PreparedPart
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
+    from typing import Optional
 
     from session_workflow.anchor.text import Fit, Section
     from session_workflow.hook.context import HookContext
 
-    Listed = tuple[float, str, str, Identity]
+    Listed = tuple[float, str, Optional[str], Identity]  # an alias, evaluated on 3.9: no ``str | None``
 
 CAP = 8000
 # A HEAD is read in two steps: most anchors end (or reach their tail marker) within the first read; a larger
@@ -88,10 +88,11 @@ class Candidate:
     """One open anchor file: found by the listing, read and classified on demand.
 
     ``real`` is its resolved path (inside its anchors folder) and ``identity`` what ``stat`` said of it, which
-    the trust registry compares; ``record`` is that registry entry once looked up.
+    the trust registry compares; ``record`` is that registry entry once looked up, and ``recorded_kind`` the kind
+    it holds for this very identity, which ranks the file without reading it (``load`` reads it when chosen).
     """
 
-    __slots__ = ("anchor", "identity", "mtime", "name", "path", "real", "record")
+    __slots__ = ("anchor", "identity", "mtime", "name", "path", "real", "record", "recorded_kind")
 
     def __init__(
         self,
@@ -108,10 +109,19 @@ class Candidate:
         self.identity = identity
         self.anchor: AnchorText | None = None
         self.record: Record | None = None
+        self.recorded_kind: int | None = None
 
     @property
     def kind(self) -> int:
-        return self.anchor.kind if self.anchor is not None else NOT_ANCHOR
+        if self.anchor is not None:
+            return self.anchor.kind
+        return self.recorded_kind if self.recorded_kind is not None else NOT_ANCHOR
+
+    def load(self) -> bool:
+        """Read the HEAD if it was ranked by its recorded kind alone; False when the file is gone or unreadable."""
+        if self.anchor is None:
+            self.anchor = read_anchor(self.path)
+        return self.anchor is not None
 
     def title(self) -> str:
         """The anchor's title on one line, or its file name when it has none."""
@@ -134,10 +144,11 @@ def list_open(folder: str) -> list[Candidate]:
 
 
 def _open_files(folder: str) -> list[Listed]:
-    """(-mtime, name, real path, identity) of each open anchor, sorted: ``list_open`` without the Candidates.
+    """(-mtime, name, real path or None, identity) of each open anchor, sorted: ``list_open`` without Candidates.
 
     Where the platform allows, the folder is listed through a descriptor, so each stat resolves one name
-    instead of the whole path. Only a symlink pays for resolving its target.
+    instead of the whole path. Only a symlink pays for resolving its target (its real path is kept); a plain
+    file's real path is made only for the files that become Candidates.
     """
     found: list[Listed] = []
     try:
@@ -150,19 +161,20 @@ def _open_files(folder: str) -> list[Listed]:
             for count, entry in enumerate(entries):
                 if count >= MAX_LISTED:
                     break
-                if not is_open_name(entry.name):
+                name = entry.name
+                if not is_open_name(name):
                     continue
+                real = None
                 try:
                     info = entry.stat()
-                    real = os.path.join(real_folder, entry.name)
                     if entry.is_symlink():
-                        real = os.path.realpath(os.path.join(folder, entry.name))
+                        real = os.path.realpath(os.path.join(folder, name))
                         if os.path.dirname(real) != real_folder:
                             continue
                 except (OSError, ValueError):
                     continue
                 if stat.S_ISREG(info.st_mode):
-                    found.append((-info.st_mtime, entry.name, real, Identity.of(info)))
+                    found.append((-info.st_mtime, name, real, Identity.of(info)))
     except (OSError, ValueError):
         return []
     finally:
@@ -174,27 +186,44 @@ def _open_files(folder: str) -> list[Listed]:
 
 def _candidates(folder: str, files: list[Listed]) -> list[Candidate]:
     prefix = os.path.join(folder, "")
-    return [Candidate(prefix + name, -negative_mtime, name, real, ident) for negative_mtime, name, real, ident in files]
+    real_prefix = os.path.join(os.path.realpath(folder), "") if files else prefix
+    return [
+        Candidate(prefix + name, -negative_mtime, name, real or real_prefix + name, identity)
+        for negative_mtime, name, real, identity in files
+    ]
 
 
 def read_anchor(path: str, max_bytes: int = HEAD_READ_BYTES) -> AnchorText | None:
     """Read a HEAD boundedly: a first small read, a second one only when the marker was not reached."""
-    data, truncated = _read_bytes(path, min(FIRST_READ_BYTES, max_bytes))
-    if data is None:
+    return head_of(lambda size: _read_bytes(path, size), max_bytes)
+
+
+def head_of(read: Callable[[int], tuple[bytes, bool] | None], max_bytes: int = HEAD_READ_BYTES) -> AnchorText | None:
+    """The HEAD as the hook sees it, from ``read(n)``: up to ``n`` bytes from the start, and whether more follow."""
+    first = read(min(FIRST_READ_BYTES, max_bytes))
+    if first is None:
         return None
+    data, truncated = first
     if truncated and max_bytes > FIRST_READ_BYTES and split_head(data.decode("utf-8", "replace"))[1] is None:
-        data, truncated = _read_bytes(path, max_bytes)
-        if data is None:
+        second = read(max_bytes)
+        if second is None:
             return None
+        data, truncated = second
     if truncated and b"\n" in data:
         data = data[: data.rindex(b"\n") + 1]  # the last line was cut by the read
     return AnchorText.from_bytes(data, truncated)
 
 
-def _read_bytes(path: str, max_bytes: int) -> tuple[bytes | None, bool]:
+def kind_of_bytes(data: bytes) -> int:
+    """The kind the hook finds in an anchor file holding ``data``: what a writer records beside its identity."""
+    anchor = head_of(lambda size: (data[:size], len(data) > size))
+    return anchor.kind if anchor is not None else NOT_ANCHOR
+
+
+def _read_bytes(path: str, max_bytes: int) -> tuple[bytes, bool] | None:
     read = read_prefix(path, max_bytes)
     if read is None:
-        return None, False
+        return None
     data, size = read
     return data, size > len(data)
 
@@ -240,7 +269,8 @@ def scan_folder(
     the ranking's head is settled: when ``OTHERS_NAMED`` + 1 live anchors are found, the chosen one and every
     name the block shows are live. With ``limit`` (the reports) up to that many files are all read. Files that
     vanish or turn unreadable between the listing and the read are left out. With ``vouch`` (the hooks) a file
-    it refuses is not read at all and lands in ``untrusted``.
+    it refuses is not read at all and lands in ``untrusted``; without ``limit``, one whose record holds its kind
+    is not read either (``select`` reads the one it chooses), while the reports show every file's title.
     """
     listed = _open_files(folder)
     if not classify:
@@ -252,8 +282,7 @@ def scan_folder(
         if vouch is not None and not vouch(candidate):
             untrusted.append(candidate)
             continue
-        candidate.anchor = read_anchor(candidate.path)
-        if candidate.anchor is None:
+        if (candidate.recorded_kind is None or limit is not None) and not candidate.load():
             unreadable += 1
             continue
         readable.append(candidate)
@@ -657,6 +686,8 @@ class AnchorPart(PreparedPart):
         text = text.replace("\n" + STARTUP_NOTE, "").replace(STARTUP_NOTE_SHORT, "")
         if "ago" not in text and "untouched for" not in text:
             return text
+        import re
+
         return re.sub(_VOLATILE, lambda match: "".join(group or "" for group in match.groups()) + "\x00", text)
 
     def after_emit(self, emitted: bool) -> None:
@@ -715,7 +746,10 @@ class Trust:
         if candidate.identity is None:
             return False
         candidate.record = registry.read(self.env, candidate.real)
-        return candidate.record is not None and candidate.record.vouches_for(candidate.identity)
+        if candidate.record is None or not candidate.record.vouches_for(candidate.identity):
+            return False
+        candidate.recorded_kind = candidate.record.kind_of(candidate.identity)
+        return True
 
 
 def untrusted_notes(untrusted: list[Candidate]) -> list[str]:
@@ -808,10 +842,15 @@ def select(ctx: HookContext) -> Selection:
     if scan is None:
         return Selection(None, scans, None, [], untrusted)
     scan.ranked.sort(key=lambda candidate: (candidate.kind, is_future(candidate, ctx.now)))
-    eligible = [c for c in scan.ranked if tier_for(ctx.source, ctx.now - c.mtime - idle, False, window) is not None]
     session = ctx.session_id
-    mine = [c for c in eligible if session and c.record is not None and session in c.record.sessions]
-    chosen = mine[0] if mine else (eligible[0] if eligible else None)
+    while True:
+        eligible = [c for c in scan.ranked if tier_for(ctx.source, ctx.now - c.mtime - idle, False, window) is not None]
+        mine = [c for c in eligible if session and c.record is not None and session in c.record.sessions]
+        chosen = mine[0] if mine else (eligible[0] if eligible else None)
+        if chosen is None or chosen.load():
+            break
+        scan.ranked.remove(chosen)  # gone or unreadable since the listing: as if never listed
+        scan.total -= 1
     tracks = [
         c
         for c in scan.ranked

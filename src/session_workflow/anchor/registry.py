@@ -15,7 +15,9 @@ it renames it into place, under the anchor's lock, and keeps the identity before
 either side of the rename leaves a file the record still vouches for.
 
 Each record also lists the sessions that wrote or adopted the anchor, newest first: the hook prefers the anchor
-its own session keeps (``session affinity``) and names another session's live anchor as a parallel track.
+its own session keeps (``session affinity``) and names another session's live anchor as a parallel track. And it
+holds the kind (live, parked, done) the writer found in the text it wrote: while the file is still that identity,
+the hook ranks it without reading it, and reads only the anchor it injects.
 Hot-path safe (os, time, and ``core.jsonload``: no ``json`` import); the writer side imports ``json`` and
 ``core.atomic`` lazily.
 """
@@ -38,6 +40,9 @@ VERSION = 1
 MAX_RECORD_BYTES = 16 * 1024
 MAX_SESSIONS = 8
 MAX_IDENTITIES = 2
+# The classification rules a recorded kind was found by (``anchor.text.AnchorText.kind``); a record of other rules
+# tells the hook nothing, and it reads the file. Bump it with any change to how a HEAD is classified.
+KIND_RULES = 1
 
 
 class Identity:
@@ -61,18 +66,26 @@ class Identity:
 
 class Record:
     """One anchor's record: its real path, the identities our last write (or adopt) left (newest first, at most
-    two: the file before a rename and after it), the keeping sessions."""
+    two: the file before a rename and after it), the keeping sessions, and the kind of the newest identity's text
+    (None when not recorded)."""
 
-    __slots__ = ("identities", "path", "sessions")
+    __slots__ = ("identities", "kind", "path", "sessions")
 
-    def __init__(self, path: str, identities: list[Identity], sessions: list[str]) -> None:
+    def __init__(self, path: str, identities: list[Identity], sessions: list[str], kind: int | None = None) -> None:
         self.path = path
         self.identities = identities
         self.sessions = sessions
+        self.kind = kind
 
     def vouches_for(self, identity: Identity) -> bool:
         """True when the file is still exactly what this machine's writer (or adopt) left."""
         return any(known.as_tuple() == identity.as_tuple() for known in self.identities)
+
+    def kind_of(self, identity: Identity) -> int | None:
+        """The recorded kind when ``identity`` is the text it was found in (the newest identity), else None."""
+        if self.kind is None or not self.identities or self.identities[0].as_tuple() != identity.as_tuple():
+            return None
+        return self.kind
 
 
 def record_file(folder: str, real_path: str) -> str:
@@ -102,7 +115,15 @@ def parse(data: bytes, real_path: str) -> Record | None:
         return None
     identities = [identity for identity in map(_identity, listed[:MAX_IDENTITIES]) if identity is not None]
     kept = [item for item in sessions if isinstance(item, str) and item][:MAX_SESSIONS]
-    return Record(real_path, identities, kept)
+    return Record(real_path, identities, kept, _kind(document.get("kind")))
+
+
+def _kind(value: object) -> int | None:
+    """``[rules, kind]`` as ``encode`` writes it: the kind when found by this version's rules, else None."""
+    if not isinstance(value, list) or len(value) != 2 or value[0] != KIND_RULES:
+        return None
+    kind = value[1]
+    return kind if type(kind) is int and 0 <= kind <= 3 else None
 
 
 def read(env: Mapping[str, str], real_path: str) -> Record | None:
@@ -135,6 +156,7 @@ def encode(record: Record, how: str, now: float) -> bytes:
         "path": record.path,
         "ids": [list(identity.as_tuple()) for identity in record.identities],
         "sessions": record.sessions,
+        **({"kind": [KIND_RULES, record.kind]} if record.kind is not None else {}),
         "by": how,
         "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(now)),
     }
@@ -162,10 +184,12 @@ def vouch(
     how: str,
     now: float,
     identity: Identity | None = None,
+    kind: int | None = None,
 ) -> str:
     """Record that this machine's writer leaves ``path`` as ``identity`` (default: the file as it is now), kept by
-    ``session``; the caller holds the anchor's lock, so no other writer changes the file meanwhile. A file the
-    record already vouched for stays vouched for too, so a rename that never happens strands nothing.
+    ``session``, its text of ``kind``; the caller holds the anchor's lock, so no other writer changes the file
+    meanwhile. A file the record already vouched for stays vouched for too, so a rename that never happens strands
+    nothing.
 
     Returns the record file. Raises ``atomic.WriteError`` (one line) when there is no user state dir.
     """
@@ -186,7 +210,7 @@ def vouch(
         kept = present is not None and before is not None and before.vouches_for(present)
         if kept and present is not None and present.as_tuple() != newest.as_tuple():
             identities.append(present)
-        return encode(Record(real, identities, sessions), how, now)
+        return encode(Record(real, identities, sessions, kind), how, now)
 
     os.makedirs(folder, mode=0o700, exist_ok=True)
     atomic.update_file(target, transform, 0o600)

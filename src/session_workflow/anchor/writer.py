@@ -26,6 +26,7 @@ import time
 from session_workflow.anchor import registry
 from session_workflow.anchor.part import (
     is_open_name,
+    kind_of_bytes,
     list_open,
 )
 from session_workflow.anchor.report import head_fit_report, resolve_folder, stale_paths
@@ -339,9 +340,9 @@ def create_anchor(project_dir: str, task: str, now: float, env: Mapping[str, str
         if os.path.lexists(closed_name(path)):
             continue
         refuse_escape(project_dir, path, atomic.lock_path(path))
-        text = anchor_template(task, path, project_dir, date, _source(env))
+        data = anchor_template(task, path, project_dir, date, _source(env)).encode("utf-8")
         try:
-            created = atomic.create_new(path, text.encode("utf-8"), staged=_vouch(env, path, session, "new", now))
+            created = atomic.create_new(path, data, staged=_vouch(env, path, session, "new", now, [data]))
         except (OSError, atomic.WriteError) as error:
             raise CliError(f"cannot create {path}: {_reason(error)}") from error
         if created:
@@ -372,9 +373,10 @@ def refuse_escape(project_dir: str, *paths: str) -> None:
 
 
 def _vouch(
-    env: Mapping[str, str], path: str, session: str | None, how: str, now: float
+    env: Mapping[str, str], path: str, session: str | None, how: str, now: float, written: list[bytes]
 ) -> Callable[[os.stat_result], None]:
-    """The registry update a writer runs under the anchor's lock, with the finished temp file about to be renamed.
+    """The registry update a writer runs under the anchor's lock, with the finished temp file about to be renamed;
+    ``written`` holds the bytes of that file by then (the kind the record keeps is found in them).
 
     A record that cannot be made is a warning, not a failure (the anchor itself is fine): the hooks will name
     it as not created here until ``adopt`` succeeds.
@@ -382,7 +384,8 @@ def _vouch(
 
     def record(staged: os.stat_result) -> None:
         try:
-            registry.vouch(env, path, session, how, now, registry.Identity.of(staged))
+            kind = kind_of_bytes(written[0])
+            registry.vouch(env, path, session, how, now, registry.Identity.of(staged), kind)
         except (OSError, atomic.WriteError) as error:
             print(
                 f"session-workflow: warning: {path} was written but not recorded as ours ({_reason(error)});"
@@ -453,6 +456,7 @@ def step_anchor(
     if not one_line(text):
         raise Refusal("the step text is empty")
     result: list[int] = []
+    written: list[bytes] = []
 
     def transform(current: bytes) -> bytes:
         if not registry.is_ours(env, path):
@@ -460,9 +464,10 @@ def step_anchor(
             raise Refusal(f"{path} was not created here; if it is yours, adopt it first: {advice}")
         new, previous, step = add_step(current, text)
         result[:] = [previous, step]
+        written[:] = [new]
         return new
 
-    _rewrite(path, transform, _vouch(env, path, session, "step", now))
+    _rewrite(path, transform, _vouch(env, path, session, "step", now, written))
     return result[0], result[1]
 
 
@@ -500,7 +505,7 @@ def write_anchor(
         written[:] = [record_step_counter(data, current)]
         return written[0]
 
-    _rewrite(path, transform, _vouch(env, path, session, "write", now))
+    _rewrite(path, transform, _vouch(env, path, session, "write", now, written))
     return current_step(split_head(Encoded(written[0]).text)[0])
 
 
@@ -510,7 +515,7 @@ def adopt_anchor(path: str, env: Mapping[str, str], session: str | None, now: fl
     def transform(current: bytes | None) -> None:
         if current is None:
             raise CliError(f"{path} no longer exists (closed or moved by another writer?)")
-        registry.vouch(env, path, session, "adopt", now)
+        registry.vouch(env, path, session, "adopt", now, kind=kind_of_bytes(current))
         return None  # the lock was all we needed: the file itself is not changed
 
     try:

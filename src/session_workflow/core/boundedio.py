@@ -56,13 +56,15 @@ def read_prefix_and_stat(path: str, max_bytes: int) -> tuple[bytes, os.stat_resu
     """Like ``read_prefix``, with the ``fstat`` of the file that was read instead of its size.
 
     For a caller that also needs the mtime: no second ``stat`` by path, and no race with a rename in between.
+    What is read is bounded by the size that ``fstat`` reported too, so a small file takes one ``read`` (not a
+    second one to find its end), and the bytes never disagree with the size returned beside them.
     """
     opened = _open_regular(path)
     if opened is None:
         return None
     fd, info = opened
     try:
-        return _read_exactly(fd, max_bytes), info
+        return _read_exactly(fd, min(max_bytes, info.st_size)), info
     except OSError:
         return None
     finally:
