@@ -150,8 +150,8 @@ def test_manual_command_is_exact_and_quoted() -> None:
         f"/usr/bin/python3 -m pip install --no-deps --only-binary :all: --target '/data dir/x' {SPECS}"
     )
     assert manual_command(["/usr/bin/pip3"], "/t", "/my wheels", "3.9") == (
-        "/usr/bin/pip3 install --no-deps --only-binary :all: --python-version 3.9 --no-index --find-links"
-        f" '/my wheels' --target /t {SPECS}"
+        "/usr/bin/pip3 install --no-deps --only-binary :all: --python-version 3.9 --ignore-requires-python"
+        f" --no-index --find-links '/my wheels' --target /t {SPECS}"
     )
 
 
@@ -278,9 +278,36 @@ def test_without_its_own_pip_another_interpreters_pip_installs_for_this_version(
     assert finder.provide() == str(finder.target) and is_complete(str(finder.target))
     probe, run = log.read_text().splitlines()
     assert probe == "--version"
-    assert f" --only-binary :all: --python-version {python_version()} --no-index --find-links {wheels} " in run
+    assert f" --only-binary :all: --python-version {python_version()} --ignore-requires-python --no-index" in run
+    assert f" --no-index --find-links {wheels} " in run
     assert " --require-hashes " in run and " --no-deps " in run
     assert finder.said.getvalue().startswith(f"session-workflow: installed {WHAT} from")
+
+
+def older_python_with_pip() -> str | None:
+    """A Python 3.10 or 3.9 with pip on this machine, when the running one is 3.11+ (None otherwise)."""
+    if sys.version_info < (3, 11):
+        return None
+    pyenv = Path(os.environ.get("PYENV_ROOT") or Path.home() / ".pyenv") / "versions"
+    found = [shutil.which("python3.10"), shutil.which("python3.9")]
+    found += [str(path) for minor in ("3.10", "3.9") for path in sorted(pyenv.glob(f"{minor}.*/bin/python3"))]
+    runs = (
+        c for c in found if c and subprocess.run([c, "-m", "pip", "--version"], capture_output=True).returncode == 0
+    )
+    return next(runs, None)
+
+
+def test_an_older_pythons_pip_installs_the_newer_set(
+    tmp_path: Path, wheels: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A python3 of 3.11+ without pip borrowing a 3.9 or 3.10 one: it installs this interpreter's set, although
+    that set's Requires-Python rules out the pip's own interpreter."""
+    older = older_python_with_pip()
+    if older is None:
+        pytest.skip("no Python 3.9 or 3.10 with pip here, or this is one")
+    finder = Finder(tmp_path, wheels, monkeypatch, [[str(tmp_path / "no-python"), "-m", "pip"], [older, "-m", "pip"]])
+    assert finder.provide() == str(finder.target) and is_complete(str(finder.target))
+    assert finder.said.getvalue().startswith("session-workflow: installed filelock 4.3.1 and platformdirs 4.14.9 from")
 
 
 def test_no_pip_anywhere_fails_in_one_line_naming_the_command(

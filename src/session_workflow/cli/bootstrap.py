@@ -278,10 +278,14 @@ def find_pip(candidates: Sequence[Sequence[str]]) -> list[str] | None:
 
 
 def pip_arguments(target: str, wheels: str | None, version: str | None) -> list[str]:
-    """What follows ``pip install`` besides the requirements: ``version`` is given for another interpreter's pip."""
+    """What follows ``pip install`` besides the requirements: ``version`` is given for another interpreter's pip.
+
+    That pip checks Requires-Python against its own interpreter even when told another's (pip issue 12216), so a
+    3.10 pip would refuse the 3.11 set for a 3.12 python3; the pins are chosen for ``version``, so it is skipped.
+    """
     arguments = ["--no-deps", "--only-binary", ":all:"]
     if version is not None:
-        arguments += ["--python-version", version]
+        arguments += ["--python-version", version, "--ignore-requires-python"]
     if wheels:
         arguments += ["--no-index", "--find-links", wheels]
     return [*arguments, "--target", target]
