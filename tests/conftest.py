@@ -1,10 +1,11 @@
-"""Shared fixtures. ``wheels``: a folder holding the two pinned wheels, fetched once per machine with pip.
+"""Shared fixtures. ``wheels``: a folder holding this Python's two pinned wheels, fetched once per machine with pip.
 
 The first-use install (``cli.bootstrap``) is pointed at it through ``SESSION_WORKFLOW_WHEELS`` (pip's
 ``--no-index --find-links``) so tests install the real, hash-checked wheels without the network. The folder lives
 in the dev cache outside the plugin root (``$SESSION_WORKFLOW_DEV_CACHE``, default
 ``${XDG_CACHE_HOME:-~/.cache}/session-workflow-dev``); ``pip download`` fills it the first time, with the
-developer's pip configuration, which is the one step that needs a package index.
+developer's pip configuration, which is the one step that needs a package index. Both pin sets' wheels (3.9 and 3.10,
+3.11+) can sit side by side there: their file names differ.
 
 Every test also gets its own user state dir (``private_state_dir``), so the machine's anchor trust registry is
 never read or written.

@@ -24,6 +24,7 @@ import pytest
 
 from session_workflow.cli import bootstrap
 from session_workflow.cli.bootstrap import (
+    PIN_SETS,
     PINS,
     DeferredDependencies,
     DependencyError,
@@ -32,6 +33,7 @@ from session_workflow.cli.bootstrap import (
     is_complete,
     manual_command,
     pin_key,
+    pin_set,
     pip_candidates,
     plugin_id,
     python_version,
@@ -46,6 +48,24 @@ OWN_PIP = [sys.executable, "-m", "pip"]
 REFUSED = "http://127.0.0.1:9"
 NO_NETWORK = {"HTTPS_PROXY": REFUSED, "https_proxy": REFUSED, "HTTP_PROXY": REFUSED, "http_proxy": REFUSED}
 NO_NETWORK.update(NO_PROXY="", no_proxy="")
+
+# The promised pins, written out: Python 3.11+ gets the newest releases, 3.9 and 3.10 the newest supporting 3.9.
+NEW_PINS = (
+    ("filelock", "4.3.1", "sha256:79e43df8e9fe509cd83a3899a7c186c8077cbbe4d200a1ed3705c2f3bb6bc487"),
+    ("platformdirs", "4.14.9", "sha256:d0d3a23e7ff282cfa94b77f5a22b81030dcb68ba0430f90c74f4bd8d090782ea"),
+)
+OLD_PINS = (
+    ("filelock", "3.19.1", "sha256:d38e30481def20772f5baf097c122c3babc4fcdb7e14e57049eb9d88c6dc017d"),
+    ("platformdirs", "4.4.0", "sha256:abd01743f24e5287cd7a5db3752faf1a2d65353f38ec26d98e25a6db65958c85"),
+)
+NEW_KEY, OLD_KEY = "2b457598033eaae6", "84a0485cf8cadcdc"  # the folder names existing installs have
+# What this interpreter installs: the messages' names, pip's requirement specifiers, the imported versions.
+if sys.version_info >= (3, 11):
+    WHAT, VERSIONS = "filelock 4.3.1 and platformdirs 4.14.9", "4.3.1 4.14.9"
+    SPECS = "filelock==4.3.1 platformdirs==4.14.9"
+else:
+    WHAT, VERSIONS = "filelock 3.19.1 and platformdirs 4.4.0", "3.19.1 4.4.0"
+    SPECS = "filelock==3.19.1 platformdirs==4.4.0"
 
 
 def no_pip_config(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -76,13 +96,31 @@ class Finder:
 # --- pins ------------------------------------------------------------------------------------------------------------
 
 
-def test_pins_are_hash_pinned_and_support_python_3_9() -> None:
-    assert PINS == (
-        ("filelock", "3.19.1", "sha256:d38e30481def20772f5baf097c122c3babc4fcdb7e14e57049eb9d88c6dc017d"),
-        ("platformdirs", "4.4.0", "sha256:abd01743f24e5287cd7a5db3752faf1a2d65353f38ec26d98e25a6db65958c85"),
-    )
-    assert bootstrap.describe() == "filelock 3.19.1 and platformdirs 4.4.0"
+def test_the_pins_are_hash_pinned_per_python_version() -> None:
+    assert PIN_SETS == (((3, 11), NEW_PINS, NEW_KEY), ((3, 9), OLD_PINS, OLD_KEY))
+    assert bootstrap.describe(NEW_PINS) == "filelock 4.3.1 and platformdirs 4.14.9"
+    assert bootstrap.describe(OLD_PINS) == "filelock 3.19.1 and platformdirs 4.4.0"
+    assert bootstrap.describe() == WHAT
     assert requirements_text() == "".join(f"{n}=={v} --hash={d}\n" for n, v, d in PINS)
+
+
+@pytest.mark.parametrize(
+    ("version", "pins", "key"),
+    [
+        ((3, 8), OLD_PINS, OLD_KEY),
+        ((3, 9), OLD_PINS, OLD_KEY),
+        ((3, 10), OLD_PINS, OLD_KEY),
+        ((3, 11), NEW_PINS, NEW_KEY),
+        ((3, 14), NEW_PINS, NEW_KEY),
+    ],
+)
+def test_python_3_11_is_where_the_newest_pins_start(version: tuple[int, int], pins: object, key: str) -> None:
+    assert pin_set(version) == (pins, key)
+
+
+def test_the_running_interpreter_gets_its_set() -> None:
+    assert (PINS, pin_key()) == pin_set(sys.version_info[:2])
+    assert " ".join(f"{name}=={version}" for name, version, _digest in PINS) == SPECS
 
 
 NETWORK_MODULES = re.compile(r"^\s*(?:import|from)\s+(?:socket|ssl|urllib|http|ftplib|smtplib|requests)\b", re.M)
@@ -97,24 +135,23 @@ def test_the_manifest_declares_no_host_and_the_plugins_code_opens_no_connection(
     assert [str(path) for path in sources if NETWORK_MODULES.search(path.read_text())] == []
 
 
-def test_the_pin_key_changes_with_any_pin() -> None:
-    key = pin_key()
-    assert len(key) == 16 and key == pin_key(PINS)
-    assert key == hashlib.sha256(requirements_text().encode("utf-8")).hexdigest()[:16], "PIN_KEY is stale"
-    bumped = (PINS[0], ("platformdirs", "4.4.1", PINS[1][2]))
-    assert key == "84a0485cf8cadcdc"  # the folder name existing installs have
-    assert pin_key(bumped) != key
-    assert pin_key((PINS[0], (*PINS[1][:2], "sha256:0"))) != key
+@pytest.mark.parametrize(("pins", "key"), [(NEW_PINS, NEW_KEY), (OLD_PINS, OLD_KEY)])
+def test_the_pin_key_is_the_hash_and_changes_with_any_pin(pins: tuple[tuple[str, str, str], ...], key: str) -> None:
+    (known,) = [known for _oldest, known, _key in PIN_SETS if known == pins]
+    assert pin_key(known) == key, "a PIN_SETS key is stale"
+    assert key == hashlib.sha256(requirements_text(pins).encode("utf-8")).hexdigest()[:16]
+    assert pin_key(tuple(list(known))) == key  # an equal set that is not the known one is hashed
+    assert pin_key((pins[0], ("platformdirs", "4.4.1", pins[1][2]))) != key
+    assert pin_key((pins[0], (*pins[1][:2], "sha256:0"))) != key
 
 
 def test_manual_command_is_exact_and_quoted() -> None:
     assert manual_command(["/usr/bin/python3", "-m", "pip"], "/data dir/x") == (
-        "/usr/bin/python3 -m pip install --no-deps --only-binary :all: --target '/data dir/x'"
-        " filelock==3.19.1 platformdirs==4.4.0"
+        f"/usr/bin/python3 -m pip install --no-deps --only-binary :all: --target '/data dir/x' {SPECS}"
     )
     assert manual_command(["/usr/bin/pip3"], "/t", "/my wheels", "3.9") == (
-        "/usr/bin/pip3 install --no-deps --only-binary :all: --python-version 3.9 --no-index --find-links"
-        " '/my wheels' --target /t filelock==3.19.1 platformdirs==4.4.0"
+        "/usr/bin/pip3 install --no-deps --only-binary :all: --python-version 3.9 --ignore-requires-python"
+        f" --no-index --find-links '/my wheels' --target /t {SPECS}"
     )
 
 
@@ -226,8 +263,7 @@ def test_first_use_installs_once_and_says_so(tmp_path: Path, wheels: Path, monke
     assert is_complete(str(target))
     assert (target / "filelock" / "__init__.py").is_file() and (target / "platformdirs" / "__init__.py").is_file()
     assert finder.said.getvalue() == (
-        f"session-workflow: installed filelock 3.19.1 and platformdirs 4.4.0 from {wheels} into {target}"
-        " (once, for the writers)\n"
+        f"session-workflow: installed {WHAT} from {wheels} into {target} (once, for the writers)\n"
     )
     assert os.listdir(target.parent) == [pin_key()]  # the staging folder is gone
 
@@ -242,9 +278,36 @@ def test_without_its_own_pip_another_interpreters_pip_installs_for_this_version(
     assert finder.provide() == str(finder.target) and is_complete(str(finder.target))
     probe, run = log.read_text().splitlines()
     assert probe == "--version"
-    assert f" --only-binary :all: --python-version {python_version()} --no-index --find-links {wheels} " in run
+    assert f" --only-binary :all: --python-version {python_version()} --ignore-requires-python --no-index" in run
+    assert f" --no-index --find-links {wheels} " in run
     assert " --require-hashes " in run and " --no-deps " in run
-    assert finder.said.getvalue().startswith("session-workflow: installed filelock 3.19.1 and platformdirs 4.4.0 from")
+    assert finder.said.getvalue().startswith(f"session-workflow: installed {WHAT} from")
+
+
+def older_python_with_pip() -> str | None:
+    """A Python 3.10 or 3.9 with pip on this machine, when the running one is 3.11+ (None otherwise)."""
+    if sys.version_info < (3, 11):
+        return None
+    pyenv = Path(os.environ.get("PYENV_ROOT") or Path.home() / ".pyenv") / "versions"
+    found = [shutil.which("python3.10"), shutil.which("python3.9")]
+    found += [str(path) for minor in ("3.10", "3.9") for path in sorted(pyenv.glob(f"{minor}.*/bin/python3"))]
+    runs = (
+        c for c in found if c and subprocess.run([c, "-m", "pip", "--version"], capture_output=True).returncode == 0
+    )
+    return next(runs, None)
+
+
+def test_an_older_pythons_pip_installs_the_newer_set(
+    tmp_path: Path, wheels: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A python3 of 3.11+ without pip borrowing a 3.9 or 3.10 one: it installs this interpreter's set, although
+    that set's Requires-Python rules out the pip's own interpreter."""
+    older = older_python_with_pip()
+    if older is None:
+        pytest.skip("no Python 3.9 or 3.10 with pip here, or this is one")
+    finder = Finder(tmp_path, wheels, monkeypatch, [[str(tmp_path / "no-python"), "-m", "pip"], [older, "-m", "pip"]])
+    assert finder.provide() == str(finder.target) and is_complete(str(finder.target))
+    assert finder.said.getvalue().startswith("session-workflow: installed filelock 4.3.1 and platformdirs 4.14.9 from")
 
 
 def test_no_pip_anywhere_fails_in_one_line_naming_the_command(
@@ -255,7 +318,7 @@ def test_no_pip_anywhere_fails_in_one_line_naming_the_command(
     with pytest.raises(DependencyError) as raised:
         finder.provide()
     assert str(raised.value) == (
-        f"cannot install filelock 3.19.1 and platformdirs 4.4.0: no pip for {python}, its base interpreter or on"
+        f"cannot install {WHAT}: no pip for {python}, its base interpreter or on"
         f" PATH; install one (`{python} -m ensurepip`, or the system's python3-pip package), then retry"
     )
     assert not finder.target.parent.exists()
@@ -281,10 +344,23 @@ def test_a_changed_pin_reinstalls_and_removes_the_old_one(
     (old / "filelock-3.12.0.dist-info" / "RECORD").write_text("")
     finder.provide()
     assert finder.said.getvalue() == (
-        f"session-workflow: dependency pins changed; reinstalled filelock 3.19.1 and platformdirs 4.4.0 from {wheels}"
-        f" into {finder.target}\n"
+        f"session-workflow: dependency pins changed; reinstalled {WHAT} from {wheels} into {finder.target}\n"
     )
     assert os.listdir(finder.target.parent) == [pin_key()]
+
+
+def test_the_other_pythons_set_is_kept_and_is_no_pin_change(
+    tmp_path: Path, wheels: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A data folder shared by a 3.10 and a 3.12 interpreter: each installs its own set once, and keeps the other."""
+    finder = Finder(tmp_path, wheels, monkeypatch)
+    other = finder.target.parent / (OLD_KEY if pin_key() == NEW_KEY else NEW_KEY)
+    (other / "filelock-9.9.9.dist-info").mkdir(parents=True)
+    finder.provide()
+    assert finder.said.getvalue() == (
+        f"session-workflow: installed {WHAT} from {wheels} into {finder.target} (once, for the writers)\n"
+    )
+    assert sorted(os.listdir(finder.target.parent)) == sorted([NEW_KEY, OLD_KEY])
 
 
 def test_offline_fails_once_with_the_exact_command(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -296,12 +372,12 @@ def test_offline_fails_once_with_the_exact_command(tmp_path: Path, monkeypatch: 
         finder.provide()
     message = str(raised.value)
     assert message == (
-        "cannot install filelock 3.19.1 and platformdirs 4.4.0 (ERROR: Could not find a version that satisfies the"
-        " requirement filelock==3.19.1 (from versions: none)); run this once, then retry:"
+        f"cannot install {WHAT} (ERROR: Could not find a version that satisfies the"
+        f" requirement {SPECS.split()[0]} (from versions: none)); run this once, then retry:"
         f" {manual_command(OWN_PIP, str(target), str(empty))}"
     )
     assert raised.value.code == 1 and "\n" not in message
-    (empty / "filelock-3.19.1-py3-none-any.whl").write_bytes(b"arrived too late")
+    (empty / f"filelock-{PINS[0][1]}-py3-none-any.whl").write_bytes(b"arrived too late")
     with pytest.raises(DependencyError) as again:
         finder.provide()  # the same error, no second attempt in one process
     assert str(again.value) == message
@@ -313,7 +389,7 @@ def test_a_wheel_that_is_not_the_pinned_one_is_refused(
 ) -> None:
     tampered = tmp_path / "tampered"
     shutil.copytree(wheels, tampered)
-    name = "platformdirs-4.4.0-py3-none-any.whl"
+    name = f"platformdirs-{PINS[1][1]}-py3-none-any.whl"
     (tampered / name).write_bytes((wheels / name).read_bytes() + b"\0")
     finder = Finder(tmp_path, tampered, monkeypatch)
     with pytest.raises(DependencyError) as raised:
@@ -337,14 +413,16 @@ def test_the_manual_command_completes_the_install(
     assert finder.provide() == str(finder.target) and finder.said.getvalue() == ""
 
 
-def test_stale_staging_is_removed_and_a_young_one_kept(tmp_path: Path) -> None:
+def test_tidy_keeps_every_sets_folder_and_young_staging(tmp_path: Path) -> None:
+    """Stale pins' folders and staging older than an hour go; both sets' folders and younger staging stay."""
     parent = tmp_path / "python-deps"
-    for name in (".install-old", ".install-young", "oldpin", "keep"):
+    for name in (".install-old", ".install-young", "0123456789abcdef", NEW_KEY, OLD_KEY):
         (parent / name).mkdir(parents=True)
     now = time.time()
-    os.utime(parent / ".install-old", (now - 7200, now - 7200))
-    bootstrap._tidy(str(parent), "keep", now)
-    assert sorted(os.listdir(parent)) == [".install-young", "keep"]
+    os.utime(parent / ".install-old", (now - 3601, now - 3601))
+    os.utime(parent / ".install-young", (now - 3599, now - 3599))
+    bootstrap._tidy(str(parent), now)
+    assert sorted(os.listdir(parent)) == sorted([".install-young", NEW_KEY, OLD_KEY])
 
 
 # --- through the import system, in a fresh interpreter without site-packages ---------------------------------------
@@ -375,10 +453,10 @@ def test_a_missing_import_installs_on_first_use_only(tmp_path: Path, wheels: Pat
     code = IMPORT_BOTH.format(src=SRC, root=str(REPO), data=str(tmp_path / "data"))
     env = child_env(tmp_path, SESSION_WORKFLOW_WHEELS=str(wheels))
     first = run_python(code, env, "-S")
-    assert (first.returncode, first.stdout) == (0, "3.19.1 4.4.0 True\n"), first.stderr
-    assert first.stderr.count("\n") == 1 and "installed filelock 3.19.1 and platformdirs 4.4.0" in first.stderr
+    assert (first.returncode, first.stdout) == (0, f"{VERSIONS} True\n"), first.stderr
+    assert first.stderr.count("\n") == 1 and f"installed {WHAT}" in first.stderr
     second = run_python(code, child_env(tmp_path, **NO_NETWORK), "-S")
-    assert (second.returncode, second.stdout, second.stderr) == (0, "3.19.1 4.4.0 True\n", "")
+    assert (second.returncode, second.stdout, second.stderr) == (0, f"{VERSIONS} True\n", "")
 
 
 def test_importable_dependencies_need_nothing(tmp_path: Path) -> None:
@@ -427,7 +505,7 @@ def test_bin_offline_fails_in_one_line_with_the_command(tmp_path: Path) -> None:
     assert done.returncode == 1 and done.stdout == ""
     (line,) = done.stderr.splitlines()
     target = str(tmp_path / "data" / "python-deps" / pin_key())
-    assert line.startswith("session-workflow: cannot install filelock 3.19.1 and platformdirs 4.4.0 (ERROR: ")
+    assert line.startswith(f"session-workflow: cannot install {WHAT} (ERROR: ")
     assert line.endswith(f"); run this once, then retry: {manual_command(OWN_PIP, target)}")
     assert not (tmp_path / ".claude").exists()
 

@@ -20,10 +20,11 @@ import pytest
 
 from session_workflow.anchor import registry
 from session_workflow.cli.bootstrap import manual_command, pin_key
+from tests.cli.test_bootstrap import WHAT
 
 REPO = Path(__file__).resolve().parents[2]
 BIN = REPO / "bin" / "session-workflow"
-INSTALLING = "session-workflow: installed filelock 3.19.1 and platformdirs 4.4.0"
+INSTALLING = f"session-workflow: installed {WHAT}"
 
 
 class Fresh:
@@ -112,7 +113,7 @@ def test_offline_the_writer_names_the_command_and_the_hooks_still_work(fresh: Fr
     assert done.returncode == 1 and done.stdout == "" and "Traceback" not in done.stderr
     target = fresh.home / ".cache" / "session-workflow" / "python-deps" / pin_key()
     (failed,) = done.stderr.splitlines()
-    assert failed.startswith("session-workflow: cannot install filelock 3.19.1 and platformdirs 4.4.0 (ERROR: ")
+    assert failed.startswith(f"session-workflow: cannot install {WHAT} (ERROR: ")
     # The venv has no pip: its base interpreter's pip ran, told this interpreter's version.
     version = f"{sys.version_info[0]}.{sys.version_info[1]}"
     command = manual_command(["PIP"], str(target), None, version).replace("PIP ", " -m pip ", 1)

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from session_workflow.cli.bootstrap import is_complete, pin_key
+from tests.cli.test_bootstrap import WHAT
 
 from . import fake_api as F
 from .fake_api import FakeAnthropic
@@ -45,7 +46,7 @@ def test_the_first_writer_installs_once_into_the_plugin_data(
     claude.run(["-p", "go", "--session-id", sid, "--allowedTools", "Bash(session-workflow:*)"], env_extra=env).check()
     first, second = (str(F.last_tool_results(body)) for body in fake_api.message_requests()[1:3])
     target = claude.config_dir / "plugins" / "data" / "session-workflow-inline" / "python-deps" / pin_key()
-    said = f"session-workflow: installed filelock 3.19.1 and platformdirs 4.4.0 from {wheels} into {target}"
+    said = f"session-workflow: installed {WHAT} from {wheels} into {target}"
     assert said in first and first.count("session-workflow: installed") == 1, first
     assert str(claude.project / ".claude" / "anchors") in first
     assert "installed" not in second and "error" not in second.lower(), second

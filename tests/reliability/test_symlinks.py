@@ -264,7 +264,7 @@ def test_writers_refuse_links_out_of_the_project(
 def test_a_lock_path_that_is_not_a_plain_file_is_never_opened(
     kind: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Whatever filelock does with links (the pinned 3.19 truncates through them), it is never handed one."""
+    """Whatever filelock does with links (3.19, pinned for 3.9 and 3.10, truncates through them), it never gets one."""
     victim = tmp_path / "victim"
     victim.write_bytes(SECRET.encode())
     path = tmp_path / "a.md"

@@ -4,13 +4,17 @@ A plugin loaded with ``claude --plugin-dir`` (or from a marketplace) is a folder
 nothing installed its two dependencies. Only the writers need them, so the install is deferred: a finder at the
 end of ``sys.meta_path`` is consulted only when ``import filelock`` or ``import platformdirs`` fails everywhere
 else. It then has pip install the pinned, hash-checked pure wheels once into ``<data dir>/python-deps/<pin key>/``
-and puts that folder on ``sys.path``. pip is the user's own, with the user's configuration (index, proxy,
+and puts that folder on ``sys.path``. The pins depend on the running Python: 3.11 and newer get the newest releases
+(filelock 4.2+ no longer imports asyncio, ssl and the rest at ``import filelock``, a writer's largest cost), 3.9
+and 3.10 the newest that still support 3.9; each set has its own folder, so interpreters of both kinds share a data
+folder without reinstalling in turn. pip is the user's own, with the user's configuration (index, proxy,
 certificates): the plugin itself reaches no host. A python3 without pip (a venv made ``--without-pip``, a system
 python3 without its pip package) borrows one: its base interpreter's, then ``pip3`` or ``pip`` on PATH, told this
 interpreter's version (a pure wheel fits any). ``SESSION_WORKFLOW_WHEELS`` names a folder of wheel files that pip
 installs from instead of an index (offline machines, tests); the hashes are checked all the same. The pin key is a
-hash of the pins, so a changed pin gets a fresh folder (and the old ones are removed); an install that fails says
-so in one line with the command to run. Read-only commands and ``--help`` never trigger an install.
+hash of the pins, so a changed pin gets a fresh folder (and folders of pins no set has any more are removed); an
+install that fails says so in one line with the command to run. Read-only commands and ``--help`` never trigger an
+install.
 """
 
 from __future__ import annotations
@@ -27,14 +31,42 @@ if TYPE_CHECKING:
     from types import ModuleType
     from typing import TextIO
 
-# Newest releases that still support Python 3.9 (filelock 3.20 and platformdirs 4.5 need 3.10). Pure wheels:
-# (name, version, sha256 of the wheel).
-PINS: tuple[tuple[str, str, str], ...] = (
-    ("filelock", "3.19.1", "sha256:d38e30481def20772f5baf097c122c3babc4fcdb7e14e57049eb9d88c6dc017d"),
-    ("platformdirs", "4.4.0", "sha256:abd01743f24e5287cd7a5db3752faf1a2d65353f38ec26d98e25a6db65958c85"),
+    # Pure wheels: (name, version, sha256 of the wheel).
+    Pins = tuple[tuple[str, str, str], ...]
+
+# (oldest Python, pins, pin key), newest first; the key is sha256 of requirements_text(pins), first 16 hex digits
+# (see pin_key). An interpreter gets the first set whose oldest Python it is at least (pin_set).
+PIN_SETS: tuple[tuple[tuple[int, int], Pins, str], ...] = (
+    # Newest releases (both need 3.11); filelock 4.2+ imports no asyncio.
+    (
+        (3, 11),
+        (
+            ("filelock", "4.3.1", "sha256:79e43df8e9fe509cd83a3899a7c186c8077cbbe4d200a1ed3705c2f3bb6bc487"),
+            ("platformdirs", "4.14.9", "sha256:d0d3a23e7ff282cfa94b77f5a22b81030dcb68ba0430f90c74f4bd8d090782ea"),
+        ),
+        "2b457598033eaae6",
+    ),
+    # Newest releases that still support Python 3.9 (filelock 3.20 and platformdirs 4.5 need 3.10).
+    (
+        (3, 9),
+        (
+            ("filelock", "3.19.1", "sha256:d38e30481def20772f5baf097c122c3babc4fcdb7e14e57049eb9d88c6dc017d"),
+            ("platformdirs", "4.4.0", "sha256:abd01743f24e5287cd7a5db3752faf1a2d65353f38ec26d98e25a6db65958c85"),
+        ),
+        "84a0485cf8cadcdc",
+    ),
 )
-# sha256 of requirements_text(PINS), first 16 hex digits (see pin_key).
-PIN_KEY = "84a0485cf8cadcdc"
+
+
+def pin_set(version: tuple[int, int]) -> tuple[Pins, str]:
+    """The pins and pin key for Python ``version`` (major, minor): the first set it is new enough for, else the
+    oldest (bin/session-workflow refuses a Python older than 3.9 before any import)."""
+    _oldest, pins, key = next((entry for entry in PIN_SETS if version >= entry[0]), PIN_SETS[-1])
+    return pins, key
+
+
+# The running interpreter's set: what every function below installs, checks and names by default.
+PINS, PIN_KEY = pin_set(sys.version_info[:2])
 PLUGIN_NAME = "session-workflow"
 # src/session_workflow/cli/bootstrap.py -> the plugin root (a checkout; for an installed package, its site folder).
 PLUGIN_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__)))))
@@ -55,31 +87,32 @@ class DependencyError(CliError):
     """
 
 
-def requirements_text(pins: Sequence[tuple[str, str, str]] = PINS) -> str:
+def requirements_text(pins: Pins = PINS) -> str:
     """The hash-pinned requirements file pip installs from."""
     return "".join(f"{name}=={version} --hash={digest}\n" for name, version, digest in pins)
 
 
-def pin_key(pins: Sequence[tuple[str, str, str]] = PINS) -> str:
+def pin_key(pins: Pins = PINS) -> str:
     """A short stable hash of the pins: the install folder's name, so a changed pin never reuses old files.
 
-    ``PINS``' own key is ``PIN_KEY``, written out: every writer run asks for it, and hashlib (OpenSSL) is a
-    noticeable share of a writer's start. tests/cli/test_bootstrap.py checks that it is this hash.
+    A known set's key is written out in ``PIN_SETS``: every writer run asks for it, and hashlib (OpenSSL) is a
+    noticeable share of a writer's start. tests/cli/test_bootstrap.py checks that each is this hash.
     """
-    if pins is PINS:
-        return PIN_KEY
+    for _oldest, known, key in PIN_SETS:
+        if pins is known:
+            return key
     import hashlib
 
     return hashlib.sha256(requirements_text(pins).encode("utf-8")).hexdigest()[:16]
 
 
-def describe(pins: Sequence[tuple[str, str, str]] = PINS) -> str:
-    """``filelock 3.19.1 and platformdirs 4.4.0`` for messages."""
+def describe(pins: Pins = PINS) -> str:
+    """``filelock 4.3.1 and platformdirs 4.14.9`` for messages."""
     names = [f"{name} {version}" for name, version, _digest in pins]
     return ", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1 else "".join(names)
 
 
-def is_complete(folder: str, pins: Sequence[tuple[str, str, str]] = PINS) -> bool:
+def is_complete(folder: str, pins: Pins = PINS) -> bool:
     """True when pip finished installing every pinned version into ``folder`` (its dist-info records)."""
     return all(
         os.path.isfile(os.path.join(folder, f"{name.replace('-', '_')}-{version}.dist-info", "RECORD"))
@@ -245,10 +278,14 @@ def find_pip(candidates: Sequence[Sequence[str]]) -> list[str] | None:
 
 
 def pip_arguments(target: str, wheels: str | None, version: str | None) -> list[str]:
-    """What follows ``pip install`` besides the requirements: ``version`` is given for another interpreter's pip."""
+    """What follows ``pip install`` besides the requirements: ``version`` is given for another interpreter's pip.
+
+    That pip checks Requires-Python against its own interpreter even when told another's (pip issue 12216), so a
+    3.10 pip would refuse the 3.11 set for a 3.12 python3; the pins are chosen for ``version``, so it is skipped.
+    """
     arguments = ["--no-deps", "--only-binary", ":all:"]
     if version is not None:
-        arguments += ["--python-version", version]
+        arguments += ["--python-version", version, "--ignore-requires-python"]
     if wheels:
         arguments += ["--no-index", "--find-links", wheels]
     return [*arguments, "--target", target]
@@ -296,24 +333,34 @@ def _run_pip(pip: Sequence[str], arguments: Sequence[str], staging: str, site: s
     return None if is_complete(site) else "pip finished but the packages are not there"
 
 
-def _tidy(parent: str, keep: str, now: float) -> None:
-    """Remove other pins' folders and staging folders of killed installs."""
+def _stale(names: Sequence[str]) -> list[str]:
+    """The install folders among ``names`` that belong to no pin set (older pins); not staging folders."""
+    known = {key for _oldest, _pins, key in PIN_SETS}
+    return [name for name in names if name not in known and not name.startswith(".")]
+
+
+def _tidy(parent: str, now: float) -> None:
+    """Remove the folders of pins no set has any more and staging folders of killed installs.
+
+    Every set's folder stays: a data folder shared by a 3.10 and a 3.12 interpreter must not reinstall in turn.
+    """
     import shutil
 
     try:
         names = os.listdir(parent)
     except OSError:
         return
+    stale = _stale(names)
     for name in names:
         path = os.path.join(parent, name)
-        if name == keep:
-            continue
         if name.startswith(STAGING_PREFIX):
             try:
                 if now - os.stat(path).st_mtime < STALE_STAGING_SECONDS:
                     continue
             except OSError:
                 continue
+        elif name not in stale:
+            continue
         shutil.rmtree(path, ignore_errors=True)
 
 
@@ -340,7 +387,7 @@ def install(target: str, pips: Sequence[Sequence[str]], wheels: str | None, stde
     parent = os.path.dirname(target)
     try:
         os.makedirs(parent, exist_ok=True)
-        previous = [name for name in os.listdir(parent) if not name.startswith(".")]
+        previous = _stale(os.listdir(parent))
     except OSError as error:
         raise DependencyError(f"cannot create {parent}: {error.strerror or error}") from error
     staging = tempfile.mkdtemp(prefix=STAGING_PREFIX, dir=parent)
@@ -358,7 +405,7 @@ def install(target: str, pips: Sequence[Sequence[str]], wheels: str | None, stde
                 os.rename(site, target)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
-    _tidy(parent, os.path.basename(target), time.time())
+    _tidy(parent, time.time())
     source = f" from {wheels}" if wheels else ""
     if previous:
         print(f"session-workflow: dependency pins changed; reinstalled {what}{source} into {target}", file=stderr)

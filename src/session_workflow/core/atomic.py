@@ -34,8 +34,9 @@ def lock_path(path: str) -> str:
 
 
 def _refuse_odd_lock(lock: str) -> None:
-    """filelock opens its file with O_TRUNC and follows links: a planted symlink there would truncate (and
-    chmod) whatever it points at, so the lock must be a plain file we create ourselves, never a link."""
+    """filelock 3.x (the pin for Python 3.9 and 3.10) opens its file with O_TRUNC and follows links: a planted
+    symlink there would truncate (and chmod) whatever it points at, so the lock must be a plain file we create
+    ourselves, never a link. (4.x refuses a link itself, but with a bare ELOOP error.)"""
     try:
         info = os.lstat(lock)
     except FileNotFoundError:
