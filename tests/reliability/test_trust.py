@@ -77,6 +77,21 @@ def assert_only_named(text: str, path: str, marker: str = MARKER) -> None:
     assert "## Control anchor" not in text and "<anchor-head" not in text
 
 
+def spy_reads(monkeypatch: pytest.MonkeyPatch, missing: str | None = None) -> list[str]:
+    """The anchor files the hook opens (``missing``: one that vanished since the listing)."""
+    from session_workflow.anchor import part
+
+    opened: list[str] = []
+    real = boundedio.read_prefix
+
+    def spy(target: str, max_bytes: int) -> tuple[bytes, int] | None:
+        opened.append(target)
+        return None if target == missing else real(target, max_bytes)
+
+    monkeypatch.setattr(part, "read_prefix", spy)
+    return opened
+
+
 # --- what the CLI writes is trusted, in the same record the hooks read -------------------------------------------
 
 
@@ -196,18 +211,9 @@ def test_anchors_that_came_with_the_repository_are_only_named_until_adopted(size
 
 
 def test_an_untrusted_anchor_is_never_read(monkeypatch: pytest.MonkeyPatch) -> None:
-    from session_workflow.anchor import part
-
     with sandbox() as box:
         path = box.write_anchor("cloned.md", anchor_text().encode(), trusted=False)
-        opened: list[str] = []
-        real = boundedio.read_prefix
-
-        def spy(target: str, max_bytes: int) -> tuple[bytes, int] | None:
-            opened.append(target)
-            return real(target, max_bytes)
-
-        monkeypatch.setattr(part, "read_prefix", spy)
+        opened = spy_reads(monkeypatch)
         assert_only_named(block(box), path)
         assert path not in opened
 
@@ -263,21 +269,6 @@ def test_a_writer_killed_around_the_rename_strands_nothing() -> None:
 
 def done_text(marker: str) -> str:
     return anchor_text(marker).replace("# Run\n", "# Run\n\n**Status:** done\n")
-
-
-def spy_reads(monkeypatch: pytest.MonkeyPatch, missing: str | None = None) -> list[str]:
-    """The anchor files the hook opens (``missing``: one that vanished since the listing)."""
-    from session_workflow.anchor import part
-
-    opened: list[str] = []
-    real = boundedio.read_prefix
-
-    def spy(target: str, max_bytes: int) -> tuple[bytes, int] | None:
-        opened.append(target)
-        return None if target == missing else real(target, max_bytes)
-
-    monkeypatch.setattr(part, "read_prefix", spy)
-    return opened
 
 
 def test_the_writers_record_the_kind_they_wrote() -> None:
