@@ -526,6 +526,20 @@ def test_list_ids_are_sanitised_like_claude_code(tmp_path: Path, raw: str, direc
     assert "found" in (render(make_ctx(tmp_path, session_id=raw)) or "")
 
 
+@pytest.mark.parametrize(
+    ("raw", "directory"), [("sprint-\U0001f680", "sprint---"), ("\U0001f680", "--"), ("\u00e9\U0001f680x", "---x")]
+)
+def test_an_astral_character_in_a_list_id_is_two_dashes_as_in_claude_code(
+    tmp_path: Path, raw: str, directory: str
+) -> None:
+    """Claude Code 2.1.332 names a list folder ``id.replace(/[^a-zA-Z0-9_-]/g, "-")``: a JavaScript pattern
+    without the ``u`` flag matches UTF-16 code units, so a character beyond U+FFFF (two units) is two dashes
+    (checked with node on a rocket, U+1F680, then "a": ``--a``)."""
+    assert tasks.sanitize_list_id(raw) == directory
+    write_task(tmp_path / "tasks" / directory, 1, subject="found")
+    assert "found" in (render(make_ctx(tmp_path, env={"CLAUDE_CODE_TASK_LIST_ID": raw})) or "")
+
+
 def test_non_task_files_are_ignored_not_malformed(tmp_path: Path) -> None:
     list_dir = tmp_path / "tasks" / SESSION
     write_task(list_dir, 1, "completed")

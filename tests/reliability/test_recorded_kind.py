@@ -1,0 +1,81 @@
+"""Review of the recorded kind (issue 19): ranking by the kind a writer recorded must choose what reading chose.
+
+A file the record vouches for is ranked by its recorded kind without being read; these are the cases where that
+file turns out not to be what the ranking assumed (gone, unreadable, or of another kind) once it is read.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+
+import pytest
+
+from session_workflow.anchor import registry
+from session_workflow.anchor.part import kind_of_bytes
+from session_workflow.cli.parser import CliError
+from session_workflow.core import boundedio
+
+from .sandbox import sandbox
+from .test_trust import anchor_text, block, done_text, spy_reads
+
+
+def test_an_unreadable_newer_anchor_does_not_cost_the_session_its_own(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Five other live anchors and one that cannot be read, all newer than this session's own: reading them
+    (before) found five live ones, so this session's own was still classified and chosen; counting the unreadable
+    one as live by its record stops the scan before it, and the session gets another session's anchor."""
+    with sandbox() as box:
+        mine = box.write_anchor("mine.md", anchor_text("MINE").encode(), age=900)
+        registry.vouch(box.env(), mine, "keeper", "adopt", 0.0, kind=kind_of_bytes(anchor_text("MINE").encode()))
+        for n in range(5):
+            box.write_anchor(f"other-{n}.md", anchor_text(f"OTHER-{n}").encode(), age=100 + n)
+        gone = box.write_anchor("gone.md", anchor_text("GONE").encode(), age=10)
+        spy_reads(monkeypatch, missing=gone)
+        text = block(box, "compact", "keeper")
+        assert f"## Control anchor: {mine}" in text, text[:300]
+
+
+def test_a_chosen_anchor_read_as_another_kind_is_ranked_by_what_was_read(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The record says live, the text the hook reads says done (replaced between the listing and the read, or
+    rewritten in place within one timestamp tick): the live anchor beside it is chosen, as reading chose before."""
+    with sandbox() as box:
+        live = box.write_anchor("live.md", anchor_text("LIVE").encode(), age=600)
+        said_live = box.write_anchor("said-live.md", anchor_text("SAID-LIVE").encode(), age=10)
+        from session_workflow.anchor import part
+
+        real = boundedio.read_prefix
+
+        def replaced(target: str, max_bytes: int) -> tuple[bytes, int] | None:
+            if target == said_live:  # what the file holds by the time it is read
+                data = done_text("SAID-LIVE").encode()
+                return data[:max_bytes], len(data)
+            return real(target, max_bytes)
+
+        monkeypatch.setattr(part, "read_prefix", replaced)
+        text = block(box)
+        assert f"## Control anchor: {live}" in text, text[:300]
+
+
+def test_adopt_records_the_kind_of_the_text_it_vouches_for(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A file saved by an editor (no lock) while ``anchor adopt`` runs: the record must never hold the old text's
+    kind for the new text's identity."""
+    with sandbox() as box:
+        path = box.write_anchor("run.md", anchor_text("RUN").encode(), age=60, trusted=False)
+        from session_workflow.anchor import writer
+
+        real_vouch = registry.vouch
+
+        def saved_meanwhile(*args: object, **kwargs: object) -> str:
+            with open(path, "wb") as handle:  # the editor's save, in place, between adopt's read and its stat
+                handle.write(done_text("RUN").encode())
+            return real_vouch(*args, **kwargs)  # type: ignore[arg-type]
+
+        monkeypatch.setattr(registry, "vouch", saved_meanwhile)
+        with contextlib.suppress(CliError):  # refusing is a fine answer too
+            writer.adopt_anchor(path, box.env(), None, 0.0)
+        record = registry.read(box.env(), os.path.realpath(path))
+        now = registry.Identity.of(os.stat(path))
+        with open(path, "rb") as handle:
+            actual = kind_of_bytes(handle.read())
+        recorded = record.kind_of(now) if record is not None else None
+        assert recorded in (None, actual)
