@@ -735,12 +735,16 @@ class UntrustedPart(PreparedPart):
 
 
 class Trust:
-    """The registry's view for one hook run: does this machine's writer (or an adopt) vouch for a file as it is?"""
+    """The registry's view for one hook run: does this machine's writer (or an adopt) vouch for a file as it is?
 
-    __slots__ = ("env",)
+    ``by_record``: a file still of the identity its record names is ranked by the kind recorded there, unread.
+    """
 
-    def __init__(self, env: Mapping[str, str]) -> None:
+    __slots__ = ("by_record", "env")
+
+    def __init__(self, env: Mapping[str, str], by_record: bool = True) -> None:
         self.env = env
+        self.by_record = by_record
 
     def vouch(self, candidate: Candidate) -> bool:
         if candidate.identity is None:
@@ -748,7 +752,8 @@ class Trust:
         candidate.record = registry.read(self.env, candidate.real)
         if candidate.record is None or not candidate.record.vouches_for(candidate.identity):
             return False
-        candidate.recorded_kind = candidate.record.kind_of(candidate.identity)
+        if self.by_record:
+            candidate.recorded_kind = candidate.record.kind_of(candidate.identity)
         return True
 
 
@@ -818,7 +823,7 @@ def idle_seconds(ctx: HookContext) -> float:
     return (ctx.idle_seconds or 0.0) if ctx.source in ("resume", "fork") else 0.0
 
 
-def select(ctx: HookContext) -> Selection:
+def select(ctx: HookContext, by_record: bool = True) -> Selection:
     """Choose the anchor for this session: trusted files only; among those that the source's tier admits, the
     one this session keeps (the registry's affinity), else the best ranked (live, then newest first).
 
@@ -827,9 +832,10 @@ def select(ctx: HookContext) -> Selection:
     yet when SessionStart and PreCompact run), so it starts newest first until its first write records it.
 
     A live anchor whose newest keeper is another session is a parallel track. Files with a future mtime rank
-    after present ones of their kind.
+    after present ones of their kind. Files are ranked by the kinds their records hold, unread (``by_record``); when
+    the chosen one, finally read, is gone, unreadable or of another kind, every file is read and ranked by its text.
     """
-    scan, scans = chosen_scan(ctx.project_dirs(), Trust(ctx.env).vouch)
+    scan, scans = chosen_scan(ctx.project_dirs(), Trust(ctx.env, by_record).vouch)
     window = startup_window(ctx)
     idle = idle_seconds(ctx)
     untrusted = [
@@ -843,14 +849,15 @@ def select(ctx: HookContext) -> Selection:
         return Selection(None, scans, None, [], untrusted)
     scan.ranked.sort(key=lambda candidate: (candidate.kind, is_future(candidate, ctx.now)))
     session = ctx.session_id
-    while True:
-        eligible = [c for c in scan.ranked if tier_for(ctx.source, ctx.now - c.mtime - idle, False, window) is not None]
-        mine = [c for c in eligible if session and c.record is not None and session in c.record.sessions]
-        chosen = mine[0] if mine else (eligible[0] if eligible else None)
-        if chosen is None or chosen.load():
-            break
-        scan.ranked.remove(chosen)  # gone or unreadable since the listing: as if never listed
-        scan.total -= 1
+    eligible = [c for c in scan.ranked if tier_for(ctx.source, ctx.now - c.mtime - idle, False, window) is not None]
+    mine = [c for c in eligible if session and c.record is not None and session in c.record.sessions]
+    chosen = mine[0] if mine else (eligible[0] if eligible else None)
+    if chosen is not None and chosen.anchor is None:
+        ranked_as = chosen.kind
+        if not chosen.load() or chosen.kind != ranked_as:
+            # Not what its record said (gone, unreadable, or other text since the listing): it was ranked, and
+            # counted among the live ones that end the scan, by that record, so rank every file by its text instead.
+            return select(ctx, by_record=False)
     tracks = [
         c
         for c in scan.ranked
