@@ -49,6 +49,7 @@ from session_workflow.anchor.text import (
 from session_workflow.cli.bootstrap import config_dir
 from session_workflow.cli.parser import CliError, OneLineParser
 from session_workflow.core import atomic
+from session_workflow.core.boundedio import read_prefix_and_stat
 from session_workflow.core.gitignore import ensure_gitignore
 from session_workflow.core.locations import ANCHORS_SUBDIR, SESSION_ENV, anchors_dir, is_inside, leads_outside
 from session_workflow.core.text import cut_code_points, one_line
@@ -515,7 +516,13 @@ def adopt_anchor(path: str, env: Mapping[str, str], session: str | None, now: fl
     def transform(current: bytes | None) -> None:
         if current is None:
             raise CliError(f"{path} no longer exists (closed or moved by another writer?)")
-        registry.vouch(env, path, session, "adopt", now, kind=kind_of_bytes(current))
+        # An editor saves without our lock: vouch for the identity of the very bytes whose kind is recorded (the
+        # fstat of the descriptor they are read from). A save after that open leaves a file the record does not
+        # vouch for; one before it, other bytes than ``current``.
+        read = read_prefix_and_stat(path, len(current) + 1)
+        if read is None or read[0] != current:
+            raise CliError(f"{path} changed while being adopted; adopt it again")
+        registry.vouch(env, path, session, "adopt", now, registry.Identity.of(read[1]), kind_of_bytes(current))
         return None  # the lock was all we needed: the file itself is not changed
 
     try:
