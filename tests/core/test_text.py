@@ -142,9 +142,18 @@ def test_escaped_is_one_visible_line(text: str) -> None:
 
 
 @given(any_text)
-def test_safe_name_is_claude_codes_id_mapping(text: str) -> None:
-    """Claude Code's ``id.replace(/[^a-zA-Z0-9_-]/g, "-")``: one ``-`` for each other code point, surrogates too."""
+def test_safe_name_is_one_dash_a_code_point(text: str) -> None:
+    """Record names on disk were made with Python's ``re.sub``: one ``-`` for each other code point, surrogates too."""
     assert safe_name(text) == re.sub(r"[^A-Za-z0-9_-]", "-", text)
+
+
+@given(any_text)
+def test_safe_name_in_utf16_is_claude_codes_id_mapping(text: str) -> None:
+    """Claude Code's ``id.replace(/[^a-zA-Z0-9_-]/g, "-")`` replaces UTF-16 code units: an astral character is two."""
+    units = text.encode("utf-16-le", "surrogatepass")
+    codes = [int.from_bytes(units[index : index + 2], "little") for index in range(0, len(units), 2)]
+    keep = set(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
+    assert safe_name(text, utf16=True) == "".join(chr(code) if code in keep else "-" for code in codes)
 
 
 def test_safe_name_keeps_a_uuid_and_defuses_paths() -> None:

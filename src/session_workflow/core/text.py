@@ -47,12 +47,14 @@ def is_safe_name(text: str) -> bool:
     return not text or (text.isascii() and text.replace("-", "a").replace("_", "a").isalnum())
 
 
-def safe_name(text: str) -> str:
-    """``text`` with every character but ASCII letters, digits, ``_`` and ``-`` made a ``-``: Claude Code's
-    mapping from an id to a file name, by string methods (a hook that needs it should not import ``re``)."""
+def safe_name(text: str, utf16: bool = False) -> str:
+    """``text`` with every character but ASCII letters, digits, ``_`` and ``-`` made a ``-``, by string methods (a
+    hook that needs it should not import ``re``). ``utf16``: Claude Code's mapping from an id to a file name, whose
+    JavaScript pattern (no ``u`` flag) matches UTF-16 code units, so a character beyond U+FFFF is two."""
     if is_safe_name(text):
         return text
-    return "".join(char if char in SAFE_NAME_CHARS else "-" for char in text)
+    astral = "--" if utf16 else "-"
+    return "".join(char if char in SAFE_NAME_CHARS else astral if char > "\uffff" else "-" for char in text)
 
 
 def utf16_len(text: str) -> int:

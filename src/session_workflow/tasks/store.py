@@ -78,7 +78,7 @@ def tasks_root(env: Mapping[str, str]) -> str:
 
 def sanitize_list_id(raw: str) -> str:
     """Claude Code's own mapping from a list id to a directory name, which also defuses ``..`` and ``/``."""
-    return safe_name(raw)
+    return safe_name(raw, utf16=True)
 
 
 def list_task_ids(directory: str) -> list[int] | Unreadable | None:
