@@ -852,12 +852,6 @@ def select(ctx: HookContext, by_record: bool = True) -> Selection:
     eligible = [c for c in scan.ranked if tier_for(ctx.source, ctx.now - c.mtime - idle, False, window) is not None]
     mine = [c for c in eligible if session and c.record is not None and session in c.record.sessions]
     chosen = mine[0] if mine else (eligible[0] if eligible else None)
-    if chosen is not None and chosen.anchor is None:
-        ranked_as = chosen.kind
-        if not chosen.load() or chosen.kind != ranked_as:
-            # Not what its record said (gone, unreadable, or other text since the listing): it was ranked, and
-            # counted among the live ones that end the scan, by that record, so rank every file by its text instead.
-            return select(ctx, by_record=False)
     tracks = [
         c
         for c in scan.ranked
@@ -868,7 +862,27 @@ def select(ctx: HookContext, by_record: bool = True) -> Selection:
         and c.record.sessions
         and session not in c.record.sessions
     ]
+    shown = [*scan.ranked[: OTHERS_NAMED + 1], *tracks[:OTHERS_NAMED]]
+    if chosen is not None and chosen.anchor is None:
+        ranked_as = chosen.kind
+        if not _unchanged(chosen) or not chosen.load() or chosen.kind != ranked_as:
+            # Not what its record said (gone, unreadable, or other text since the listing): it was ranked, and
+            # counted among the live ones that end the scan, by that record, so rank every file by its text instead.
+            return select(ctx, by_record=False)
+    if not all(_unchanged(candidate) for candidate in shown):
+        return select(ctx, by_record=False)  # a file the block would name is gone or changed since the listing
     return Selection(scan, scans, chosen, tracks, untrusted)
+
+
+def _unchanged(candidate: Candidate) -> bool:
+    """A file ranked unread, by its record, is still there and still the identity the listing saw (one stat)."""
+    if candidate.anchor is not None:
+        return True
+    try:
+        info = os.stat(candidate.path)
+    except (OSError, ValueError):
+        return False
+    return candidate.identity is not None and Identity.of(info).as_tuple() == candidate.identity.as_tuple()
 
 
 def prepare(ctx: HookContext) -> AnchorPart | UntrustedPart | None:
