@@ -193,6 +193,14 @@ def last_tool_results(body: Body) -> list[str]:
     return []
 
 
+def anchor_path_from(body: Body) -> str:
+    """The path ``session-workflow anchor new`` printed, from the tool result the request carries."""
+    results = last_tool_results(body)
+    paths = [line.strip() for r in results for line in r.splitlines() if line.strip().endswith(".md")]
+    assert paths, f"anchor new printed no path: {results}"
+    return paths[-1]
+
+
 def is_compaction_request(body: Body) -> bool:
     return COMPACT_MARKER in last_user_text(body).lower()
 

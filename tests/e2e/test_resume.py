@@ -63,13 +63,6 @@ Next action: write the parser for rule 7 (check that tests/test_lexer.py passes 
 """
 
 
-def anchor_path_from(body: Body) -> str:
-    """The path ``session-workflow anchor new`` printed, from the tool result the request carries."""
-    paths = [line.strip() for r in F.last_tool_results(body) for line in r.splitlines() if line.strip().endswith(".md")]
-    assert paths, f"anchor new printed no path: {F.last_tool_results(body)}"
-    return paths[-1]
-
-
 def requests_after(api: FakeAnthropic, nth: int) -> list[Body]:
     """The conversation requests after the ``nth`` compaction request (to the end of the run)."""
     bodies = api.message_requests()
@@ -85,7 +78,7 @@ def test_anchor_show_compact_twice_resume_cursor_once_tail_never(claude: Claude,
     made: list[str] = []
 
     def write_whole(body: Body) -> F.Reply:
-        made.append(anchor_path_from(body))
+        made.append(F.anchor_path_from(body))
         text = ANCHOR.format(path=made[0], tail=tail)
         return F.bash(f"session-workflow anchor write {made[0]} <<'ANCHOR_EOF'\n{text}ANCHOR_EOF")
 

@@ -576,20 +576,12 @@ Next action: write the parser for rule 7 (check that tests/test_lexer.py passes 
 """
 
 
-def anchor_path_from(body: Body) -> str:
-    """The path ``session-workflow anchor new`` printed, from the tool result the request carries."""
-    results = F.last_tool_results(body)
-    paths = [line.strip() for r in results for line in r.splitlines() if line.strip().endswith(".md")]
-    assert paths, f"anchor new printed no path: {results}"
-    return paths[-1]
-
-
 def test_anchor_command_creates_an_anchor_the_next_compaction_injects(claude: Claude, fake_api: FakeAnthropic) -> None:
     sid = new_session_id()
     made: list[str] = []
 
     def write_whole(body: Body) -> F.Reply:
-        made.append(anchor_path_from(body))
+        made.append(F.anchor_path_from(body))
         text = ANCHOR_BODY.format(path=made[0])
         return F.bash(f"session-workflow anchor write {made[0]} <<'ANCHOR_EOF'\n{text}ANCHOR_EOF")
 

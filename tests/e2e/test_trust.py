@@ -19,7 +19,7 @@ import pytest
 from . import fake_api as F
 from .fake_api import FakeAnthropic
 from .harness import Claude, new_session_id
-from .test_scenarios import ANCHOR_HEADING, HEADER, after_compaction, anchor_path_from, has, lacks, our_blocks
+from .test_scenarios import ANCHOR_HEADING, HEADER, after_compaction, has, lacks, our_blocks
 
 pytestmark = pytest.mark.e2e
 
@@ -69,7 +69,7 @@ def make_track(made: list[str], task: str, marker: str) -> list[F.Step]:
     """The model's turn that makes an anchor with the CLI and writes it whole, through the Bash tool."""
 
     def write_whole(body: Body) -> F.Reply:
-        made.append(anchor_path_from(body))
+        made.append(F.anchor_path_from(body))
         text = TRACK_TEXT.format(task=task, marker=marker)
         return F.bash(f"session-workflow anchor write {made[-1]} <<'ANCHOR_EOF'\n{text}ANCHOR_EOF")
 
