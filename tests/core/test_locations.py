@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -14,9 +15,11 @@ from session_workflow.core.locations import (
     leads_outside,
     record_name,
     resolves_inside,
+    safe_name,
     trust_dir,
     user_state_root,
 )
+from tests.reliability.strategies import char_text
 
 
 @pytest.mark.parametrize(
@@ -88,3 +91,23 @@ def test_the_hash_resumed_from_a_folder_is_the_whole_hash(folders: list[str], na
     for index, name in enumerate(names):
         text = folders[index % len(folders)] + name
         assert _fnv1a64(text) == reference_fnv1a64(text)
+
+
+@given(char_text())
+def test_safe_name_is_one_dash_a_code_point(text: str) -> None:
+    """Record names on disk were made with Python's ``re.sub``: one ``-`` for each other code point, surrogates too."""
+    assert safe_name(text) == re.sub(r"[^A-Za-z0-9_-]", "-", text)
+
+
+@given(char_text())
+def test_safe_name_in_utf16_is_claude_codes_id_mapping(text: str) -> None:
+    """Claude Code's ``id.replace(/[^a-zA-Z0-9_-]/g, "-")`` replaces UTF-16 code units: an astral character is two."""
+    units = text.encode("utf-16-le", "surrogatepass")
+    codes = [int.from_bytes(units[index : index + 2], "little") for index in range(0, len(units), 2)]
+    keep = set(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
+    assert safe_name(text, utf16=True) == "".join(chr(code) if code in keep else "-" for code in codes)
+
+
+def test_safe_name_keeps_a_uuid_and_defuses_paths() -> None:
+    assert safe_name("0c5e0e4e-8c8f-4a5e-9f0e-2b7d1f3a9c11") == "0c5e0e4e-8c8f-4a5e-9f0e-2b7d1f3a9c11"
+    assert safe_name("../a.b/é\u00a0z") == "---a-b---z"

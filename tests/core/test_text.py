@@ -12,7 +12,6 @@ from session_workflow.core.text import (
     cut_utf8,
     cut_utf16,
     one_line,
-    safe_name,
     utf8_len,
     utf16_len,
 )
@@ -80,7 +79,6 @@ def test_one_line_has_no_line_breaks_or_controls(text: str) -> None:
 
 @given(any_text)
 def test_one_line_fast_path_matches_the_full_flattening(text: str) -> None:
-    import re
 
     from session_workflow.core import text as textutil
 
@@ -107,7 +105,6 @@ def test_every_format_character_and_the_tag_block_are_stripped() -> None:
 
 
 def test_printable_invisibles_are_caught_without_the_regex() -> None:
-    import re
 
     from session_workflow.core import text as textutil
 
@@ -139,23 +136,3 @@ def test_escaped_is_one_visible_line(text: str) -> None:
     assert shown.isprintable() or not [c for c in shown if not c.isprintable() and ord(c) > 0x7E]
     assert "\n" not in shown and '"' not in shown and not has_invisible(shown)
     shown.encode("utf-8")
-
-
-@given(any_text)
-def test_safe_name_is_one_dash_a_code_point(text: str) -> None:
-    """Record names on disk were made with Python's ``re.sub``: one ``-`` for each other code point, surrogates too."""
-    assert safe_name(text) == re.sub(r"[^A-Za-z0-9_-]", "-", text)
-
-
-@given(any_text)
-def test_safe_name_in_utf16_is_claude_codes_id_mapping(text: str) -> None:
-    """Claude Code's ``id.replace(/[^a-zA-Z0-9_-]/g, "-")`` replaces UTF-16 code units: an astral character is two."""
-    units = text.encode("utf-16-le", "surrogatepass")
-    codes = [int.from_bytes(units[index : index + 2], "little") for index in range(0, len(units), 2)]
-    keep = set(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
-    assert safe_name(text, utf16=True) == "".join(chr(code) if code in keep else "-" for code in codes)
-
-
-def test_safe_name_keeps_a_uuid_and_defuses_paths() -> None:
-    assert safe_name("0c5e0e4e-8c8f-4a5e-9f0e-2b7d1f3a9c11") == "0c5e0e4e-8c8f-4a5e-9f0e-2b7d1f3a9c11"
-    assert safe_name("../a.b/é\u00a0z") == "---a-b---z"

@@ -1,6 +1,6 @@
 """Where the plugin's state lives on disk: one place for the paths the hooks, the writers and the composer share.
 
-Kept tiny (os; re only for an odd session id) so the SessionStart composer and the prompt hook can ask "is there
+Kept tiny (os and sys, no ``re``: ids become file names by string methods) so the SessionStart composer and the prompt hook can ask "is there
 anything here at all?" before they import the part that would read it: a state-less session pays for almost nothing.
 """
 
@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import os
 import sys
-
-from session_workflow.core.text import is_safe_name, safe_name
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -111,6 +109,28 @@ def leads_outside(project_dir: str, path: str) -> tuple[str, str] | None:
             if not is_inside(real, root):
                 return current, real
     return None
+
+
+# The characters Claude Code keeps when it turns a session or list id into a file name (its ``[^a-zA-Z0-9_-]``
+# → ``-``); the bytes serve ``bytes.translate``, which checks many names at once.
+SAFE_NAME_CHARACTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-"
+SAFE_NAME_BYTES = SAFE_NAME_CHARACTERS.encode("ascii")
+_SAFE_NAME_SET = frozenset(SAFE_NAME_CHARACTERS)
+
+
+def is_safe_name(text: str) -> bool:
+    """True when ``safe_name`` leaves ``text`` as it is (the empty name included)."""
+    return not text or (text.isascii() and text.replace("-", "a").replace("_", "a").isalnum())
+
+
+def safe_name(text: str, utf16: bool = False) -> str:
+    """``text`` with every character but ASCII letters, digits, ``_`` and ``-`` made a ``-``, by string methods (a
+    hook that needs it should not import ``re``). ``utf16``: Claude Code's mapping from an id to a file name, whose
+    JavaScript pattern (no ``u`` flag) matches UTF-16 code units, so a character beyond U+FFFF is two."""
+    if is_safe_name(text):
+        return text
+    astral = "--" if utf16 else "-"
+    return "".join(char if char in _SAFE_NAME_SET else astral if char > "\uffff" else "-" for char in text)
 
 
 def _fnv1a64_from(value: int, text: str) -> int:

@@ -8,9 +8,6 @@ helpers are the one place where those units are counted and where text is made s
 from __future__ import annotations
 
 ELLIPSIS = "…"
-# The characters Claude Code keeps when it turns a session or list id into a file name (its ``[^a-zA-Z0-9_-]``
-# → ``-``).
-SAFE_NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
 
 # Invisible characters a model still reads: every Unicode format character (category Cf: the soft hyphen, Arabic
 # and Syriac marks, zero-width spaces and joiners, bidi embeddings, overrides, isolates and marks, invisible
@@ -40,21 +37,6 @@ _printable_invisible: frozenset[str] | None = None
 # C0/C1 controls, Unicode line and paragraph separators, any whitespace run, and lone surrogates
 # (which JSON can smuggle in and which would make the hook's stdout unencodable). Compiled on first use too.
 _BREAKING = "(?:[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]|\\s)+"
-
-
-def is_safe_name(text: str) -> bool:
-    """True when ``safe_name`` leaves ``text`` as it is (the empty name included)."""
-    return not text or (text.isascii() and text.replace("-", "a").replace("_", "a").isalnum())
-
-
-def safe_name(text: str, utf16: bool = False) -> str:
-    """``text`` with every character but ASCII letters, digits, ``_`` and ``-`` made a ``-``, by string methods (a
-    hook that needs it should not import ``re``). ``utf16``: Claude Code's mapping from an id to a file name, whose
-    JavaScript pattern (no ``u`` flag) matches UTF-16 code units, so a character beyond U+FFFF is two."""
-    if is_safe_name(text):
-        return text
-    astral = "--" if utf16 else "-"
-    return "".join(char if char in SAFE_NAME_CHARS else astral if char > "\uffff" else "-" for char in text)
 
 
 def utf16_len(text: str) -> int:

@@ -12,7 +12,7 @@ import os
 
 from session_workflow.core.boundedio import read_prefix_and_stat
 from session_workflow.core.jsonload import loads
-from session_workflow.core.text import safe_name
+from session_workflow.core.locations import SAFE_NAME_BYTES, is_safe_name, safe_name
 from session_workflow.tasks.render import (
     HEADER_EXACT,
     OPEN_STATUSES,
@@ -31,8 +31,6 @@ if TYPE_CHECKING:
 ROOT_ENV = "SESSION_WORKFLOW_TASKS_ROOT"
 LIST_ID_ENV = "CLAUDE_CODE_TASK_LIST_ID"
 
-# The characters sanitising keeps, for ``bytes.translate``: checks names without the pattern, many at once.
-LIST_ID_CHARS = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-"
 # A real task is well under a kilobyte; a file that does not fit in this prefix is not one.
 MAX_TASK_FILE_BYTES = 64 * 1024
 # How many files of one task list are read, newest ids first (Claude Code numbers tasks upwards). Open tasks
@@ -220,7 +218,7 @@ def ids_need_no_sanitising(names: list[str]) -> bool:
     """
     joined = "/".join([*names, ""]).encode("utf-8", "replace")
     suffix_dots = joined.count(TRANSCRIPT_SUFFIX.encode() + b"/") + joined.count(LIVE_SIDECAR_SUFFIX.encode() + b"/")
-    return len(joined.translate(None, LIST_ID_CHARS + b"/")) == suffix_dots
+    return len(joined.translate(None, SAFE_NAME_BYTES + b"/")) == suffix_dots
 
 
 def list_small_folder(directory: str, limit: int) -> list[str] | None:
@@ -244,7 +242,7 @@ def list_small_folder(directory: str, limit: int) -> list[str] | None:
 def named_like_lists(list_dirs: set[str]) -> list[str]:
     """``<list>.jsonl`` for every list whose name is already sanitised: only such a list can be a transcript's
     own (a name sanitising would change sanitises to another list)."""
-    plain = [name for name in list_dirs if name and not name.encode("utf-8", "replace").translate(None, LIST_ID_CHARS)]
+    plain = [name for name in list_dirs if name and is_safe_name(name)]
     return [name + TRANSCRIPT_SUFFIX for name in plain]
 
 
