@@ -1,7 +1,8 @@
 """Where the plugin's state lives on disk: one place for the paths the hooks, the writers and the composer share.
 
-Kept tiny (os and sys, no ``re``: ids become file names by string methods) so the SessionStart composer and the prompt hook can ask "is there
-anything here at all?" before they import the part that would read it: a state-less session pays for almost nothing.
+Kept tiny (os and sys, no ``re``: ids become file names by string methods) so the SessionStart composer and the
+prompt hook can ask "is there anything here at all?" before they import the part that would read it: a state-less
+session pays for almost nothing.
 """
 
 from __future__ import annotations
