@@ -140,11 +140,12 @@ def list_open(folder: str) -> list[Candidate]:
     A symlink is followed only to a file inside the same folder; loops, dangling links, links elsewhere,
     directories, FIFOs and devices are skipped.
     """
-    return _candidates(folder, _open_files(folder))
+    return _candidates(folder, *_open_files(folder))
 
 
-def _open_files(folder: str) -> list[Listed]:
-    """(-mtime, name, real path or None, identity) of each open anchor, sorted: ``list_open`` without Candidates.
+def _open_files(folder: str) -> tuple[str, list[Listed]]:
+    """The folder's real path, and (-mtime, name, real path or None, identity) of each open anchor, sorted:
+    ``list_open`` without the Candidates.
 
     Where the platform allows, the folder is listed through a descriptor, so each stat resolves one name
     instead of the whole path. Only a symlink pays for resolving its target (its real path is kept); a plain
@@ -155,7 +156,7 @@ def _open_files(folder: str) -> list[Listed]:
         real_folder = os.path.realpath(folder)
         listing: int | str = os.open(folder, _DIR_FLAGS) if os.scandir in os.supports_fd else folder
     except (OSError, ValueError):
-        return []
+        return folder, []
     try:
         with os.scandir(listing) as entries:
             for count, entry in enumerate(entries):
@@ -176,17 +177,16 @@ def _open_files(folder: str) -> list[Listed]:
                 if stat.S_ISREG(info.st_mode):
                     found.append((-info.st_mtime, name, real, Identity.of(info)))
     except (OSError, ValueError):
-        return []
+        return real_folder, []
     finally:
         if isinstance(listing, int):
             os.close(listing)
     found.sort()
-    return found
+    return real_folder, found
 
 
-def _candidates(folder: str, files: list[Listed]) -> list[Candidate]:
-    prefix = os.path.join(folder, "")
-    real_prefix = os.path.join(os.path.realpath(folder), "") if files else prefix
+def _candidates(folder: str, real_folder: str, files: list[Listed]) -> list[Candidate]:
+    prefix, real_prefix = os.path.join(folder, ""), os.path.join(real_folder, "")
     return [
         Candidate(prefix + name, -negative_mtime, name, real or real_prefix + name, identity)
         for negative_mtime, name, real, identity in files
@@ -269,20 +269,21 @@ def scan_folder(
     the ranking's head is settled: when ``OTHERS_NAMED`` + 1 live anchors are found, the chosen one and every
     name the block shows are live. With ``limit`` (the reports) up to that many files are all read. Files that
     vanish or turn unreadable between the listing and the read are left out. With ``vouch`` (the hooks) a file
-    it refuses is not read at all and lands in ``untrusted``; without ``limit``, one whose record holds its kind
-    is not read either (``select`` reads the one it chooses), while the reports show every file's title.
+    it refuses is not read at all and lands in ``untrusted``, and one it ranks by its record's kind (the hook's
+    ``Trust``; the reports, which show every file's title, rank by text) is not read either: ``select`` reads the
+    one it chooses.
     """
-    listed = _open_files(folder)
+    real_folder, listed = _open_files(folder)
     if not classify:
-        return DirScan(directory, folder, _candidates(folder, listed), len(listed)) if listed else None
+        return DirScan(directory, folder, _candidates(folder, real_folder, listed), len(listed)) if listed else None
     readable: list[Candidate] = []
     untrusted: list[Candidate] = []
     unreadable = live = 0
-    for candidate in _candidates(folder, listed[: limit or MAX_CLASSIFIED]):
+    for candidate in _candidates(folder, real_folder, listed[: limit or MAX_CLASSIFIED]):
         if vouch is not None and not vouch(candidate):
             untrusted.append(candidate)
             continue
-        if (candidate.recorded_kind is None or limit is not None) and not candidate.load():
+        if candidate.recorded_kind is None and not candidate.load():
             unreadable += 1
             continue
         readable.append(candidate)

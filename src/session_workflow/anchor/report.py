@@ -104,7 +104,7 @@ def list_anchors(target: str | None, now: float, env: Mapping[str, str] | None =
     """Every open anchor in rank order, the one the hook would inject first (this session's own, else the best
     ranked) marked ``*``; then the ones not created here, by name and adopt command only (never read)."""
     environment = os.environ if env is None else env
-    scan = _scan_all(target, Trust(environment).vouch)
+    scan = _scan_all(target, Trust(environment, by_record=False).vouch)  # every row shows its file's title
     if scan is None:
         return []
     session = environment.get(SESSION_ENV, "")
