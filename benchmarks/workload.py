@@ -23,7 +23,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "src"))
 
 from session_workflow.anchor import registry  # noqa: E402
-from session_workflow.anchor.part import MAX_CLASSIFIED, kind_of_bytes  # noqa: E402
+from session_workflow.anchor.part import MAX_CLASSIFIED  # noqa: E402
+from session_workflow.anchor.writer import vouch_as_read  # noqa: E402
 from session_workflow.workstate.section import WorkState  # noqa: E402
 from session_workflow.workstate.writer import encode  # noqa: E402
 
@@ -490,9 +491,7 @@ def plugin_data_of(workload: Workload, session: Session) -> str:
 def adopt(workload: Workload, path: str) -> None:
     """Vouch for a generated anchor as ``anchor adopt`` would (its kind too), in the workload's HOME (where the
     hooks look)."""
-    with open(path, "rb") as handle:
-        kind = kind_of_bytes(handle.read())
-    registry.vouch({"HOME": workload.home}, path, None, "adopt", 0.0, kind=kind)
+    vouch_as_read(path, {"HOME": workload.home}, None, "adopt", 0.0)
 
 
 def refresh(workload: Workload, now: float) -> None:

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import os
 
-from session_workflow.anchor import registry
-from session_workflow.anchor.part import kind_of_bytes
+from session_workflow.anchor.writer import vouch_as_read
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -20,6 +19,4 @@ def state_env() -> dict[str, str]:
 
 def trust(path: str | Path, env: Mapping[str, str] | None = None, session: str | None = None) -> None:
     """Record ``path`` as this machine's anchor, as it is now, its kind too (call it after the last write or utime)."""
-    with open(path, "rb") as handle:
-        kind = kind_of_bytes(handle.read())
-    registry.vouch(env if env is not None else state_env(), str(path), session, "adopt", 0.0, kind=kind)
+    vouch_as_read(str(path), env if env is not None else state_env(), session, "adopt", 0.0)

@@ -27,9 +27,8 @@ from pathlib import Path
 
 import pytest
 
-from session_workflow.anchor import registry
 from session_workflow.anchor.frame import HEAD_CLOSE, QUOTE
-from session_workflow.anchor.part import kind_of_bytes
+from session_workflow.anchor.writer import vouch_as_read
 from session_workflow.core.text import utf16_len
 from session_workflow.hook import compose, precompact, prompt_submit
 from session_workflow.hook.context import HookContext
@@ -168,9 +167,7 @@ class Sandbox:
     def trust(self, path: str) -> None:
         """Record ``path`` as this machine's anchor as it is now (``anchor adopt``, its kind too); again after a
         rename or utime."""
-        with open(path, "rb") as handle:
-            kind = kind_of_bytes(handle.read())
-        registry.vouch(self.env(), path, None, "adopt", 0.0, kind=kind)
+        vouch_as_read(path, self.env(), None, "adopt", 0.0)
 
     def write_task(self, name: str, data: bytes, list_id: str | None = None) -> str:
         return self.write(os.path.join(self.tasks(list_id), name), data)

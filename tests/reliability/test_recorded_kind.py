@@ -116,7 +116,7 @@ def test_an_other_anchor_gone_or_changed_since_the_listing_is_named_by_its_text(
         real = part._open_files
         changed: list[bool] = []
 
-        def listed_then_changed(folder: str) -> list[tuple[float, str, str | None, registry.Identity]]:
+        def listed_then_changed(folder: str) -> tuple[str, list[tuple[float, str, str | None, registry.Identity]]]:
             found = real(folder)
             if changed:  # once, right after the first listing
                 return found

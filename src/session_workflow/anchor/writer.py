@@ -510,19 +510,27 @@ def write_anchor(
     return current_step(split_head(Encoded(written[0]).text)[0])
 
 
+def vouch_as_read(
+    path: str, env: Mapping[str, str], session: str | None, how: str, now: float, seen: bytes | None = None
+) -> None:
+    """Record the file at ``path`` as ours: the identity of the very bytes whose kind is recorded (the fstat of the
+    descriptor they are read from), so a save by an editor (no lock) can never pair one text's kind with another's
+    identity. With ``seen`` (the bytes a caller read under the lock), other bytes are refused.
+    """
+    limit = atomic.MAX_WRITER_READ_BYTES if seen is None else len(seen)
+    read = read_prefix_and_stat(path, limit + 1)
+    if read is None or (seen is not None and read[0] != seen):
+        raise CliError(f"{path} changed while being adopted; adopt it again")
+    registry.vouch(env, path, session, how, now, registry.Identity.of(read[1]), kind_of_bytes(read[0]))
+
+
 def adopt_anchor(path: str, env: Mapping[str, str], session: str | None, now: float) -> None:
     """Record the anchor at ``path`` as ours as it is now (a hand-made or cloned one the user vouches for)."""
 
     def transform(current: bytes | None) -> None:
         if current is None:
             raise CliError(f"{path} no longer exists (closed or moved by another writer?)")
-        # An editor saves without our lock: vouch for the identity of the very bytes whose kind is recorded (the
-        # fstat of the descriptor they are read from). A save after that open leaves a file the record does not
-        # vouch for; one before it, other bytes than ``current``.
-        read = read_prefix_and_stat(path, len(current) + 1)
-        if read is None or read[0] != current:
-            raise CliError(f"{path} changed while being adopted; adopt it again")
-        registry.vouch(env, path, session, "adopt", now, registry.Identity.of(read[1]), kind_of_bytes(current))
+        vouch_as_read(path, env, session, "adopt", now, current)
         return None  # the lock was all we needed: the file itself is not changed
 
     try:
