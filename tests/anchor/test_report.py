@@ -20,8 +20,8 @@ from session_workflow.anchor.report import (
     resolve_folder,
     show_anchor,
 )
-from session_workflow.cli import anchor as anchor_cli
-from session_workflow.cli.parser import CliError, OneLineParser
+from session_workflow.cli import main as cli
+from session_workflow.cli.parser import CliError
 from session_workflow.hook.context import HookContext
 from tests.trust import state_env, trust
 
@@ -213,10 +213,7 @@ def test_head_fit_bad_file_exits_2(tmp_path: Path, kind: str) -> None:
 
 
 def run_cli(*argv: str) -> tuple[int, str]:
-    parser = OneLineParser(prog="session-workflow")
-    commands = parser.add_subparsers(dest="command", parser_class=OneLineParser)
-    anchor_cli.register(commands)
-    args = parser.parse_args(["anchor", *argv])
+    args = cli.build_parser(["anchor", *argv]).parse_args(["anchor", *argv])
     try:
         return args.run(args), ""
     except CliError as error:

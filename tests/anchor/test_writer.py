@@ -6,7 +6,6 @@ what a written anchor means, so a writer and the hook can never disagree about a
 
 from __future__ import annotations
 
-import argparse
 import io
 import json
 import os
@@ -40,9 +39,8 @@ from session_workflow.anchor.writer import (
     record_step_counter,
     slugify,
 )
-from session_workflow.cli import anchor as anchor_cli
 from session_workflow.cli import main as cli
-from session_workflow.cli.parser import CliError, OneLineParser
+from session_workflow.cli.parser import CliError
 from session_workflow.core.text import one_line
 from tests.trust import state_env, trust
 
@@ -520,19 +518,9 @@ def test_a_closed_anchor_can_no_longer_be_stepped(tmp_path: Path) -> None:
 # --- the CLI ---------------------------------------------------------------------------------------------------------
 
 
-def anchor_only_parser(_argv: object = None) -> argparse.ArgumentParser:
-    """The CLI with only the anchor group, so these tests do not depend on the other groups."""
-    parser = OneLineParser(prog="session-workflow")
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=OneLineParser)
-    commands.required = True
-    anchor_cli.register(commands)
-    return parser
-
-
 @pytest.fixture
 def run(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> Runner:
     """``run(*argv) -> (exit code, stdout, stderr)`` through ``cli.main``."""
-    monkeypatch.setattr(cli, "build_parser", anchor_only_parser)
     for name in ("CLAUDE_PROJECT_DIR", "CLAUDE_CODE_SESSION_ID"):
         monkeypatch.delenv(name, raising=False)
 

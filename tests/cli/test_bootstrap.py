@@ -466,20 +466,10 @@ def test_importable_dependencies_need_nothing(tmp_path: Path) -> None:
     assert not (tmp_path / "data").exists()
 
 
-# The real bin script, with the CLI cut down to the anchor group (so the test does not depend on the others).
+# The real bin script (which imports only the invoked group's module).
 RUN_BIN = """
 import runpy, sys
 sys.path.insert(0, {src!r})
-from session_workflow.cli import anchor as anchor_cli
-from session_workflow.cli import main as cli
-from session_workflow.cli.parser import OneLineParser
-def anchor_only(_argv=None):
-    parser = OneLineParser(prog="session-workflow")
-    commands = parser.add_subparsers(dest="command", parser_class=OneLineParser)
-    commands.required = True
-    anchor_cli.register(commands)
-    return parser
-cli.build_parser = anchor_only
 sys.argv = [{bin!r}, *{argv!r}]
 runpy.run_path({bin!r}, run_name="__main__")
 """

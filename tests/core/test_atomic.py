@@ -43,12 +43,35 @@ def test_create_new_never_overwrites(tmp_path: Path) -> None:
     assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
 
 
-def test_stale_temp_files_are_removed_by_the_next_writer(tmp_path: Path) -> None:
+def test_a_killed_writers_temp_file_is_replaced_by_the_next_writer(tmp_path: Path) -> None:
     path = tmp_path / "f.txt"
-    (tmp_path / ".f.txt.abc123.tmp").write_bytes(b"half")
-    (tmp_path / ".other.txt.x.tmp").write_bytes(b"not ours")
+    (tmp_path / ".f.txt.tmp").write_bytes(b"half")
+    (tmp_path / ".other.txt.tmp").write_bytes(b"not ours")
     atomic.update_file(str(path), lambda _current: b"ok")
-    assert sorted(p.name for p in tmp_path.iterdir()) == [".f.txt.lock", ".other.txt.x.tmp", "f.txt"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".f.txt.lock", ".other.txt.tmp", "f.txt"]
+    assert path.read_bytes() == b"ok"
+
+
+def test_a_link_planted_as_the_temp_file_is_removed_not_followed(tmp_path: Path) -> None:
+    outside = tmp_path / "outside.txt"
+    outside.write_bytes(b"precious")
+    folder = tmp_path / "project"
+    folder.mkdir()
+    (folder / ".f.txt.tmp").symlink_to(outside)
+    atomic.update_file(str(folder / "f.txt"), lambda _current: b"ok")
+    assert outside.read_bytes() == b"precious" and stat.S_IMODE(outside.stat().st_mode) != 0o600
+    assert sorted(p.name for p in folder.iterdir()) == [".f.txt.lock", "f.txt"]
+
+
+def test_no_writer_lists_the_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(*_args: object) -> None:
+        raise AssertionError("listed")
+
+    monkeypatch.setattr(os, "listdir", refuse)
+    monkeypatch.setattr(os, "scandir", refuse)
+    atomic.update_file(str(tmp_path / "f.txt"), lambda _current: b"1")
+    assert atomic.create_new(str(tmp_path / "g.txt"), b"2")
+    assert (tmp_path / "f.txt").read_bytes() == b"1" and (tmp_path / "g.txt").read_bytes() == b"2"
 
 
 def test_transform_error_leaves_file_untouched(tmp_path: Path) -> None:

@@ -47,7 +47,7 @@ from session_workflow.anchor.text import (
     title_of,
 )
 from session_workflow.cli.bootstrap import config_dir
-from session_workflow.cli.parser import CliError, OneLineParser
+from session_workflow.cli.parser import CliError
 from session_workflow.core import atomic
 from session_workflow.core.boundedio import read_prefix_and_stat
 from session_workflow.core.gitignore import ensure_gitignore
@@ -59,7 +59,9 @@ from session_workflow.workstate.section import is_session_id
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
-    from collections.abc import Callable, Mapping
+    from collections.abc import Callable, Mapping, Sequence
+
+    from session_workflow.cli.parser import OneLineParser, Verb
 
 FORMAT = "anchor/v1"
 SLUG_MAX = 48
@@ -743,62 +745,65 @@ def _session_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--session", help=f"the session that keeps this anchor (default: ${SESSION_ENV})")
 
 
-def register(subcommands: argparse._SubParsersAction[OneLineParser]) -> None:
-    """Add ``new``, ``step``, ``write``, ``adopt`` and ``close`` to the ``anchor`` command group."""
-    new = subcommands.add_parser(
-        "new",
-        help="create a new anchor and print its path",
-        description="Create <dir>/.claude/anchors/<date>-<slug>.md from the template (never overwrites).",
-    )
-    new.add_argument("--task", required=True, help="the run's task in a few words (title, file name)")
-    new.add_argument(
+def _setup_new(parser: OneLineParser, _argv: Sequence[str]) -> None:
+    parser.description = "Create <dir>/.claude/anchors/<date>-<slug>.md from the template (never overwrites)."
+    parser.add_argument("--task", required=True, help="the run's task in a few words (title, file name)")
+    parser.add_argument(
         "--dir", help="the project directory; default: $CLAUDE_PROJECT_DIR, else where this session started, else ."
     )
-    _session_option(new)
-    new.set_defaults(run=_run_new)
+    _session_option(parser)
+    parser.set_defaults(run=_run_new)
 
-    step = subcommands.add_parser(
-        "step",
-        help='record a step: "- Step N: TEXT" on top of the cursor, step: N in the frontmatter',
-        description="N is one more than the larger of the frontmatter step and the newest Step bullet.",
-    )
-    step.add_argument("file", metavar="FILE")
-    step.add_argument("text", metavar="TEXT", help='what was done and what is next, e.g. "done: X; next: Y"')
-    _session_option(step)
-    step.set_defaults(run=_run_step)
 
-    write = subcommands.add_parser(
-        "write",
-        help="replace FILE with the whole anchor read from stdin (a heredoc)",
-        description="Atomic, locked, keeps the file mode; the step counter never goes backwards. Use this instead"
-        " of the Write/Edit tools, which ask for permission under .claude/. Refused (exit 2) when the stored"
-        " anchor's frontmatter step is newer than the text's: another writer moved it on since you read it.",
-    )
-    write.add_argument("file", metavar="FILE")
-    write.add_argument("--force", action="store_true", help="write even when the stored anchor's step is newer")
-    _session_option(write)
-    write.set_defaults(run=_run_write)
+def _setup_step(parser: OneLineParser, _argv: Sequence[str]) -> None:
+    parser.description = "N is one more than the larger of the frontmatter step and the newest Step bullet."
+    parser.add_argument("file", metavar="FILE")
+    parser.add_argument("text", metavar="TEXT", help='what was done and what is next, e.g. "done: X; next: Y"')
+    _session_option(parser)
+    parser.set_defaults(run=_run_step)
 
-    adopt = subcommands.add_parser(
-        "adopt",
-        help="vouch for a hand-made or cloned anchor, so the hooks inject its HEAD",
-        description="The hooks inject only anchors this machine's writers made or an adopt vouched for, as they are"
-        " now; an anchor that arrived with the repository (clone, pull, unzip) or was edited by hand is only named."
-        " Read it first: once adopted, its HEAD is injected as the run's source of truth.",
-    )
-    adopt.add_argument("files", metavar="FILE", nargs="+")
-    _session_option(adopt)
-    adopt.set_defaults(run=_run_adopt)
 
-    close = subcommands.add_parser(
-        "close",
-        help="close FILE: rewrite it to a landed stub and rename it *.closed.md (or --stale)",
-        description='close FILE --outcome "...": stub + rename, atomically. close --stale [--yes]: the done-in-content'
-        " anchors' renames, shown (or done with --yes).",
+def _setup_write(parser: OneLineParser, _argv: Sequence[str]) -> None:
+    parser.description = (
+        "Atomic, locked, keeps the file mode; the step counter never goes backwards. Use this instead of the"
+        " Write/Edit tools, which ask for permission under .claude/. Refused (exit 2) when the stored anchor's"
+        " frontmatter step is newer than the text's: another writer moved it on since you read it."
     )
-    close.add_argument("file", metavar="FILE", nargs="?")
-    close.add_argument("--outcome", help="one line: what the run delivered")
-    close.add_argument("--stale", action="store_true", help="find the anchors marked done but never renamed")
-    close.add_argument("--yes", action="store_true", help="with --stale: do the renames instead of showing them")
-    close.add_argument("--dir", help="with --stale: the project directory (default as for new)")
-    close.set_defaults(run=_run_close)
+    parser.add_argument("file", metavar="FILE")
+    parser.add_argument("--force", action="store_true", help="write even when the stored anchor's step is newer")
+    _session_option(parser)
+    parser.set_defaults(run=_run_write)
+
+
+def _setup_adopt(parser: OneLineParser, _argv: Sequence[str]) -> None:
+    parser.description = (
+        "The hooks inject only anchors this machine's writers made or an adopt vouched for, as they are now; an"
+        " anchor that arrived with the repository (clone, pull, unzip) or was edited by hand is only named. Read it"
+        " first: once adopted, its HEAD is injected as the run's source of truth."
+    )
+    parser.add_argument("files", metavar="FILE", nargs="+")
+    _session_option(parser)
+    parser.set_defaults(run=_run_adopt)
+
+
+def _setup_close(parser: OneLineParser, _argv: Sequence[str]) -> None:
+    parser.description = (
+        'close FILE --outcome "...": stub + rename, atomically. close --stale [--yes]: the done-in-content'
+        " anchors' renames, shown (or done with --yes)."
+    )
+    parser.add_argument("file", metavar="FILE", nargs="?")
+    parser.add_argument("--outcome", help="one line: what the run delivered")
+    parser.add_argument("--stale", action="store_true", help="find the anchors marked done but never renamed")
+    parser.add_argument("--yes", action="store_true", help="with --stale: do the renames instead of showing them")
+    parser.add_argument("--dir", help="with --stale: the project directory (default as for new)")
+    parser.set_defaults(run=_run_close)
+
+
+# The ``anchor`` group's writing verbs, listed after its reports (``cli.anchor``).
+VERBS: dict[str, Verb] = {
+    "new": ("create a new anchor and print its path", _setup_new),
+    "step": ('record a step: "- Step N: TEXT" on top of the cursor, step: N in the frontmatter', _setup_step),
+    "write": ("replace FILE with the whole anchor read from stdin (a heredoc)", _setup_write),
+    "adopt": ("vouch for a hand-made or cloned anchor, so the hooks inject its HEAD", _setup_adopt),
+    "close": ("close FILE: rewrite it to a landed stub and rename it *.closed.md (or --stale)", _setup_close),
+}

@@ -1,7 +1,7 @@
 """``session-workflow anchor …``: the read-only reports here, the writer's subcommands from ``anchor_writer``.
 
-This module owns the ``anchor`` argparse tree. The writer (``new``, ``step``, ``close``) registers its
-subcommands into the same tree through ``anchor_writer.register(subcommands)``.
+This module owns the ``anchor`` argparse tree; the writer's verbs (``new``, ``step``, ``write``, ``adopt``,
+``close``) come from ``session_workflow.anchor.writer.VERBS``.
 """
 
 from __future__ import annotations
@@ -21,7 +21,13 @@ from session_workflow.anchor.report import (
     resolve_folder,
     show_anchor,
 )
-from session_workflow.cli.parser import CliError, OneLineParser
+from session_workflow.cli.parser import CliError, OneLineParser, add_verbs, invoked
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+
+    from session_workflow.cli.parser import Setup, Verb
 
 DIR_HELP = "a project directory (its .claude/anchors is used) or an anchors folder; default: the current directory"
 
@@ -82,57 +88,53 @@ def _run_head_fit(args: argparse.Namespace) -> int:
     return _print_or_fail(head_fit_report(args.file))
 
 
-def _register_writer(subcommands: argparse._SubParsersAction[OneLineParser]) -> None:
-    """Add ``new``/``step``/``close`` when the writer module is present."""
-    try:
-        anchor_writer = importlib.import_module("session_workflow.anchor.writer")
-    except ModuleNotFoundError as error:
-        if error.name != "session_workflow.anchor.writer":
-            raise
-        return
-    anchor_writer.register(subcommands)
+def _setup_listing(run: Callable[[argparse.Namespace], int]) -> Setup:
+    """The setup of a listing: an optional DIR."""
+
+    def setup(parser: OneLineParser, _argv: Sequence[str]) -> None:
+        parser.add_argument("dir", nargs="?", metavar="DIR", help=DIR_HELP)
+        parser.set_defaults(run=run)
+
+    return setup
 
 
-def register(commands: argparse._SubParsersAction[OneLineParser]) -> None:
-    """Add the ``anchor`` command group."""
-    anchor = commands.add_parser(
-        "anchor",
-        help="find, inspect and maintain control anchors",
-        description="Control anchors: the run's state file under <project>/.claude/anchors/*.md.",
-    )
-    subcommands = anchor.add_subparsers(dest="anchor_command", metavar="SUBCOMMAND", parser_class=OneLineParser)
-    subcommands.required = True
+def _setup_path(parser: OneLineParser, _argv: Sequence[str]) -> None:
+    parser.add_argument("dir", nargs="?", metavar="DIR", help="where to start; default: the current directory")
+    parser.set_defaults(run=_run_path)
 
-    listing = subcommands.add_parser(
-        "list", help="open anchors: tier, age, title, cursor line (* = the one the hook injects)"
-    )
-    listing.add_argument("dir", nargs="?", metavar="DIR", help=DIR_HELP)
-    listing.set_defaults(run=_run_list)
 
-    path = subcommands.add_parser(
-        "path", help="print the nearest open anchor: the one the hook injects for this directory, else a parent's"
-    )
-    path.add_argument("dir", nargs="?", metavar="DIR", help="where to start; default: the current directory")
-    path.set_defaults(run=_run_path)
+def _setup_show(parser: OneLineParser, _argv: Sequence[str]) -> None:
+    parser.add_argument("file", nargs="?", metavar="FILE", help="the anchor; default: the one `anchor path` prints")
+    parser.add_argument("--all", action="store_true", help="add the TAIL (decisions and history) below the HEAD")
+    parser.set_defaults(run=_run_show)
 
-    show = subcommands.add_parser(
-        "show",
-        help="print an anchor's HEAD as the hook frames it (--all: and its TAIL); read anchors with this, not Read",
-    )
-    show.add_argument("file", nargs="?", metavar="FILE", help="the anchor; default: the one `anchor path` prints")
-    show.add_argument("--all", action="store_true", help="add the TAIL (decisions and history) below the HEAD")
-    show.set_defaults(run=_run_show)
 
-    dormant = subcommands.add_parser("list-dormant", help="open, not done, untouched > 72 h (parked ones last)")
-    dormant.add_argument("dir", nargs="?", metavar="DIR", help=DIR_HELP)
-    dormant.set_defaults(run=_run_dormant)
+def _setup_head_fit(parser: OneLineParser, _argv: Sequence[str]) -> None:
+    parser.add_argument("file", metavar="FILE")
+    parser.set_defaults(run=_run_head_fit)
 
-    stale = subcommands.add_parser("list-stale", help="print (never run) the mv that closes each done anchor")
-    stale.add_argument("dir", nargs="?", metavar="DIR", help=DIR_HELP)
-    stale.set_defaults(run=_run_stale)
 
-    fit = subcommands.add_parser("head-fit", help="how FILE's HEAD fits the injection budget")
-    fit.add_argument("file", metavar="FILE")
-    fit.set_defaults(run=_run_head_fit)
+# The read-only reports; the writer's verbs (new, step, write, adopt, close) follow them from ``anchor.writer``.
+REPORTS: dict[str, Verb] = {
+    "list": ("open anchors: tier, age, title, cursor line (* = the one the hook injects)", _setup_listing(_run_list)),
+    "path": (
+        "print the nearest open anchor: the one the hook injects for this directory, else a parent's",
+        _setup_path,
+    ),
+    "show": (
+        "print an anchor's HEAD as the hook frames it (--all: and its TAIL); read anchors with this, not Read",
+        _setup_show,
+    ),
+    "list-dormant": ("open, not done, untouched > 72 h (parked ones last)", _setup_listing(_run_dormant)),
+    "list-stale": ("print (never run) the mv that closes each done anchor", _setup_listing(_run_stale)),
+    "head-fit": ("how FILE's HEAD fits the injection budget", _setup_head_fit),
+}
 
-    _register_writer(subcommands)
+
+def setup(parser: OneLineParser, argv: Sequence[str]) -> None:
+    """Set up the ``anchor`` group; the writer's module is imported only when a report is not what is invoked."""
+    parser.description = "Control anchors: the run's state file under <project>/.claude/anchors/*.md."
+    verbs = dict(REPORTS)
+    if invoked(argv) not in REPORTS:
+        verbs.update(importlib.import_module("session_workflow.anchor.writer").VERBS)
+    add_verbs(parser, verbs, argv, "anchor_command", "SUBCOMMAND")

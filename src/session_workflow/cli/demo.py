@@ -21,6 +21,10 @@ from session_workflow.core import config
 from session_workflow.core.text import utf16_len
 from session_workflow.hook.compose import CAP_UTF16
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
 # The folder holding the package: ``<checkout>/src``, or the site folder of an installed (pipx) copy.
 SRC = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 ROOT = os.path.dirname(SRC)
@@ -216,8 +220,8 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(commands: argparse._SubParsersAction[OneLineParser]) -> None:
-    """Add ``demo``."""
-    parser = commands.add_parser("demo", help="show the main job on a throwaway project", description=__doc__)
+def setup(parser: OneLineParser, _argv: Sequence[str]) -> None:
+    """Set up ``demo``."""
+    parser.description = __doc__
     parser.add_argument("--keep", action="store_true", help="keep the throwaway project and print where it is")
     parser.set_defaults(run=run)

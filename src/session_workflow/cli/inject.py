@@ -24,6 +24,10 @@ from session_workflow.hook import compose
 from session_workflow.hook.context import SOURCES, HookContext
 from session_workflow.hook.io import run_hook
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
 # The first Claude Code build with hooks modules (README, "The system prompt").
 MOD_MIN_VERSION = (2, 1, 287)
 # Claude Code's Bash tool sets AI_AGENT=claude-code_<major>-<minor>-<patch>_agent (measured on 2.1.332).
@@ -148,13 +152,9 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(commands: argparse._SubParsersAction[OneLineParser]) -> None:
-    """Add ``inject``."""
-    parser = commands.add_parser(
-        "inject",
-        help="run the SessionStart hook (stdin payload), or show what it would inject (--dry-run)",
-        description=__doc__.splitlines()[0] if __doc__ else None,
-    )
+def setup(parser: OneLineParser, _argv: Sequence[str]) -> None:
+    """Set up ``inject``."""
+    parser.description = __doc__.splitlines()[0] if __doc__ else None
     parser.add_argument(
         "--dry-run", action="store_true", help="print the block the hook would send here and its sizes; write nothing"
     )

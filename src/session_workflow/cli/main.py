@@ -13,12 +13,14 @@ import importlib
 import os
 import sys
 
-from session_workflow.cli.parser import CliError, OneLineParser
+from session_workflow.cli.parser import CliError, OneLineParser, RawDescriptionHelpFormatter, add_verbs
 from session_workflow.core.text import escaped
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
+
+    from session_workflow.cli.parser import Setup
 
 VERSION = "0.1.0"
 
@@ -27,8 +29,8 @@ Keep a long Claude Code run on course across context compaction. The plugin's Se
 run's control anchor, open tasks and work state back after /compact, resume and /clear; this command writes
 and inspects them (inside Claude Code the plugin puts it on the Bash tool's PATH)."""
 
-# Group name → (its module, which has ``register(commands)``; the help line it registers; one example for the
-# top-level help). In help order; tests/cli/test_main.py checks each line against the one its module registers.
+# Group name → (its module, whose ``setup(parser, argv)`` adds the group's arguments or verbs; its help line; one
+# example for the top-level help). In help order.
 GROUPS: dict[str, tuple[str, str, str]] = {
     "demo": ("session_workflow.cli.demo", "show the main job on a throwaway project", "session-workflow demo"),
     "inject": (
@@ -62,33 +64,28 @@ def _epilog() -> str:
     return "groups:\n" + "\n".join(rows) + "\n\n`session-workflow GROUP --help` lists a group's commands."
 
 
-def invoked_group(argv: Sequence[str]) -> str | None:
-    """The group the command line names: its first argument that is not an option (the top level takes no
-    option with a value)."""
-    return next((arg for arg in argv if not arg.startswith("-")), None)
+def _group(module: str) -> Setup:
+    """A group's setup: its module's ``setup``, imported only when the group is the one invoked."""
+
+    def setup(parser: OneLineParser, argv: Sequence[str]) -> None:
+        importlib.import_module(module).setup(parser, argv)
+
+    return setup
 
 
 def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
-    """The tree with the invoked group registered by its module and every other group as a bare entry (its name
-    and help line), which is all ``--help`` and the "invalid choice" error need."""
-    chosen = invoked_group(sys.argv[1:] if argv is None else argv)
+    """The tree with the invoked group set up by its module (``add_verbs``); the others are bare entries or out."""
     parser = OneLineParser(
         prog="session-workflow",
         usage="session-workflow [-h] [--version] GROUP ...",
         description=DESCRIPTION,
         epilog=_epilog(),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"session-workflow {VERSION}")
-    commands = parser.add_subparsers(
-        dest="command", metavar="GROUP", parser_class=OneLineParser, help=argparse.SUPPRESS
-    )
-    commands.required = True
-    for name, (module, help_line, _example) in GROUPS.items():
-        if name == chosen:
-            importlib.import_module(module).register(commands)
-        else:
-            commands.add_parser(name, help=help_line)
+    groups = {name: (help_line, _group(module)) for name, (module, help_line, _example) in GROUPS.items()}
+    arguments = sys.argv[1:] if argv is None else argv
+    add_verbs(parser, groups, arguments, "command", "GROUP", argparse.SUPPRESS)
     return parser
 
 

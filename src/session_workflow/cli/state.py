@@ -11,7 +11,7 @@ import os
 import sys
 import time
 
-from session_workflow.cli.parser import CliError, OneLineParser
+from session_workflow.cli.parser import CliError, OneLineParser, RawDescriptionHelpFormatter, add_verbs
 from session_workflow.core.atomic import lock_path
 from session_workflow.core.boundedio import read_prefix
 from session_workflow.core.locations import SESSION_ENV, leads_outside, state_path
@@ -31,8 +31,9 @@ from session_workflow.workstate.state import MAX_STATE_BYTES, decode, fallback_s
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping
+    from collections.abc import Callable, Mapping, Sequence
 
+    from session_workflow.cli.parser import Setup, Verb
     from session_workflow.workstate.writer import Change
 
 PROJECT_ENV = "CLAUDE_PROJECT_DIR"
@@ -298,41 +299,59 @@ def _run_show(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(commands: argparse._SubParsersAction[OneLineParser]) -> None:
-    """Add ``state`` and its actions."""
-    common = OneLineParser(add_help=False)
-    common.add_argument("--dir", type=_directory, help="the project directory (default: see `state --help`)")
-    common.add_argument("--session", type=_session, help=f"the owner session id (default: ${SESSION_ENV})")
-    state = commands.add_parser(
-        "state",
-        help="the work state (map, ticket, step) the hooks and the mod deliver",
-        description=DESCRIPTION,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    actions = state.add_subparsers(dest="action", metavar="ACTION", parser_class=OneLineParser)
-    actions.required = True
+def _common(parser: OneLineParser) -> None:
+    """The options every action takes."""
+    parser.add_argument("--dir", type=_directory, help="the project directory (default: see `state --help`)")
+    parser.add_argument("--session", type=_session, help=f"the owner session id (default: ${SESSION_ENV})")
 
-    put = actions.add_parser("set", parents=[common], help="put a ticket in play for this session")
-    put.add_argument("--ticket", required=True, type=_ticket, help="issue number (34, #34) or tracker id (PROJ-12)")
-    put.add_argument("--title", required=True, type=_title, help="the ticket's title (stored as data)")
-    put.add_argument("--map", type=_map, help="the map issue number, or 'none' for a whiteboard ticket")
-    put.add_argument("--url", type=_url, help="the ticket's URL (default: the GitHub issue of the origin remote)")
-    put.add_argument("--step", type=_step, help=f"the step (default for a new ticket: {workstate_writer.DEFAULT_STEP})")
-    put.add_argument("--auto", action=argparse.BooleanOptionalAction, help="an autonomous run (default: off)")
-    put.set_defaults(run=_run_set)
 
-    step = actions.add_parser("step", parents=[common], help="move this session's ticket to another step")
-    step.add_argument("step", type=_step, help="the new step, e.g. plan, execute, verify")
-    step.set_defaults(run=_run_step)
+def _action(run: Callable[[argparse.Namespace], int]) -> Setup:
+    """The setup of an action with only the common options."""
 
-    for name, text in (("pause", "checkpoint the ticket: paused until resumed"), ("resume", "resume the ticket")):
-        actions.add_parser(name, parents=[common], help=text).set_defaults(run=_run_pause_or_resume)
-    actions.add_parser("adopt", parents=[common], help="claim an orphaned state for this session").set_defaults(
-        run=_run_adopt
-    )
-    actions.add_parser("clear", parents=[common], help="remove the work state (no ticket in play)").set_defaults(
-        run=_run_clear
-    )
-    show = actions.add_parser("show", parents=[common], help="print the live work state")
-    show.add_argument("--json", action="store_true", help="print the path, orphaned flag and stored file as JSON")
-    show.set_defaults(run=_run_show)
+    def setup(parser: OneLineParser, _argv: Sequence[str]) -> None:
+        _common(parser)
+        parser.set_defaults(run=run)
+
+    return setup
+
+
+def _setup_set(parser: OneLineParser, _argv: Sequence[str]) -> None:
+    _common(parser)
+    parser.add_argument("--ticket", required=True, type=_ticket, help="issue number (34, #34) or tracker id (PROJ-12)")
+    parser.add_argument("--title", required=True, type=_title, help="the ticket's title (stored as data)")
+    parser.add_argument("--map", type=_map, help="the map issue number, or 'none' for a whiteboard ticket")
+    parser.add_argument("--url", type=_url, help="the ticket's URL (default: the GitHub issue of the origin remote)")
+    default_step = workstate_writer.DEFAULT_STEP
+    parser.add_argument("--step", type=_step, help=f"the step (default for a new ticket: {default_step})")
+    parser.add_argument("--auto", action=argparse.BooleanOptionalAction, help="an autonomous run (default: off)")
+    parser.set_defaults(run=_run_set)
+
+
+def _setup_step(parser: OneLineParser, _argv: Sequence[str]) -> None:
+    _common(parser)
+    parser.add_argument("step", type=_step, help="the new step, e.g. plan, execute, verify")
+    parser.set_defaults(run=_run_step)
+
+
+def _setup_show(parser: OneLineParser, _argv: Sequence[str]) -> None:
+    _common(parser)
+    parser.add_argument("--json", action="store_true", help="print the path, orphaned flag and stored file as JSON")
+    parser.set_defaults(run=_run_show)
+
+
+VERBS: dict[str, Verb] = {
+    "set": ("put a ticket in play for this session", _setup_set),
+    "step": ("move this session's ticket to another step", _setup_step),
+    "pause": ("checkpoint the ticket: paused until resumed", _action(_run_pause_or_resume)),
+    "resume": ("resume the ticket", _action(_run_pause_or_resume)),
+    "adopt": ("claim an orphaned state for this session", _action(_run_adopt)),
+    "clear": ("remove the work state (no ticket in play)", _action(_run_clear)),
+    "show": ("print the live work state", _setup_show),
+}
+
+
+def setup(parser: OneLineParser, argv: Sequence[str]) -> None:
+    """Set up the ``state`` group."""
+    parser.description = DESCRIPTION
+    parser.formatter_class = RawDescriptionHelpFormatter
+    add_verbs(parser, VERBS, argv, "action", "ACTION")

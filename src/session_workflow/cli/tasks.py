@@ -5,9 +5,15 @@ from __future__ import annotations
 import argparse
 import os
 
-from session_workflow.cli.parser import CliError, OneLineParser
+from session_workflow.cli.parser import CliError, OneLineParser, add_verbs
 from session_workflow.tasks.adopt import AdoptError, adopt, report
 from session_workflow.tasks.store import LIST_ID_ENV, tasks_root
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from session_workflow.cli.parser import Verb
 
 SESSION_ENV = "CLAUDE_CODE_SESSION_ID"
 
@@ -25,23 +31,25 @@ def _run_adopt(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(commands: argparse._SubParsersAction[OneLineParser]) -> None:
-    """Add the ``tasks`` command group."""
-    tasks = commands.add_parser(
-        "tasks",
-        help="Claude Code's task lists: adopt a recovered one",
-        description="The TaskCreate/TaskUpdate task lists under $CLAUDE_CONFIG_DIR/tasks.",
-    )
-    subcommands = tasks.add_subparsers(dest="tasks_command", metavar="SUBCOMMAND", parser_class=OneLineParser)
-    subcommands.required = True
-    adopt_parser = subcommands.add_parser(
-        "adopt",
-        help="copy another session's open tasks into this session's list, so TaskList and TaskUpdate see them",
-    )
-    adopt_parser.add_argument("predecessor", metavar="SID", help="the session (task list id) the block recovered")
-    adopt_parser.add_argument(
+def _setup_adopt(parser: OneLineParser, _argv: Sequence[str]) -> None:
+    parser.add_argument("predecessor", metavar="SID", help="the session (task list id) the block recovered")
+    parser.add_argument(
         "--session",
         default=os.environ.get(SESSION_ENV),
         help=f"this session's id (default: ${SESSION_ENV}; ${LIST_ID_ENV} names the list instead when set)",
     )
-    adopt_parser.set_defaults(run=_run_adopt)
+    parser.set_defaults(run=_run_adopt)
+
+
+VERBS: dict[str, Verb] = {
+    "adopt": (
+        "copy another session's open tasks into this session's list, so TaskList and TaskUpdate see them",
+        _setup_adopt,
+    ),
+}
+
+
+def setup(parser: OneLineParser, argv: Sequence[str]) -> None:
+    """Set up the ``tasks`` group."""
+    parser.description = "The TaskCreate/TaskUpdate task lists under $CLAUDE_CONFIG_DIR/tasks."
+    add_verbs(parser, VERBS, argv, "tasks_command", "SUBCOMMAND")

@@ -1,7 +1,7 @@
 """The one atomic writer: filelock on a sibling lock file, a temp file in the same directory, fsync, os.replace.
 
 Readers never lock: at any moment they see the old file or the new one, never a mix. A writer killed
-mid-write leaves only a stray temp file (removed by the next writer, under the lock) and no lock that blocks:
+mid-write leaves only a stray temp file (replaced by the next writer, under the lock) and no lock that blocks:
 the lock is an fcntl lock the kernel drops with the process. filelock is imported here, lazily, so the hook
 hot path never pays for it.
 """
@@ -61,28 +61,9 @@ def locked(path: str) -> Iterator[None]:
     _refuse_odd_lock(lock_path(path))
     try:
         with FileLock(lock_path(path), timeout=LOCK_TIMEOUT_SECONDS).acquire(poll_interval=LOCK_POLL_SECONDS):
-            _remove_stale_temps(path)
             yield
     except Timeout as error:
         raise WriteError(f"another writer holds {lock_path(path)} (waited {LOCK_TIMEOUT_SECONDS:.0f}s)") from error
-
-
-def _temp_prefix(path: str) -> str:
-    return f".{os.path.basename(path)}."
-
-
-def _remove_stale_temps(path: str) -> None:
-    """Under the lock no other writer is mid-write, so any temp file of ours is a dead writer's debris."""
-    folder = os.path.dirname(os.path.abspath(path))
-    prefix = _temp_prefix(path)
-    try:
-        names = os.listdir(folder)
-    except OSError:
-        return
-    for name in names:
-        if name.startswith(prefix) and name.endswith(".tmp"):
-            with contextlib.suppress(OSError):
-                os.unlink(os.path.join(folder, name))
 
 
 def _read_current(path: str) -> bytes | None:
@@ -114,22 +95,31 @@ def _fsync_dir(folder: str) -> None:
 _TEMP_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
 
 
-def _create_temp(prefix: str) -> tuple[int, str]:
-    """A new file ``<prefix><random>.tmp``, mode 0600, as ``tempfile.mkstemp`` makes one (without importing
-    tempfile and the random module it pulls in: a writer's start is most of its cost)."""
-    for _attempt in range(100):
-        name = f"{prefix}{os.urandom(8).hex()}.tmp"
-        try:
-            return os.open(name, _TEMP_FLAGS, 0o600), name
-        except FileExistsError:
-            continue
-    raise FileExistsError(f"no free temp name for {prefix}")
+def temp_path(path: str) -> str:
+    """The temp file of ``path``: ``.<name>.tmp`` beside it (hidden, so no ``*.md`` or ``*.json`` scan sees it)."""
+    folder, name = os.path.split(os.path.abspath(path))
+    return os.path.join(folder, f".{name}.tmp")
+
+
+def _create_temp(path: str) -> tuple[int, str]:
+    """Create the temp file of ``path``, mode 0600.
+
+    One name per path is enough: only the holder of the path's lock (for ``link_new``, of the folder's) writes
+    it, so a file already there is a killed writer's debris. It is unlinked (a link planted there is removed,
+    never followed) and the name made again, so debris never accumulates and no writer lists the folder to find
+    it (a records folder holds thousands of files).
+    """
+    temp = temp_path(path)
+    try:
+        return os.open(temp, _TEMP_FLAGS, 0o600), temp
+    except FileExistsError:
+        os.unlink(temp)
+        return os.open(temp, _TEMP_FLAGS, 0o600), temp
 
 
 def _write_temp(path: str, data: bytes, mode: int) -> str:
-    """Write ``data`` to a fresh temp file beside ``path``, fsynced, and return its name."""
-    folder = os.path.dirname(os.path.abspath(path))
-    fd, temp = _create_temp(os.path.join(folder, _temp_prefix(path)))
+    """Write ``data`` to the temp file of ``path``, fsynced, and return its name."""
+    fd, temp = _create_temp(path)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
