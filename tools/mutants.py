@@ -184,6 +184,27 @@ MUTANTS = [
         ("tests/cli/test_inject.py",),
     ),
     Mutant(
+        "every verb's parser is built",
+        "cli/parser.py",
+        "        elif not alone:",
+        "        else:",
+        ("tests/cli/test_parser.py",),
+    ),
+    Mutant(
+        "a verb's usage starts with the parent's usage",
+        "cli/parser.py",
+        "required=True, help=help, prog=parser.prog",
+        "required=True, help=help",
+        ("tests/cli/test_parser.py",),
+    ),
+    Mutant(
+        "a killed writer's temp file blocks the next",
+        "core/atomic.py",
+        "        os.unlink(temp)\n        return os.open(temp, _TEMP_FLAGS, 0o600), temp",
+        "        return os.open(temp, _TEMP_FLAGS, 0o600), temp",
+        ("tests/core/test_atomic.py",),
+    ),
+    Mutant(
         "PreCompact cut in code points",
         "hook/precompact.py",
         "if utf16_len(text + piece) > MAX_CHARS:",
