@@ -58,7 +58,9 @@ def test_only_the_invoked_verb_is_set_up_and_the_others_are_left_out() -> None:
     assert (args.verb, args.value) == ("b", "x")
 
 
-@pytest.mark.parametrize("argv", [[], ["nope"], ["-h", "b"], ["--help", "b", "x"]])
+@pytest.mark.parametrize(
+    "argv", [[], ["nope"], ["-h", "b"], ["--help", "b", "x"], ["--he", "b"], ["--", "b"], ["-1", "b"], ["-", "b"]]
+)
 def test_every_verb_is_listed_when_the_listing_or_an_error_can_show_them(argv: list[str]) -> None:
     parser, ran = tree(argv)
     assert choices(parser) == ["a", "b", "c"]
@@ -99,6 +101,36 @@ def test_errors_are_one_line_naming_the_command_as_typed(
     capsys: pytest.CaptureFixture[str], argv: list[str], error: str
 ) -> None:
     assert run(capsys, *argv) == (2, "", error + "\n")
+
+
+@pytest.mark.parametrize(
+    ("argv", "verbs"),
+    [
+        (["anchor", "-h", "list"], ["list", "head-fit", "new", "step", "close"]),
+        (["anchor", "--he", "step"], ["list", "head-fit", "new", "step", "close"]),
+        (["state", "--h", "step"], ["set", "step", "pause", "resume", "adopt", "clear", "show"]),
+    ],
+)
+def test_help_asked_before_a_verb_lists_every_verb(
+    capsys: pytest.CaptureFixture[str], argv: list[str], verbs: list[str]
+) -> None:
+    code, out, _err = run(capsys, *argv)
+    listed = [line.split()[0] for line in out.splitlines() if line.startswith("    ") and not line.startswith("     ")]
+    assert code == 0 and set(verbs) <= set(listed)
+
+
+@pytest.mark.parametrize(
+    ("argv", "choices"),
+    [
+        (["-1", "state"], "'demo', 'inject', 'anchor', 'state', 'tasks'"),
+        (["state", "-1", "step"], "'set', 'step', 'pause', 'resume', 'adopt', 'clear', 'show'"),
+    ],
+)
+def test_a_token_taken_for_the_verb_is_refused_naming_every_verb(
+    capsys: pytest.CaptureFixture[str], argv: list[str], choices: str
+) -> None:
+    code, _out, err = run(capsys, *argv)
+    assert code == 2 and err.endswith(f"(choose from {choices})\n")
 
 
 @pytest.mark.parametrize(

@@ -63,6 +63,21 @@ def test_a_link_planted_as_the_temp_file_is_removed_not_followed(tmp_path: Path)
     assert sorted(p.name for p in folder.iterdir()) == [".f.txt.lock", "f.txt"]
 
 
+def test_a_directory_in_the_way_of_the_temp_file_is_named(tmp_path: Path) -> None:
+    (tmp_path / ".f.txt.tmp").mkdir()
+    with pytest.raises(atomic.WriteError, match=r"\.f\.txt\.tmp is in the way of the write and cannot be removed"):
+        atomic.update_file(str(tmp_path / "f.txt"), lambda _current: b"x")
+    assert not (tmp_path / "f.txt").exists()
+
+
+def test_link_new_under_a_foreign_lock_never_touches_the_paths_temp_file(tmp_path: Path) -> None:
+    other = tmp_path / ".3.json.tmp"
+    other.write_bytes(b"another writer's, mid-write")
+    assert atomic.link_new(str(tmp_path / "3.json"), b"{}")
+    assert other.read_bytes() == b"another writer's, mid-write" and (tmp_path / "3.json").read_bytes() == b"{}"
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".3.json.tmp", "3.json"]
+
+
 def test_no_writer_lists_the_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     def refuse(*_args: object) -> None:
         raise AssertionError("listed")

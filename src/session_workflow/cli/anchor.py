@@ -21,7 +21,7 @@ from session_workflow.anchor.report import (
     resolve_folder,
     show_anchor,
 )
-from session_workflow.cli.parser import CliError, OneLineParser, add_verbs, invoked
+from session_workflow.cli.parser import CliError, OneLineParser, add_verbs, alone
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -132,9 +132,9 @@ REPORTS: dict[str, Verb] = {
 
 
 def setup(parser: OneLineParser, argv: Sequence[str]) -> None:
-    """Set up the ``anchor`` group; the writer's module is imported only when a report is not what is invoked."""
+    """Set up the ``anchor`` group; the writer's module is imported unless a report is built alone."""
     parser.description = "Control anchors: the run's state file under <project>/.claude/anchors/*.md."
     verbs = dict(REPORTS)
-    if invoked(argv) not in REPORTS:
+    if alone(argv, REPORTS) is None:
         verbs.update(importlib.import_module("session_workflow.anchor.writer").VERBS)
     add_verbs(parser, verbs, argv, "anchor_command", "SUBCOMMAND")

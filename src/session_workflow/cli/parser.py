@@ -13,7 +13,7 @@ import sys
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping, Sequence
+    from collections.abc import Callable, Collection, Mapping, Sequence
     from typing import Any, NoReturn
 
     # A verb's setup: it gets the parser made for the verb and the arguments after the verb's name.
@@ -21,7 +21,6 @@ if TYPE_CHECKING:
     # A verb: the help line its parent lists, and its setup.
     Verb = tuple[str, Setup]
 
-HELP_FLAGS = ("-h", "--help")
 FALLBACK_COLUMNS = 80
 
 
@@ -77,6 +76,15 @@ def invoked(argv: Sequence[str]) -> str | None:
     return next((arg for arg in argv if not arg.startswith("-")), None)
 
 
+def alone(argv: Sequence[str], verbs: Collection[str]) -> str | None:
+    """The verb whose parser ``add_verbs`` builds alone: the first argument, when it is one of ``verbs``.
+
+    Anything before the verb may need every verb: ``-h``, or ``--he`` (argparse takes a prefix of ``--help``), asks
+    for the listing, and ``--``, ``-`` or ``-1`` may be taken for the verb and named in the "invalid choice" error.
+    """
+    return argv[0] if argv and argv[0] in verbs else None
+
+
 def add_verbs(
     parser: argparse.ArgumentParser,
     verbs: Mapping[str, Verb],
@@ -87,20 +95,19 @@ def add_verbs(
 ) -> None:
     """Give ``parser`` the verbs, of which ``argv`` (what follows the parser's own name) invokes one.
 
-    The invoked verb alone gets its parser set up. The others are bare entries (a name and a help line, all the
-    listing and the "invalid choice" error use) when the listing can show or the error can name them: no verb is
-    invoked, an unknown one is, or help is asked for before it. Otherwise they are left out.
+    The invoked verb gets its parser set up. The others are left out when it is ``alone``; otherwise (no verb, an
+    unknown one, something before it) they are bare entries: a name and a help line, all that the listing and the
+    "invalid choice" error use.
     """
     # Each verb's usage starts with its parent's name (argparse's default, the parent's usage, is for a parent
     # with positionals before its verbs, which none has, and repeats a custom usage line).
     subcommands = parser.add_subparsers(
         dest=dest, metavar=metavar, parser_class=OneLineParser, required=True, help=help, prog=parser.prog
     )
-    chosen = invoked(argv)
-    at = list(argv).index(chosen) if chosen is not None and chosen in verbs else None
-    alone = at is not None and not any(arg in HELP_FLAGS for arg in argv[:at])
+    only = alone(argv, verbs)
+    chosen = only or invoked(argv)
     for name, (help_line, setup) in verbs.items():
-        if name == chosen and at is not None:
-            setup(subcommands.add_parser(name, help=help_line), argv[at + 1 :])
-        elif not alone:
+        if name == chosen:
+            setup(subcommands.add_parser(name, help=help_line), argv[list(argv).index(name) + 1 :])
+        elif only is None:
             subcommands.add_parser(name, help=help_line)

@@ -101,25 +101,37 @@ def temp_path(path: str) -> str:
     return os.path.join(folder, f".{name}.tmp")
 
 
-def _create_temp(path: str) -> tuple[int, str]:
-    """Create the temp file of ``path``, mode 0600.
+def _create_temp(path: str, unique: bool = False) -> tuple[int, str]:
+    """Create the temp file of ``path``, mode 0600; ``unique`` for a caller whose lock may not be exclusive.
 
-    One name per path is enough: only the holder of the path's lock (for ``link_new``, of the folder's) writes
-    it, so a file already there is a killed writer's debris. It is unlinked (a link planted there is removed,
-    never followed) and the name made again, so debris never accumulates and no writer lists the folder to find
-    it (a records folder holds thousands of files).
+    One name per path is enough for the holder of the path's own lock: no other writer uses it, so a file already
+    there is a killed writer's debris. It is unlinked (a link planted there is removed, never followed) and the
+    name made again, so debris never accumulates and no writer lists the folder to find it (a records folder
+    holds thousands of files). ``unique`` makes a random name instead, as ``tempfile.mkstemp`` would (without
+    importing tempfile and the random module it pulls in: a writer's start is most of its cost).
     """
+    if unique:
+        for _attempt in range(100):
+            temp = f"{temp_path(path)[: -len('.tmp')]}.{os.urandom(8).hex()}.tmp"
+            try:
+                return os.open(temp, _TEMP_FLAGS, 0o600), temp
+            except FileExistsError:
+                continue
+        raise FileExistsError(f"no free temp name for {path}")
     temp = temp_path(path)
     try:
         return os.open(temp, _TEMP_FLAGS, 0o600), temp
     except FileExistsError:
-        os.unlink(temp)
+        try:
+            os.unlink(temp)
+        except OSError as error:
+            raise WriteError(f"{temp} is in the way of the write and cannot be removed: {error.strerror}") from error
         return os.open(temp, _TEMP_FLAGS, 0o600), temp
 
 
-def _write_temp(path: str, data: bytes, mode: int) -> str:
-    """Write ``data`` to the temp file of ``path``, fsynced, and return its name."""
-    fd, temp = _create_temp(path)
+def _write_temp(path: str, data: bytes, mode: int, unique: bool = False) -> str:
+    """Write ``data`` to a temp file of ``path`` (``_create_temp``), fsynced, and return its name."""
+    fd, temp = _create_temp(path, unique)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
@@ -141,14 +153,19 @@ def _mode_of(path: str, default: int) -> int:
 
 
 def replace_locked(
-    path: str, data: bytes, default_mode: int = 0o644, staged: Callable[[os.stat_result], object] | None = None
+    path: str,
+    data: bytes,
+    default_mode: int = 0o644,
+    staged: Callable[[os.stat_result], object] | None = None,
+    unique: bool = False,
 ) -> None:
-    """Replace ``path`` with ``data`` atomically, keeping its mode; the caller holds ``locked(path)``.
+    """Replace ``path`` with ``data`` atomically, keeping its mode; the caller holds ``locked(path)`` (or, with
+    ``unique``, a lock that may not be exclusive: see ``link_new``).
 
     ``staged`` gets the finished temp file's ``stat`` just before the rename (which keeps inode, size and mtime),
     so a record of what is about to be in place can be made first.
     """
-    temp = _write_temp(path, data, _mode_of(path, default_mode))
+    temp = _write_temp(path, data, _mode_of(path, default_mode), unique)
     try:
         if staged is not None:
             staged(os.lstat(temp))
@@ -187,14 +204,21 @@ def create_new(
     ``replace_locked`` (called only when the name is free).
     """
     with locked(path):
-        return link_new(path, data, mode, staged)
+        return _link_new(path, data, mode, staged, unique=False)
 
 
 def link_new(
     path: str, data: bytes, mode: int = 0o644, staged: Callable[[os.stat_result], object] | None = None
 ) -> bool:
-    """``create_new`` for a caller that holds the folder's own lock (Claude Code's, on a task list)."""
-    temp = _write_temp(path, data, mode)
+    """``create_new`` for a caller that holds the folder's lock, not the path's (Claude Code's, on a task list,
+    which another process may take over when it looks stale): its temp file has a name of its own."""
+    return _link_new(path, data, mode, staged, unique=True)
+
+
+def _link_new(
+    path: str, data: bytes, mode: int, staged: Callable[[os.stat_result], object] | None, unique: bool
+) -> bool:
+    temp = _write_temp(path, data, mode, unique)
     try:
         if staged is not None and not os.path.lexists(path):
             staged(os.lstat(temp))

@@ -188,7 +188,8 @@ def adopt(root: str, predecessor: str, own: str) -> Adopted:
             else:
                 adopted.append(task_id)
         if adopted and max(adopted) > _high_water_mark(target):
-            atomic.replace_locked(os.path.join(target, HIGH_WATER_MARK), str(max(adopted)).encode("ascii"))
+            mark = str(max(adopted)).encode("ascii")
+            atomic.replace_locked(os.path.join(target, HIGH_WATER_MARK), mark, unique=True)
     return Adopted(target, adopted, kept, unread)
 
 
