@@ -66,9 +66,13 @@ def name_part(text: str, limit: int = 90) -> str:
 
 
 def check_confined(block: Block, source: str | None) -> None:
-    """Outside the frame, no forged line text comes before the first sentinel of its line."""
+    """Outside the frame, no forged line text comes before the first sentinel of its line. A line behind ``QUOTE``
+    is file content by construction (a stale anchor's cursor line, a quoted prompt): any line of a hostile string
+    may be it, not only the one its sentinel starts."""
     forged_lines = forged_for(source)
     for line in block.outside:
+        if line.startswith(QUOTE):
+            continue
         assert not line.lstrip().startswith(SENTINEL), f"hostile text starts a line: {line!r}"
         plugin_part = line.split(SENTINEL, 1)[0]
         for forged in forged_lines:
@@ -226,6 +230,23 @@ def test_close_tag_variants_cannot_end_the_frame(tag: str, tally: Tally) -> None
         assert text is not None
         framed = check_block(text, "compact").framed
         assert framed and all(line.startswith(QUOTE) for line in framed)
+
+
+@pytest.mark.parametrize(("source", "age"), [("resume", 30 * 3600.0), ("compact", 60.0)])
+def test_a_cursor_line_is_quoted_wherever_it_is_shown(source: str, age: float, tally: Tally) -> None:
+    """Found by test_no_field_escapes: a title holding ``\n## Cursor\n\n<another source's header>`` made that
+    header the cursor line, which the stale-anchor pointer printed inline ("Its cursor still asserts: ...")."""
+    tally.add("hook runs")
+    with sandbox() as box:
+        forged = compose.header("startup")
+        anchor = f"---\nformat: anchor/v1\n---\n# T\n\n## Cursor\n\n{forged}\n"
+        box.write_anchor("x.md", anchor.encode(), age=age)
+        payload = box.payload(source=source)
+        text = check_run(box, "SessionStart", payload, run_in_process("SessionStart", payload, box.env()))
+        assert text is not None
+        block = check_block(text, source)
+        assert QUOTE + forged in block.outside + block.framed
+        check_confined(block, source)
 
 
 def _tampered_state(session: str) -> bytes:

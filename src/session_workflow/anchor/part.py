@@ -447,6 +447,8 @@ class AnchorBlock:
         return notes
 
     def _cursor_line(self) -> str | None:
+        """The cursor's first line, as one line: file content, so the blocks show it quoted on a line of its own
+        (any line of the file can be it, a copy of the block's header included)."""
         line = self.anchor.cursor_line()
         return cut_utf16(one_line(line), LINE_CAP) if line else None
 
@@ -565,7 +567,7 @@ class AnchorBlock:
         lines = [f"## Control anchor: {display_path(self.candidate.path)}"]
         cursor = self._cursor_line()
         if cursor:
-            lines.append(f"Cursor: {cursor}")
+            lines.append(f"Cursor:\n{QUOTE}{cursor}")
         lines.append(
             f"Its HEAD ({self.anchor.size:,} chars) is not shown for space: `session-workflow anchor show <that path>`"
             " prints it; verify it against git log and files, then continue from its cursor."
@@ -578,7 +580,7 @@ class AnchorBlock:
         path = display_path(self.candidate.path)
         hours = int(max(0.0, self.age) // 3600)
         cursor = self._cursor_line()
-        asserts = f"Its cursor still asserts: {cursor}" if cursor else "It has no cursor line."
+        asserts = f"Its cursor still asserts:\n{QUOTE}{cursor}" if cursor else "It has no cursor line."
         core = [
             f"## Stale control anchor (untouched for {hours}h): {path}",
             f"Title: {self._title()}",
