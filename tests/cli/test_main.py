@@ -23,14 +23,15 @@ def test_the_top_level_help_is_the_same_whichever_group_is_invoked(name: str) ->
     assert cli.build_parser([name]).format_help() == cli.build_parser(["--help"]).format_help()
 
 
-def cli_modules_after(argv: list[str]) -> list[str]:
+def modules_after(argv: list[str]) -> set[str]:
+    """The modules a fresh interpreter holds once the CLI has built its parser for ``argv`` and parsed it."""
     code = (
         f"import sys; sys.path.insert(0, {str(SRC)!r}); from session_workflow.cli import main\n"
         f"try:\n    main.build_parser({argv!r}).parse_args({argv!r})\nexcept SystemExit:\n    pass\n"
-        "print(' '.join(sorted(m for m in sys.modules if m.startswith('session_workflow.cli.'))))"
+        "print(' '.join(sorted(sys.modules)))"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    return done.stdout.split()
+    return set(done.stdout.split())
 
 
 @pytest.mark.parametrize(
@@ -45,12 +46,19 @@ def cli_modules_after(argv: list[str]) -> list[str]:
     ],
 )
 def test_only_the_invoked_group_is_imported(argv: list[str], group: str | None) -> None:
-    imported = cli_modules_after(argv)
+    imported = {name for name in modules_after(argv) if name.startswith("session_workflow.cli.")}
     expected = {"session_workflow.cli.main", "session_workflow.cli.parser"}
     if group:
         expected.add(f"session_workflow.cli.{group}")
     assert set(imported) - {"session_workflow.cli.bootstrap"} >= expected
     assert not {f"session_workflow.cli.{other}" for other in cli.GROUPS if other != group} & set(imported)
+
+
+@pytest.mark.parametrize(
+    "argv", [["state", "step", "verify"], ["anchor", "step", "F", "done: x"], ["state", "show", "--json"]]
+)
+def test_a_writer_imports_no_shutil(argv: list[str]) -> None:
+    assert "shutil" not in modules_after(argv)
 
 
 def test_an_unknown_group_is_the_usual_one_line_error(capsys: pytest.CaptureFixture[str]) -> None:

@@ -1,15 +1,14 @@
 """The parser below the verbs: only the invoked verb's parser is built, every usage and error line names the verbs
-as typed, and the help formatter is as wide as argparse's without importing shutil."""
+as typed, and the help formatter is as wide as argparse's without importing shutil (tests/cli/test_main.py checks
+that a writer imports none)."""
 
 from __future__ import annotations
 
 import argparse
 import os
 import shutil
-import subprocess
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 
 import pytest
 
@@ -19,8 +18,6 @@ from session_workflow.cli.parser import OneLineParser, add_verbs, invoked, termi
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from session_workflow.cli.parser import Setup
-
-REPO = Path(__file__).resolve().parents[2]
 
 
 def tree(argv: list[str]) -> tuple[OneLineParser, list[tuple[str, list[str]]]]:
@@ -165,16 +162,3 @@ def test_terminal_columns_asks_the_terminal(monkeypatch: pytest.MonkeyPatch) -> 
     assert terminal_columns() == shutil.get_terminal_size().columns == 133
     monkeypatch.setattr(sys, "__stdout__", None)
     assert terminal_columns() == 80
-
-
-@pytest.mark.parametrize(
-    "argv", [["state", "step", "verify"], ["anchor", "step", "F", "done: x"], ["state", "show", "--json"]]
-)
-def test_a_writer_imports_no_shutil(argv: list[str]) -> None:
-    code = (
-        f"import sys; sys.path.insert(0, {str(REPO / 'src')!r}); from session_workflow.cli import main\n"
-        f"main.build_parser({argv!r}).parse_args({argv!r})\n"
-        "print('shutil' in sys.modules)"
-    )
-    done = subprocess.run([sys.executable, "-I", "-S", "-c", code], capture_output=True, text=True, check=True)
-    assert done.stdout == "False\n"

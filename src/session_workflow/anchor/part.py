@@ -851,8 +851,8 @@ def select(ctx: HookContext, by_record: bool = True) -> Selection:
     if scan is None:
         return Selection(None, scans, None, [], untrusted)
     scan.ranked.sort(key=lambda candidate: (candidate.kind, is_future(candidate, ctx.now)))
-    session = ctx.session_id
     eligible = [c for c in scan.ranked if tier_for(ctx.source, ctx.now - c.mtime - idle, False, window) is not None]
+    session = ctx.session_id
     mine = [c for c in eligible if session and c.record is not None and session in c.record.sessions]
     chosen = mine[0] if mine else (eligible[0] if eligible else None)
     tracks = [

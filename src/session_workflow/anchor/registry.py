@@ -27,7 +27,7 @@ from __future__ import annotations
 import os
 import time
 
-from session_workflow.anchor.text import shell_quote
+from session_workflow.anchor.text import LIVE, NOT_ANCHOR, shell_quote
 from session_workflow.core.boundedio import read_prefix
 from session_workflow.core.jsonload import loads
 from session_workflow.core.locations import record_name, trust_dir
@@ -123,7 +123,7 @@ def _kind(value: object) -> int | None:
     if not isinstance(value, list) or len(value) != 2 or value[0] != KIND_RULES:
         return None
     kind = value[1]
-    return kind if type(kind) is int and 0 <= kind <= 3 else None
+    return kind if type(kind) is int and LIVE <= kind <= NOT_ANCHOR else None
 
 
 def read(env: Mapping[str, str], real_path: str) -> Record | None:

@@ -95,10 +95,11 @@ def _fsync_dir(folder: str) -> None:
 _TEMP_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
 
 
-def temp_path(path: str) -> str:
-    """The temp file of ``path``: ``.<name>.tmp`` beside it (hidden, so no ``*.md`` or ``*.json`` scan sees it)."""
+def temp_path(path: str, tag: str = "") -> str:
+    """The temp file of ``path``: ``.<name>.tmp`` beside it, or ``.<name>.<tag>.tmp`` (hidden, so no ``*.md`` or
+    ``*.json`` scan sees it)."""
     folder, name = os.path.split(os.path.abspath(path))
-    return os.path.join(folder, f".{name}.tmp")
+    return os.path.join(folder, f".{name}.{tag}.tmp" if tag else f".{name}.tmp")
 
 
 def _create_temp(path: str, unique: bool = False) -> tuple[int, str]:
@@ -112,7 +113,7 @@ def _create_temp(path: str, unique: bool = False) -> tuple[int, str]:
     """
     if unique:
         for _attempt in range(100):
-            temp = f"{temp_path(path)[: -len('.tmp')]}.{os.urandom(8).hex()}.tmp"
+            temp = temp_path(path, os.urandom(8).hex())
             try:
                 return os.open(temp, _TEMP_FLAGS, 0o600), temp
             except FileExistsError:
