@@ -326,7 +326,8 @@ WRITER_IMPORTS = (
     (
         "writer-imports-anchor",
         "writer imports: bin + cli.main + cli.anchor",
-        BIN_PRELUDE + "import session_workflow.cli.main, session_workflow.cli.anchor, session_workflow.anchor.writer",
+        BIN_PRELUDE
+        + "import session_workflow.cli.main, session_workflow.cli.anchor, session_workflow.cli.anchor_writer",
     ),
     ("writer-imports-filelock", "writer imports: bin + filelock", BIN_PRELUDE + "import filelock"),
 )

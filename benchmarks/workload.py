@@ -23,7 +23,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "src"))
 
 from session_workflow.anchor import registry  # noqa: E402
-from session_workflow.anchor.part import MAX_CLASSIFIED  # noqa: E402
+from session_workflow.anchor.discover import MAX_CLASSIFIED  # noqa: E402
 from session_workflow.anchor.writer import vouch_as_read  # noqa: E402
 from session_workflow.workstate.section import WorkState  # noqa: E402
 from session_workflow.workstate.writer import encode  # noqa: E402

@@ -1,4 +1,5 @@
-"""No import cycle anywhere in ``src/``: every module's imports (lazy ones too) form a DAG.
+"""Imports only go down: every module's imports (lazy ones too) form a DAG, and a package imports only packages
+on a lower floor (the command line on top, the primitives at the bottom; siblings never import each other).
 
 Imports under ``if TYPE_CHECKING:`` are left out: they never run. Package ``__init__`` files must import nothing,
 so a hook pays only for the modules it uses.
@@ -77,6 +78,46 @@ def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
         if node not in state and (cycle := walk(node)):
             return cycle
     return None
+
+
+# The floors of the house, from the ground up. A package may import its own modules and any lower floor's.
+FLOORS = {
+    "core": 0,
+    "tasks": 1,
+    "workstate": 1,
+    "transcript": 2,
+    "anchor": 2,
+    "hook": 3,
+    "cli": 4,
+    "__main__": 5,
+}
+
+
+def package_of(module: str) -> str:
+    return module.split(".")[1]
+
+
+def upward_imports(graph: dict[str, set[str]], floors: dict[str, int]) -> list[str]:
+    """Every import from one package to another that is not on a lower floor."""
+    return sorted(
+        f"{name} -> {target}"
+        for name, targets in graph.items()
+        for target in targets
+        if package_of(name) != package_of(target) and floors[package_of(target)] >= floors[package_of(name)]
+    )
+
+
+def test_every_package_has_a_floor() -> None:
+    assert {package_of(name) for name in module_names() if name != PACKAGE} == set(FLOORS)
+
+
+def test_imports_only_go_down() -> None:
+    assert upward_imports(edges(module_names()), FLOORS) == []
+
+
+def test_an_upward_or_sideways_import_is_found() -> None:
+    graph = {"p.anchor.writer": {"p.cli.parser", "p.core.text"}, "p.tasks.store": {"p.workstate.state"}}
+    assert upward_imports(graph, FLOORS) == ["p.anchor.writer -> p.cli.parser", "p.tasks.store -> p.workstate.state"]
 
 
 def test_src_has_no_import_cycle() -> None:

@@ -18,10 +18,10 @@ from pathlib import Path
 import pytest
 
 from session_workflow.anchor import part as anchor_part
+from session_workflow.core.context import HookContext
+from session_workflow.core.parts import PreparedPart
 from session_workflow.core.text import utf8_len, utf16_len
 from session_workflow.hook import compose, precompact, prompt_submit
-from session_workflow.hook.context import HookContext
-from session_workflow.hook.parts import PreparedPart
 from session_workflow.tasks import store as tasks
 from session_workflow.workstate.section import WorkState
 from tests.tasks.test_store import NOW, SESSION, make_ctx, touch, write_task

@@ -124,7 +124,7 @@ MUTANTS = [
         "MAX_SECTION_BYTES = 1100",
         ("tests/workstate",),
     ),
-    Mutant("anchor 8,000 -> 8,500", "anchor/part.py", "CAP = 8000", "CAP = 8500", ANCHOR),
+    Mutant("anchor 8,000 -> 8,500", "anchor/block.py", "CAP = 8000", "CAP = 8500", ANCHOR),
     Mutant("startup 6 h -> 7 h", "anchor/text.py", "STARTUP_MAX_AGE = 6 * 3600", "STARTUP_MAX_AGE = 7 * 3600", ANCHOR),
     Mutant(
         "6 h applies to every source",
@@ -143,7 +143,7 @@ MUTANTS = [
     ),
     Mutant(
         ".closed.md is open",
-        "anchor/part.py",
+        "anchor/discover.py",
         'return name.endswith(".md") and not name.endswith(".closed.md") and not name.startswith(".")',
         'return name.endswith(".md") and not name.startswith(".")',
         ANCHOR,

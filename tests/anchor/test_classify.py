@@ -17,7 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from session_workflow.anchor import part as anchor_part
+from session_workflow.anchor import discover
 from session_workflow.anchor import text as anchor
 from session_workflow.anchor.text import (
     DONE,
@@ -248,7 +248,7 @@ def test_ranking_many_anchors_splits_only_the_chosen_one(tmp_path: Path, monkeyp
         return real(head)
 
     monkeypatch.setattr(anchor, "split_sections", counting)
-    scan = anchor_part.scan_dir(str(tmp_path))
+    scan = discover.scan_dir(str(tmp_path))
     assert scan is not None and scan.total == 40 and len(scan.ranked) == 40
     assert [(candidate.name, candidate.kind) for candidate in scan.ranked[:2]] == [
         ("run-00.md", LIVE),

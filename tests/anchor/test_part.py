@@ -16,27 +16,16 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from session_workflow.anchor import part as anchor_part
+from session_workflow.anchor import discover
+from session_workflow.anchor.block import CAP, POINTER_LIMIT, AnchorBlock
+from session_workflow.anchor.discover import HEAD_READ_BYTES, Candidate, injected_anchor, list_open, scan_dir
 from session_workflow.anchor.frame import quote, trim_end
-from session_workflow.anchor.part import (
-    CAP,
-    HEAD_READ_BYTES,
-    LOG_MAX_BYTES,
-    POINTER_LIMIT,
-    AnchorBlock,
-    Candidate,
-    append_log,
-    injected_anchor,
-    list_open,
-    precompact_facts,
-    prepare,
-    scan_dir,
-)
+from session_workflow.anchor.part import LOG_MAX_BYTES, append_log, precompact_facts, prepare
 from session_workflow.anchor.text import AnchorText, cursor_index, split_sections
 from session_workflow.core import boundedio
+from session_workflow.core.context import HookContext
 from session_workflow.core.text import utf16_len
 from session_workflow.hook import compose
-from session_workflow.hook.context import HookContext
 from tests.trust import state_env, trust
 
 REPO = Path(__file__).resolve().parents[2]
@@ -274,7 +263,7 @@ def test_vanished_between_listing_and_reading(tmp_path: Path, monkeypatch: pytes
     def flaky(path: str, max_bytes: int) -> tuple[bytes, int] | None:
         return None if path.endswith("a.md") else real(path, max_bytes)
 
-    monkeypatch.setattr(anchor_part, "read_prefix", flaky)
+    monkeypatch.setattr(discover, "read_prefix", flaky)
     text = rendered(make_ctx(tmp_path))
     assert "b.md" in text and "a.md" not in text
 
@@ -561,7 +550,7 @@ def test_huge_anchor_is_read_boundedly(tmp_path: Path, monkeypatch: pytest.Monke
         reads.append(max_bytes)
         return real(target, max_bytes)
 
-    monkeypatch.setattr(anchor_part, "read_prefix", spy)
+    monkeypatch.setattr(discover, "read_prefix", spy)
     text = rendered(make_ctx(tmp_path))
     assert max(reads) <= HEAD_READ_BYTES and sum(reads) <= 2 * HEAD_READ_BYTES
     assert "- Next action: do it" in text

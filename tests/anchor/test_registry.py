@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from session_workflow.anchor import registry
-from session_workflow.anchor.part import kind_of_bytes
+from session_workflow.anchor.discover import kind_of_bytes
 from session_workflow.anchor.text import KIND_LABELS
 
 FRONT = "---\nformat: anchor/v1\nstep: 3\n---\n"

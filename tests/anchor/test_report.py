@@ -21,8 +21,8 @@ from session_workflow.anchor.report import (
     show_anchor,
 )
 from session_workflow.cli import main as cli
-from session_workflow.cli.parser import CliError
-from session_workflow.hook.context import HookContext
+from session_workflow.core.context import HookContext
+from session_workflow.core.errors import Failure
 from tests.trust import state_env, trust
 
 REPO = Path(__file__).resolve().parents[2]
@@ -216,7 +216,7 @@ def run_cli(*argv: str) -> tuple[int, str]:
     args = cli.build_parser(["anchor", *argv]).parse_args(["anchor", *argv])
     try:
         return args.run(args), ""
-    except CliError as error:
+    except Failure as error:
         return error.code, str(error)
 
 

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 from session_workflow.anchor import report as anchor_report
 from session_workflow.anchor import writer as anchor_writer
-from session_workflow.anchor.part import injected_anchor
+from session_workflow.anchor.discover import injected_anchor
 from session_workflow.anchor.text import (
     cursor_index,
     is_anchor_shaped,
@@ -40,7 +40,7 @@ from session_workflow.anchor.writer import (
     slugify,
 )
 from session_workflow.cli import main as cli
-from session_workflow.cli.parser import CliError
+from session_workflow.core.errors import Failure
 from session_workflow.core.text import one_line
 from tests.trust import state_env, trust
 
@@ -510,7 +510,7 @@ def test_a_closed_anchor_can_no_longer_be_stepped(tmp_path: Path) -> None:
     closed = anchor_writer.close_anchor(str(path), "done", NOW, state_env())
     with pytest.raises(Refusal, match="is closed"):
         anchor_writer.open_anchor_path(closed)
-    with pytest.raises(CliError, match="no longer exists"):
+    with pytest.raises(Failure, match="no longer exists"):
         anchor_writer.step_anchor(str(path), "late", state_env())
     assert not path.exists()
 

@@ -15,10 +15,10 @@ from hypothesis import strategies as st
 
 from session_workflow.anchor import part as anchor_part
 from session_workflow.core import locations
+from session_workflow.core.context import HookContext
+from session_workflow.core.parts import PreparedPart
 from session_workflow.core.text import cut_utf16, utf16_len
 from session_workflow.hook import compose
-from session_workflow.hook.context import HookContext
-from session_workflow.hook.parts import PreparedPart
 from session_workflow.tasks import store as tasks
 from session_workflow.transcript import recovery
 from session_workflow.workstate import part as workstate_part
@@ -224,7 +224,8 @@ def test_any_parts_stay_under_the_cap_and_name_what_they_cut(specs: list[tuple[s
 def test_parts_without_state_on_disk_are_not_even_imported(tmp_path: Path) -> None:
     """A session with no anchors folder, no work state and no delivery record loads neither part's module."""
     script = (
-        "import json, sys; sys.path.insert(0, sys.argv[1]); from session_workflow.hook import compose, context\n"
+        "import json, sys; sys.path.insert(0, sys.argv[1])\n"
+        "from session_workflow.core import context\nfrom session_workflow.hook import compose\n"
         "payload = {'source': 'startup', 'session_id': 's1', 'cwd': sys.argv[2]}\n"
         "env = {'CLAUDE_PLUGIN_DATA': sys.argv[2], 'SESSION_WORKFLOW_TASKS_ROOT': sys.argv[2]}\n"
         "assert compose.compose(context.HookContext.from_payload(payload, env, 0.0)).text == ''\n"
@@ -236,6 +237,7 @@ def test_parts_without_state_on_disk_are_not_even_imported(tmp_path: Path) -> No
     loaded = set(ast.literal_eval(done.stdout))
     assert not loaded & {
         "session_workflow.anchor.part",
+        "session_workflow.anchor.discover",
         "session_workflow.workstate.part",
         "session_workflow.workstate.state",
         "session_workflow.transcript.recovery",

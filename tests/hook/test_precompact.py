@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from session_workflow.core.context import HookContext
 from session_workflow.hook import precompact
-from session_workflow.hook.context import HookContext
 from session_workflow.workstate.section import WorkState
 from tests.hook.test_session_start import Project
 

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from session_workflow.core import locations
+from session_workflow.core.context import HookContext
 from session_workflow.hook import compose, prompt_submit
 from session_workflow.hook import io as hookio
-from session_workflow.hook.context import HookContext
 from session_workflow.workstate import records
 from session_workflow.workstate import writer as workstate_writer
 

@@ -15,10 +15,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from session_workflow.core.context import HookContext
 from session_workflow.core.locations import state_path
 from session_workflow.core.text import utf16_len
 from session_workflow.hook import compose
-from session_workflow.hook.context import HookContext
 from session_workflow.hook.io import hook_json, run_hook
 from session_workflow.workstate import writer as workstate_writer
 from tests.trust import state_env, trust

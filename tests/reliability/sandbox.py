@@ -29,9 +29,9 @@ import pytest
 
 from session_workflow.anchor.frame import HEAD_CLOSE, QUOTE
 from session_workflow.anchor.writer import vouch_as_read
+from session_workflow.core.context import HookContext
 from session_workflow.core.text import utf16_len
 from session_workflow.hook import compose, precompact, prompt_submit
-from session_workflow.hook.context import HookContext
 from session_workflow.tasks.render import HEADER_EXACT
 from session_workflow.transcript.recovery import PROMPTS_HEADER, TODOS_HEADER
 from session_workflow.workstate import writer as workstate_writer

@@ -21,7 +21,7 @@ import sys
 import time
 from collections.abc import Callable
 
-from session_workflow.anchor import part as anchor_part
+from session_workflow.anchor import discover
 from session_workflow.anchor import writer as anchor_writer
 from session_workflow.anchor.text import split_head
 from session_workflow.cli import main as cli
@@ -63,7 +63,7 @@ def _reader(anchor: str, state: str, project: str, stop: str) -> Callable[[], ob
         reads = bad = 0
         # Stop when told, or when the sandbox is gone (a failed test must not leave readers spinning).
         while not os.path.exists(stop) and os.path.isdir(project):
-            parsed = anchor_part.read_anchor(anchor)
+            parsed = discover.read_anchor(anchor)
             frontmatter = parsed.frontmatter if parsed is not None else {}
             if parsed is None or parsed.cursor is None or not frontmatter.get("step", "").isdigit():
                 bad += 1

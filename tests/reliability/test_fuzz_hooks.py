@@ -21,8 +21,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from session_workflow.anchor.discover import is_open_name
 from session_workflow.anchor.frame import HEAD_CLOSE
-from session_workflow.anchor.part import is_open_name
 from session_workflow.anchor.text import TAIL_MARKER
 from session_workflow.hook import io as hookio
 

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from session_workflow.anchor.part import MAX_LISTED
+from session_workflow.anchor.discover import MAX_LISTED
 from session_workflow.core.locations import RECORDS_FOLDER, record_name, trust_dir
 
 from .sandbox import (

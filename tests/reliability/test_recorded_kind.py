@@ -12,9 +12,9 @@ import os
 import pytest
 
 from session_workflow.anchor import registry
-from session_workflow.anchor.part import kind_of_bytes
-from session_workflow.cli.parser import CliError
+from session_workflow.anchor.discover import kind_of_bytes
 from session_workflow.core import boundedio
+from session_workflow.core.errors import Failure
 
 from .sandbox import sandbox
 from .test_trust import anchor_text, block, done_text, spy_reads
@@ -41,7 +41,7 @@ def test_a_chosen_anchor_read_as_another_kind_is_ranked_by_what_was_read(monkeyp
     with sandbox() as box:
         live = box.write_anchor("live.md", anchor_text("LIVE").encode(), age=600)
         said_live = box.write_anchor("said-live.md", anchor_text("SAID-LIVE").encode(), age=10)
-        from session_workflow.anchor import part
+        from session_workflow.anchor import discover
 
         real = boundedio.read_prefix
 
@@ -51,7 +51,7 @@ def test_a_chosen_anchor_read_as_another_kind_is_ranked_by_what_was_read(monkeyp
                 return data[:max_bytes], len(data)
             return real(target, max_bytes)
 
-        monkeypatch.setattr(part, "read_prefix", replaced)
+        monkeypatch.setattr(discover, "read_prefix", replaced)
         text = block(box)
         assert f"## Control anchor: {live}" in text, text[:300]
 
@@ -71,7 +71,7 @@ def test_adopt_records_the_kind_of_the_text_it_vouches_for(monkeypatch: pytest.M
             return real_vouch(*args, **kwargs)  # type: ignore[arg-type]
 
         monkeypatch.setattr(registry, "vouch", saved_meanwhile)
-        with contextlib.suppress(CliError):  # refusing is a fine answer too
+        with contextlib.suppress(Failure):  # refusing is a fine answer too
             writer.adopt_anchor(path, box.env(), None, 0.0)
         record = registry.read(box.env(), os.path.realpath(path))
         now = registry.Identity.of(os.stat(path))
@@ -108,12 +108,12 @@ def test_an_other_anchor_gone_or_changed_since_the_listing_is_named_by_its_text(
 ) -> None:
     """A file the block would name, ranked by its record, that is deleted (or rewritten live) after the listing:
     the ranking is redone by reading, so it is left out of "Other open anchors here" (or shown as it is now)."""
-    from session_workflow.anchor import part
+    from session_workflow.anchor import discover
 
     with sandbox() as box:
         box.write_anchor("chosen.md", anchor_text("CHOSEN").encode(), age=10)
         other = box.write_anchor("other.md", done_text("OTHER").encode(), age=600)
-        real = part._open_files
+        real = discover._open_files
         changed: list[bool] = []
 
         def listed_then_changed(folder: str) -> tuple[str, list[tuple[float, str, str | None, registry.Identity]]]:
@@ -128,7 +128,7 @@ def test_an_other_anchor_gone_or_changed_since_the_listing_is_named_by_its_text(
                     handle.write(anchor_text("OTHER-NOW-LIVE"))
             return found
 
-        monkeypatch.setattr(part, "_open_files", listed_then_changed)
+        monkeypatch.setattr(discover, "_open_files", listed_then_changed)
         text = block(box)
         assert "CHOSEN" in text, text
         if change == "unlink":

@@ -79,7 +79,7 @@ def assert_only_named(text: str, path: str, marker: str = MARKER) -> None:
 
 def spy_reads(monkeypatch: pytest.MonkeyPatch, missing: str | None = None) -> list[str]:
     """The anchor files the hook opens (``missing``: one that vanished since the listing)."""
-    from session_workflow.anchor import part
+    from session_workflow.anchor import discover
 
     opened: list[str] = []
     real = boundedio.read_prefix
@@ -88,7 +88,7 @@ def spy_reads(monkeypatch: pytest.MonkeyPatch, missing: str | None = None) -> li
         opened.append(target)
         return None if target == missing else real(target, max_bytes)
 
-    monkeypatch.setattr(part, "read_prefix", spy)
+    monkeypatch.setattr(discover, "read_prefix", spy)
     return opened
 
 

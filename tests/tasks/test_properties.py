@@ -10,8 +10,8 @@ import tempfile
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from session_workflow.core.context import HookContext
 from session_workflow.core.text import utf8_len
-from session_workflow.hook.context import HookContext
 from session_workflow.tasks import store as tasks
 from session_workflow.tasks.render import HEADER_EXACT, TaskHintPart, TaskListPart
 

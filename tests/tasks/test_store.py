@@ -16,9 +16,9 @@ from typing import Callable
 import pytest
 
 from session_workflow.core import boundedio
+from session_workflow.core.context import HookContext
 from session_workflow.core.text import utf8_len
 from session_workflow.hook import compose
-from session_workflow.hook.context import HookContext
 from session_workflow.tasks import store as tasks
 from session_workflow.tasks.render import (
     FALLBACK_HINT,

@@ -11,9 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from session_workflow.core.context import HookContext
 from session_workflow.core.text import one_line, utf8_len
 from session_workflow.hook import compose
-from session_workflow.hook.context import HookContext
 from session_workflow.transcript import recovery
 from session_workflow.transcript.recovery import PROMPTS_HEADER, TODOS_HEADER, RecoveryPart, scan_transcript
 from tests.core.test_boundedio import record_reads

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from session_workflow.core import locations
+from session_workflow.core.context import HookContext
 from session_workflow.hook import compose
-from session_workflow.hook.context import HookContext
 from session_workflow.workstate import part as workstate_part
 from session_workflow.workstate import records
 from session_workflow.workstate import state as workstate

@@ -11,18 +11,10 @@ import sys
 import time
 
 from session_workflow.anchor import registry
+from session_workflow.anchor.block import CAP, AnchorBlock
+from session_workflow.anchor.choice import Trust, select
+from session_workflow.anchor.discover import MAX_LISTED, Candidate, DirScan, read_anchor, scan_folder
 from session_workflow.anchor.frame import frame
-from session_workflow.anchor.part import (
-    CAP,
-    MAX_LISTED,
-    AnchorBlock,
-    Candidate,
-    DirScan,
-    Trust,
-    read_anchor,
-    scan_folder,
-    select,
-)
 from session_workflow.anchor.registry import adopt_command
 from session_workflow.anchor.text import (
     DONE,
@@ -41,9 +33,9 @@ from session_workflow.anchor.text import (
     tier_for,
 )
 from session_workflow.core.boundedio import read_text_prefix
+from session_workflow.core.context import HookContext
 from session_workflow.core.locations import SESSION_ENV, anchors_dir
 from session_workflow.core.text import cut_utf16, escaped, one_line
-from session_workflow.hook.context import HookContext
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

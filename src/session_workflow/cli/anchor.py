@@ -1,7 +1,7 @@
 """``session-workflow anchor …``: the read-only reports here, the writer's subcommands from ``anchor_writer``.
 
 This module owns the ``anchor`` argparse tree; the writer's verbs (``new``, ``step``, ``write``, ``adopt``,
-``close``) come from ``session_workflow.anchor.writer.VERBS``.
+``close``) come from ``session_workflow.cli.anchor_writer.VERBS``.
 """
 
 from __future__ import annotations
@@ -114,7 +114,7 @@ def _setup_head_fit(parser: OneLineParser, _argv: Sequence[str]) -> None:
     parser.set_defaults(run=_run_head_fit)
 
 
-# The read-only reports; the writer's verbs (new, step, write, adopt, close) follow them from ``anchor.writer``.
+# The read-only reports; the writer's verbs (new, step, write, adopt, close) follow them from ``cli.anchor_writer``.
 REPORTS: dict[str, Verb] = {
     "list": ("open anchors: tier, age, title, cursor line (* = the one the hook injects)", _setup_listing(_run_list)),
     "path": (
@@ -136,5 +136,5 @@ def setup(parser: OneLineParser, argv: Sequence[str]) -> None:
     parser.description = "Control anchors: the run's state file under <project>/.claude/anchors/*.md."
     verbs = dict(REPORTS)
     if alone(argv, REPORTS) is None:
-        verbs.update(importlib.import_module("session_workflow.anchor.writer").VERBS)
+        verbs.update(importlib.import_module("session_workflow.cli.anchor_writer").VERBS)
     add_verbs(parser, verbs, argv, "anchor_command", "SUBCOMMAND")

@@ -23,6 +23,7 @@ import os
 import sys
 
 from session_workflow.cli.parser import CliError
+from session_workflow.core.locations import config_dir
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -186,11 +187,6 @@ def user_cache_dir(env: Mapping[str, str], home: str, platform: str = sys.platfo
         base = _absolute(env.get("LOCALAPPDATA")) or os.path.join(home, "AppData", "Local")
         return os.path.join(base, PLUGIN_NAME, "Cache")
     return os.path.join(_absolute(env.get("XDG_CACHE_HOME")) or os.path.join(home, ".cache"), PLUGIN_NAME)
-
-
-def config_dir(env: Mapping[str, str], home: str) -> str:
-    """Claude Code's configuration folder: ``CLAUDE_CONFIG_DIR`` or ``~/.claude``."""
-    return _absolute(env.get("CLAUDE_CONFIG_DIR")) or os.path.join(home, ".claude")
 
 
 def data_dir(plugin_root: str, env: Mapping[str, str], home: str, platform: str = sys.platform) -> str:

@@ -17,11 +17,11 @@ import os
 import re
 import time
 
-from session_workflow.cli.bootstrap import config_dir
 from session_workflow.cli.parser import CliError, OneLineParser
+from session_workflow.core.context import SOURCES, HookContext
+from session_workflow.core.locations import config_dir
 from session_workflow.core.text import utf8_len, utf16_len
 from session_workflow.hook import compose
-from session_workflow.hook.context import SOURCES, HookContext
 from session_workflow.hook.io import run_hook
 
 TYPE_CHECKING = False

@@ -13,7 +13,8 @@ import importlib
 import os
 import sys
 
-from session_workflow.cli.parser import CliError, OneLineParser, RawDescriptionHelpFormatter, add_verbs
+from session_workflow.cli.parser import OneLineParser, RawDescriptionHelpFormatter, add_verbs
+from session_workflow.core.errors import Failure
 from session_workflow.core.text import escaped
 
 TYPE_CHECKING = False
@@ -106,7 +107,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser(arguments).parse_args(arguments)
     try:
         code: int = args.run(args)
-    except CliError as error:
+    except Failure as error:
         return _fail(str(error), error.code)
     except KeyboardInterrupt:
         return 130

@@ -11,6 +11,8 @@ import argparse
 import os
 import sys
 
+from session_workflow.core.errors import Failure
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Collection, Mapping, Sequence
@@ -24,12 +26,8 @@ if TYPE_CHECKING:
 FALLBACK_COLUMNS = 80
 
 
-class CliError(Exception):
-    """An expected failure: its message is printed as one line and the command exits with ``code``."""
-
-    def __init__(self, message: str, code: int = 1) -> None:
-        super().__init__(message)
-        self.code = code
+class CliError(Failure):
+    """A failure of the command line (a bad argument, a refused request), printed as one line like any ``Failure``."""
 
 
 def terminal_columns() -> int:

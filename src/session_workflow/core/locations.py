@@ -25,6 +25,12 @@ APP_NAME = "session-workflow"
 TRUST_FOLDER = "anchors"
 
 
+def config_dir(env: Mapping[str, str], home: str) -> str:
+    """Claude Code's configuration folder: ``CLAUDE_CONFIG_DIR`` or ``~/.claude``."""
+    given = env.get("CLAUDE_CONFIG_DIR")
+    return given if given and os.path.isabs(given) and "\x00" not in given else os.path.join(home, ".claude")
+
+
 def anchors_dir(project_dir: str) -> str:
     """Where a project's anchors live."""
     return os.path.join(project_dir, ANCHORS_SUBDIR)

@@ -12,16 +12,16 @@ costs only itself, the others still render.
 from __future__ import annotations
 
 from session_workflow.core import config, locations
+from session_workflow.core.context import SOURCES
+from session_workflow.core.parts import PreparedPart
 from session_workflow.core.text import utf8_len, utf16_len
-from session_workflow.hook.context import SOURCES
 from session_workflow.hook.io import hook_json, run_hook, write_stdout
-from session_workflow.hook.parts import PreparedPart
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
-    from session_workflow.hook.context import HookContext
+    from session_workflow.core.context import HookContext
 
 CAP_UTF16 = 10_000
 SEPARATOR = "\n\n"

@@ -6,8 +6,8 @@ import os
 import sys
 import time
 
+from session_workflow.core.context import HookContext
 from session_workflow.core.jsonload import loads, quote_ascii
-from session_workflow.hook.context import HookContext
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

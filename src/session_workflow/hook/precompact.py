@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from session_workflow.anchor import part as anchor_part
+from session_workflow.anchor.block import display_path
 from session_workflow.core import config
 from session_workflow.core.text import cut_code_points, cut_utf16, one_line, utf16_len
 from session_workflow.hook.io import run_hook, write_stdout
@@ -19,7 +20,7 @@ from session_workflow.workstate.section import ticket_label
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from session_workflow.hook.context import HookContext
+    from session_workflow.core.context import HookContext
     from session_workflow.workstate.section import WorkState
 
 MAX_CHARS = 600
@@ -48,7 +49,7 @@ def instructions(anchor: tuple[str, str | None] | None, ticket: WorkState | None
     if anchor is not None:
         path, next_action = anchor
         action = _ACTION_LABEL.sub("", one_line(next_action or ""))
-        shown = anchor_part.display_path(path)
+        shown = display_path(path)
         lines.append(f"- the control anchor file {shown}" + (f" and its next action: {action}" if action else ""))
     if ticket is not None:
         number = one_line(ticket_label(ticket.ticket))

@@ -14,7 +14,7 @@ from session_workflow.hook.io import hook_json, run_hook, write_stdout
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from session_workflow.hook.context import HookContext
+    from session_workflow.core.context import HookContext
 
 # Said when this thread already holds an older snapshot: with the mod, in its system prompt, which Claude Code
 # keeps as first sent until the next compaction; without it, in an earlier block of the conversation.

@@ -8,8 +8,8 @@ come from a fixed set.
 
 from __future__ import annotations
 
+from session_workflow.core.parts import PreparedPart
 from session_workflow.core.text import cut_utf8, one_line, utf8_len
-from session_workflow.hook.parts import PreparedPart
 
 HEADER_EXACT = "STRUCTURED TASK LIST (compact-proof, from disk — source of truth; TaskUpdate to change):"
 # A recovered list lives in another session's folder: TaskList and TaskUpdate there see none of it until

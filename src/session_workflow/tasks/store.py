@@ -26,7 +26,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    from session_workflow.hook.context import HookContext
+    from session_workflow.core.context import HookContext
 
 ROOT_ENV = "SESSION_WORKFLOW_TASKS_ROOT"
 LIST_ID_ENV = "CLAUDE_CODE_TASK_LIST_ID"

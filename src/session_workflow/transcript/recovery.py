@@ -12,12 +12,12 @@ import os
 
 from session_workflow.core.boundedio import iter_marked_lines_from_end
 from session_workflow.core.jsonload import loads
+from session_workflow.core.parts import PreparedPart
 from session_workflow.core.text import cut_utf8, one_line, utf8_len
-from session_workflow.hook.parts import PreparedPart
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from session_workflow.hook.context import HookContext
+    from session_workflow.core.context import HookContext
 
 TAIL_BYTES = 4 << 20
 MAX_PROMPTS = 3

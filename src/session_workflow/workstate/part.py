@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
+from session_workflow.core.parts import PreparedPart
 from session_workflow.core.text import utf8_len
-from session_workflow.hook.parts import PreparedPart
 from session_workflow.workstate.records import DeliveryRecord
 from session_workflow.workstate.section import MAX_SECTION_BYTES, snapshot_key
 from session_workflow.workstate.state import owned_state, section_text
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from session_workflow.hook.context import HookContext
+    from session_workflow.core.context import HookContext
 
 
 class WorkStatePart(PreparedPart):

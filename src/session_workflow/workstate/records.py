@@ -15,7 +15,7 @@ from session_workflow.workstate.state import MAX_STATE_BYTES
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from session_workflow.hook.context import HookContext
+    from session_workflow.core.context import HookContext
 
 # A key is ASCII JSON of at most a state file's fields, each character escaped to at most six bytes.
 MAX_RECORD_BYTES = 6 * MAX_STATE_BYTES

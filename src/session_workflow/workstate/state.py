@@ -25,7 +25,7 @@ from session_workflow.workstate.section import (
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from session_workflow.hook.context import HookContext
+    from session_workflow.core.context import HookContext
 
 # The writer's files are a few hundred bytes; a larger one is not ours to trust (the mod applies the same bound).
 MAX_STATE_BYTES = 64 * 1024

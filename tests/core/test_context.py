@@ -9,7 +9,7 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from session_workflow.hook.context import HookContext, session_start_dir
+from session_workflow.core.context import HookContext, session_start_dir
 from session_workflow.hook.io import hook_json, parse_payload, run_hook
 
 
