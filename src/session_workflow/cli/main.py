@@ -34,6 +34,11 @@ and inspects them (inside Claude Code the plugin puts it on the Bash tool's PATH
 # example for the top-level help). In help order.
 GROUPS: dict[str, tuple[str, str, str]] = {
     "demo": ("session_workflow.cli.demo", "show the main job on a throwaway project", "session-workflow demo"),
+    "doctor": (
+        "session_workflow.cli.doctor",
+        "check that the plugin can work here (python3, dependencies, PATH, trust, anchors, settings) and say the fix",
+        "session-workflow doctor",
+    ),
     "inject": (
         "session_workflow.cli.inject",
         "run the SessionStart hook (stdin payload), or show what it would inject (--dry-run)",

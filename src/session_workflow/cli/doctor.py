@@ -1,0 +1,234 @@
+"""``session-workflow doctor``: one screen that says whether the plugin can work here, and what to fix.
+
+One line per check, marked ✔ (fine), ✘ (a fix follows on the next line) or · (what a shell cannot know, or what
+is expected, such as a stranger's anchor): the hooks' python3, the writers' dependencies (or what the first
+write will do to get them), the session-workflow on PATH, the trust folder, then this project's anchors and
+work state, the mod, the permission rule and the task tools. The domain-free checks are ``core.health``'s.
+
+Exit 0 when nothing essential is missing: a python3 of 3.9+ for the hooks, a writable trust folder, and the
+writers' dependencies or a pip to install them; 1 otherwise. It only reads (bounded) and never installs: it must
+work on a bare interpreter before the first-use install, and must not start it.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from session_workflow.anchor import registry
+from session_workflow.anchor.discover import list_open
+from session_workflow.anchor.text import shell_quote
+from session_workflow.cli import bootstrap
+from session_workflow.core import health
+from session_workflow.core.boundedio import read_prefix
+from session_workflow.core.health import FAIL, INFO, OK, Check
+from session_workflow.core.locations import SESSION_ENV, anchors_dir, config_dir, trust_dir
+from session_workflow.core.text import escaped
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Callable, Mapping, Sequence
+
+    from session_workflow.anchor.discover import Candidate
+    from session_workflow.anchor.registry import Record
+    from session_workflow.cli.parser import OneLineParser
+
+    # An anchor state: its Check for a candidate, its record (None: none) and this shell's session, or None
+    # when the state does not apply.
+    AnchorState = Callable[[Candidate, "Record | None", str], "Check | None"]
+
+# One screen: anchors past this many are counted, not listed.
+MAX_ANCHOR_LINES = 12
+
+
+def _importable(name: str) -> bool:
+    """Whether ``import name`` succeeds without the deferred installer (asked, it would install)."""
+    if name in sys.modules:
+        return True
+    for finder in sys.meta_path:
+        find_spec = getattr(finder, "find_spec", None)
+        if isinstance(finder, bootstrap.DeferredDependencies) or find_spec is None:
+            continue
+        if find_spec(name, None) is not None:
+            return True
+    return False
+
+
+def dependency_check(env: Mapping[str, str], home: str) -> Check:
+    """The writers' filelock and platformdirs: importable, installed in the dependency folder, or what the first
+    write will do (which pip installs them where). No pip at all is essential: no writer could ever run."""
+    what = "writers' dependencies"
+    names = [name for name, _version, _digest in bootstrap.PINS]
+    if all(_importable(name) for name in names):
+        return Check(OK, f"{what}: {' and '.join(names)} importable by {escaped(sys.executable)}")
+    data = bootstrap.data_dir(bootstrap.PLUGIN_ROOT, env, home)
+    target = os.path.join(data, bootstrap.DEPS_FOLDER, bootstrap.PIN_KEY)
+    pins = bootstrap.describe()
+    if bootstrap.is_complete(target):
+        return Check(OK, f"{what}: {pins} in {escaped(target)}")
+    pips = bootstrap.default_pips()
+    pip = bootstrap.find_pip(pips)
+    if pip is None:
+        return Check(
+            FAIL,
+            f"{what}: not installed, and no pip for {escaped(sys.executable)} to install {pins}",
+            f"`{escaped(sys.executable)} -m ensurepip`, or the system's python3-pip package",
+            essential=True,
+        )
+    wheels = env.get(bootstrap.WHEELS_ENV) or None
+    version = None if pip == list(pips[0]) else bootstrap.python_version()
+    source = f" from {escaped(wheels)}" if wheels else ""
+    command = escaped(bootstrap.manual_command(pip, target, wheels, version))
+    return Check(
+        INFO,
+        f"{what}: not installed yet; the first write installs {pins}{source} into {escaped(target)}",
+        f"offline, set {bootstrap.WHEELS_ENV} to a folder of the two wheels; to install now: {command}",
+    )
+
+
+def trusted(candidate: Candidate, record: Record | None, session: str) -> Check | None:
+    """The registry vouches for the file as it is: the hooks inject it."""
+    if record is None or candidate.identity is None or not record.vouches_for(candidate.identity):
+        return None
+    kept = ", kept by this session" if session and session in record.sessions else ""
+    return Check(OK, f"anchor {escaped(candidate.name)}: trusted{kept}")
+
+
+def changed(candidate: Candidate, record: Record | None, _session: str) -> Check | None:
+    """This machine's writers made it, and something else changed it since (an edit, a copy, a checkout)."""
+    if record is None:
+        return None
+    quoted = escaped(shell_quote(os.path.abspath(candidate.path)))
+    return Check(
+        FAIL,
+        f"anchor {escaped(candidate.name)}: changed outside the writers; the hooks do not inject it",
+        f"read it (session-workflow anchor show {quoted}); if the change is yours: session-workflow anchor adopt"
+        f" {quoted}",
+    )
+
+
+def not_created_here(candidate: Candidate, _record: Record | None, _session: str) -> Check:
+    """No record: cloned, unpacked or hand-made. Expected in a stranger's repository, so not a failure."""
+    return Check(
+        INFO,
+        f"anchor {escaped(candidate.name)}: not created here; the hooks do not inject it",
+        f"if it is yours: {escaped(registry.adopt_command(os.path.abspath(candidate.path)))}",
+    )
+
+
+# The states of an anchor file, the first that applies wins; a new state is one more function here. ("Gone", a
+# kept anchor whose file is missing, needs the registry to list the anchors it keeps: rows of its own, after
+# these.)
+ANCHOR_STATES: tuple[AnchorState, ...] = (trusted, changed, not_created_here)
+
+
+def anchor_checks(project: str, env: Mapping[str, str]) -> list[Check]:
+    """One line per open anchor of ``project`` and its state (at most ``MAX_ANCHOR_LINES``, then a count)."""
+    folder = anchors_dir(project)
+    candidates = list_open(folder) if os.path.isdir(folder) else []
+    if not candidates:
+        return [Check(INFO, f"anchors: no open anchor in {escaped(folder)}")]
+    session = env.get(SESSION_ENV, "")
+    checks = []
+    for candidate in candidates[:MAX_ANCHOR_LINES]:
+        record = registry.read(env, candidate.real)
+        states = (state(candidate, record, session) for state in ANCHOR_STATES)
+        checks.append(next(check for check in states if check is not None))
+    more = len(candidates) - MAX_ANCHOR_LINES
+    if more > 0:
+        checks.append(Check(INFO, f"anchors: {more} more in {escaped(folder)}", "session-workflow anchor list"))
+    return checks
+
+
+def work_state_check(dir_arg: str | None, env: Mapping[str, str]) -> Check:
+    """The work state ``session-workflow state`` works on here, and whether this shell's session owns it.
+
+    The caller makes sure the current directory exists, so the state is never looked for in the user-level
+    fallback (platformdirs: importing it would start the install).
+    """
+    from session_workflow.cli.state import locate, summary  # the state group's own rules for "here"
+    from session_workflow.workstate.state import MAX_STATE_BYTES, decode
+
+    path = locate(dir_arg, env).path
+    read = read_prefix(path, MAX_STATE_BYTES + 1)
+    if read is None:
+        if os.path.lexists(path):
+            return Check(FAIL, f"work state: {escaped(path)} is not a readable regular file", "remove it")
+        return Check(INFO, f"work state: none in {escaped(path)}")
+    decoded = decode(read[0])
+    if decoded is None:
+        return Check(FAIL, f"work state: {escaped(path)} is not a valid work state", "session-workflow state clear")
+    state = decoded[0]
+    owner = escaped(state.session or "(none)")
+    session = env.get(SESSION_ENV, "")
+    shown = f"work state: {escaped(summary(state))}; owner {owner}"
+    if not session:
+        return Check(INFO, f"{shown} (no {SESSION_ENV} in this shell to compare)")
+    if state.session == session:
+        return Check(OK, f"{shown} (this session)")
+    return Check(INFO, f"{shown}, another session: orphaned here", "session-workflow state adopt (claims it here)")
+
+
+def report(env: Mapping[str, str], home: str, cwd: str | None, dir_arg: str | None) -> tuple[list[str], int]:
+    """The screen's lines and the exit code."""
+    from session_workflow.anchor.writer import default_project_dir
+
+    own = os.path.join(bootstrap.PLUGIN_ROOT, "bin", "session-workflow")
+    checks = [
+        health.python_check(env),
+        dependency_check(env, home),
+        health.command_check(env, own, env.get("CLAUDECODE") == "1"),
+        health.writable_check(trust_dir(env)),
+    ]
+    project = dir_arg or (default_project_dir(env, home, cwd) if cwd is not None else None)
+    if project is None:
+        fix = "cd to the project, or pass --dir"
+        checks.append(Check(FAIL, "project: the current directory no longer exists (deleted?)", fix))
+    else:
+        checks += [*anchor_checks(project, env), work_state_check(dir_arg, env)]
+    files = health.settings_files(config_dir(env, home), project)
+    checks += [health.mod_check(env), health.permission_check(files), health.task_tools_check(env, files)]
+    where = f", project {escaped(project)}" if project is not None else ""
+    lines = [f"session-workflow doctor: plugin {escaped(bootstrap.PLUGIN_ROOT)}{where}"]
+    for check in checks:
+        lines += check.lines()
+    lines.append(verdict(checks))
+    return lines, 1 if any(check.mark == FAIL and check.essential for check in checks) else 0
+
+
+def verdict(checks: Sequence[Check]) -> str:
+    """The last line: what the exit code says, in words."""
+    essential = sum(1 for check in checks if check.mark == FAIL and check.essential)
+    others = sum(1 for check in checks if check.mark == FAIL and not check.essential)
+    if essential:
+        failing = "check fails" if essential == 1 else "checks fail"
+        return f"{essential} essential {failing}: the plugin cannot work here"
+    if others:
+        return f"nothing essential is missing; {others} {'line' if others == 1 else 'lines'} marked {FAIL} to fix"
+    return "nothing essential is missing"
+
+
+def _run(args: argparse.Namespace) -> int:
+    try:
+        cwd: str | None = os.getcwd()
+    except OSError:
+        cwd = None
+    lines, code = report(os.environ, os.path.expanduser("~"), cwd, args.dir)
+    print("\n".join(lines))
+    return code
+
+
+def _directory(value: str) -> str:
+    import argparse
+
+    if not os.path.isdir(value):
+        raise argparse.ArgumentTypeError(f"not a directory: {value!r}")
+    return os.path.abspath(value)
+
+
+def setup(parser: OneLineParser, _argv: Sequence[str]) -> None:
+    """Set up ``doctor``."""
+    parser.description = __doc__.split("\n\n")[0] if __doc__ else None
+    parser.add_argument("--dir", type=_directory, help="the project directory (default: the one the writers use)")
+    parser.set_defaults(run=_run)

@@ -1,0 +1,321 @@
+"""Domain-free checks of the machine and settings a session runs with, for ``session-workflow doctor``.
+
+Each check takes the environment and paths it looks at and returns ``Check`` results; ``cli.doctor`` adds the
+checks that need the domain (anchors, work state, the writers' dependencies) and prints them. Everything a check
+puts in its text that came from the environment or a file is escaped (``core.text.escaped``), so a file name or a
+settings value can never draw a line of its own (a forged ✔). Files are read bounded (``core.boundedio``: regular
+files only, never a FIFO).
+"""
+
+from __future__ import annotations
+
+import os
+
+from session_workflow.core.boundedio import read_text_prefix
+from session_workflow.core.config import parse_switch
+from session_workflow.core.text import escaped
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
+OK = "✔"
+FAIL = "✘"
+# Neither fine nor broken: what a shell cannot know, or what is expected (a stranger's anchor).
+INFO = "·"
+
+MIN_PYTHON = (3, 9)
+PROBE_TIMEOUT_SECONDS = 10.0
+MAX_SETTINGS_BYTES = 1 << 20
+PERMISSION_RULE = "Bash(session-workflow:*)"
+TODO_TOOLS_ENV = "CLAUDE_CODE_ENABLE_TODO_TOOLS"
+# The first Claude Code build that loads hooks modules (the mod); the Bash tool names its build in AI_AGENT.
+MOD_MIN_VERSION = (2, 1, 287)
+AGENT_ENV = "AI_AGENT"
+# Prints the version of whatever python3 is found, a Python 2 included, under the hooks' own flags.
+VERSION_PROBE = "import sys; print('%d.%d.%d' % tuple(sys.version_info[:3]))"
+
+
+class Check:
+    """One line of the doctor's screen: a mark, what was found, and how to fix it (or what to do) when any.
+
+    ``essential``: a failure here means the plugin cannot work (the exit code says so).
+    """
+
+    __slots__ = ("essential", "fix", "mark", "text")
+
+    def __init__(self, mark: str, text: str, fix: str | None = None, essential: bool = False) -> None:
+        self.mark = mark
+        self.text = text
+        self.fix = fix
+        self.essential = essential
+
+    def lines(self) -> list[str]:
+        head = [f"{self.mark} {self.text}"]
+        if self.fix is None:
+            return head
+        return [*head, f"  {'fix' if self.mark == FAIL else 'how'}: {self.fix}"]
+
+
+def which(name: str, env: Mapping[str, str]) -> str | None:
+    """``name`` resolved on ``env``'s PATH, as Claude Code's spawn of a hook command (or the Bash tool) would."""
+    import shutil
+
+    return shutil.which(name, path=env.get("PATH", os.defpath))
+
+
+def parse_version(text: str) -> tuple[int, ...] | None:
+    """``3.11.4`` → (3, 11, 4); None for anything else."""
+    parts = text.strip().split(".")
+    if not 2 <= len(parts) <= 3 or not all(part.isascii() and part.isdigit() for part in parts):
+        return None
+    return tuple(int(part) for part in parts)
+
+
+def probe_python(python: str) -> str | None:
+    """The version ``python -I -S`` reports (the hooks' flags), or None when it does not run or says nothing."""
+    import subprocess
+
+    try:
+        done = subprocess.run(
+            [python, "-I", "-S", "-c", VERSION_PROBE],
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=PROBE_TIMEOUT_SECONDS,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return done.stdout[:64].decode("ascii", "replace").strip() if done.returncode == 0 else None
+
+
+def python_check(env: Mapping[str, str]) -> Check:
+    """The ``python3`` hooks.json runs (``python3 -I -S``): found on PATH and 3.9 or newer. Essential."""
+    python = which("python3", env)
+    fix = "install Python 3.9+ so that `python3` runs it (e.g. apt install python3), first on PATH"
+    if python is None:
+        return Check(FAIL, "python3 for the hooks: none on PATH; the hooks cannot run", fix, essential=True)
+    reported = probe_python(python)
+    version = parse_version(reported) if reported is not None else None
+    where = escaped(python)
+    if version is None:
+        said = f"said {escaped(reported)}" if reported else "did not run"
+        return Check(FAIL, f"python3 for the hooks: {where} {said} under -I -S", fix, essential=True)
+    shown = ".".join(map(str, version))
+    if version[:2] < MIN_PYTHON:
+        return Check(FAIL, f"python3 for the hooks: {where} is Python {shown}; they need 3.9+", fix, essential=True)
+    return Check(OK, f"python3 for the hooks: {where}, Python {shown}")
+
+
+def command_check(env: Mapping[str, str], own: str, in_claude_code: bool) -> Check:
+    """The ``session-workflow`` on PATH is ``own`` (this plugin's bin/session-workflow), not a pip or pipx copy
+    that shadows it (its writers and hooks may be another version's)."""
+    found = which("session-workflow", env)
+    own_dir = escaped(os.path.dirname(own))
+    if not os.path.isfile(own):
+        where = escaped(found) if found else "none on PATH"
+        return Check(INFO, f"session-workflow on PATH: {where}; this copy is an installed package, not a plugin folder")
+    if found is not None and os.path.realpath(found) == os.path.realpath(own):
+        return Check(OK, f"session-workflow on PATH: {escaped(found)} (this plugin's)")
+    if found is not None:
+        return Check(
+            FAIL,
+            f"session-workflow on PATH: {escaped(found)} shadows this plugin's {escaped(own)}",
+            f"remove the other copy (pipx uninstall session-workflow, or pip uninstall session-workflow),"
+            f" or put {own_dir} first on PATH",
+        )
+    if in_claude_code:
+        return Check(
+            FAIL,
+            "session-workflow on PATH: none, though this is Claude Code's shell: is the plugin loaded here?",
+            "run `/plugin` in Claude Code; load it with `claude --plugin-dir <plugin folder>` or install it",
+        )
+    return Check(
+        INFO,
+        f"session-workflow on PATH: none in this shell (Claude Code puts {own_dir} on its Bash tool's PATH)",
+    )
+
+
+def _nearest_existing(folder: str) -> str:
+    current = folder
+    while not os.path.lexists(current):
+        parent = os.path.dirname(current)
+        if parent == current:
+            break
+        current = parent
+    return current
+
+
+def _can_create_in(folder: str) -> str | None:
+    """None when a file can be created (and is at once removed) in ``folder``, else why not."""
+    import tempfile
+
+    try:
+        fd, path = tempfile.mkstemp(prefix=".session-workflow-doctor-", dir=folder)
+    except OSError as error:
+        return error.strerror or str(error)
+    try:
+        os.close(fd)
+    finally:
+        os.unlink(path)
+    return None
+
+
+def writable_check(folder: str | None) -> Check:
+    """The trust folder (``core.locations.trust_dir``) takes a new file; a folder not made yet, its nearest
+    existing parent does (the first write makes it). Nothing is left behind. Essential: without it no anchor
+    is ever trusted, so none is injected."""
+    what = "trust folder (the anchors' trust records)"
+    if folder is None:
+        fix = "set HOME (or XDG_STATE_HOME) to an absolute path"
+        return Check(FAIL, f"{what}: none: HOME is not an absolute path", fix, essential=True)
+    shown = escaped(folder)
+    existing = _nearest_existing(folder)
+    if not os.path.isdir(existing):
+        fix = f"move {escaped(existing)} out of the way"
+        return Check(FAIL, f"{what}: {shown} cannot be made: {escaped(existing)} is not a folder", fix, essential=True)
+    problem = _can_create_in(existing)
+    if problem is not None:
+        fix = f"make {escaped(existing)} writable for this user"
+        return Check(FAIL, f"{what}: {shown} is not writable ({escaped(problem)})", fix, essential=True)
+    if existing != folder:
+        return Check(OK, f"{what}: {shown} (made by the first write; {escaped(existing)} is writable)")
+    return Check(OK, f"{what}: {shown} (writable)")
+
+
+class Settings:
+    """One settings file Claude Code may read for this workspace, as far as it was readable."""
+
+    __slots__ = ("document", "label", "path", "problem", "trusted_only")
+
+    def __init__(self, label: str, path: str, trusted_only: bool = False) -> None:
+        self.label = label
+        self.path = path
+        # An untrusted workspace drops this file's ``permissions.allow`` (project .claude/settings.json).
+        self.trusted_only = trusted_only
+        self.document: dict[str, object] = {}
+        self.problem: str | None = None
+
+    def load(self) -> Settings:
+        """Read the file boundedly; an absent one is empty, an unreadable or invalid one names its problem."""
+        import json
+
+        if not os.path.lexists(self.path):
+            return self
+        read = read_text_prefix(self.path, MAX_SETTINGS_BYTES)
+        if read is None or read[1]:
+            self.problem = "not a readable file of at most 1 MB"
+            return self
+        try:
+            document = json.loads(read[0])
+        except (ValueError, RecursionError):
+            self.problem = "not valid JSON"
+            return self
+        if isinstance(document, dict):
+            self.document = document
+        else:
+            self.problem = "not a JSON object"
+        return self
+
+    def section(self, key: str) -> dict[str, object]:
+        value = self.document.get(key)
+        return value if isinstance(value, dict) else {}
+
+
+def settings_files(config: str, project: str | None) -> list[Settings]:
+    """The settings files that apply to ``project``, loaded: the user's, then the project's local and shared ones."""
+    files = [Settings("user", os.path.join(config, "settings.json"))]
+    if project is not None:
+        claude = os.path.join(project, ".claude")
+        files.append(Settings("project local", os.path.join(claude, "settings.local.json")))
+        files.append(Settings("project", os.path.join(claude, "settings.json"), trusted_only=True))
+    return [item.load() for item in files]
+
+
+def _problems(files: Sequence[Settings]) -> str:
+    bad = [f"{escaped(item.path)} is {item.problem}" for item in files if item.problem is not None]
+    return f" ({'; '.join(bad)})" if bad else ""
+
+
+def permission_check(files: Sequence[Settings]) -> Check:
+    """Whether ``Bash(session-workflow:*)`` is allowed by a settings file that applies here (an unattended run
+    needs it: without it each writer call waits for approval)."""
+    what = f"permission rule {PERMISSION_RULE}"
+    holding = [item for item in files if PERMISSION_RULE in _allowed(item)]
+    firm = [item for item in holding if not item.trusted_only]
+    if firm:
+        return Check(OK, f"{what}: in {escaped(firm[0].path)}{_problems(files)}")
+    user = files[0].path if files else "~/.claude/settings.json"
+    local = files[1].path if len(files) > 1 else ".claude/settings.local.json"
+    if holding:
+        return Check(
+            INFO,
+            f"{what}: only in {escaped(holding[0].path)}, which an untrusted workspace ignores{_problems(files)}",
+            f"trust the workspace, or put the rule in {escaped(local)} or {escaped(user)}",
+        )
+    return Check(
+        FAIL,
+        f"{what}: in no settings file that applies here; each writer call asks for approval{_problems(files)}",
+        f'add "{PERMISSION_RULE}" to "permissions": {{"allow": [...]}} in {escaped(user)}',
+    )
+
+
+def _allowed(item: Settings) -> list[str]:
+    allow = item.section("permissions").get("allow")
+    return [rule for rule in allow if isinstance(rule, str)] if isinstance(allow, list) else []
+
+
+def task_tools_check(env: Mapping[str, str], files: Sequence[Settings]) -> Check:
+    """Whether Claude Code's task tools are on: ``CLAUDE_CODE_ENABLE_TODO_TOOLS`` in this shell or in a settings
+    file's ``env``; unset, they are on only up to the 4.x models."""
+    found = [("this shell", env.get(TODO_TOOLS_ENV))]
+    found += [(item.path, _env_value(item)) for item in files]
+    where, raw = next(((where, raw) for where, raw in found if raw is not None), ("", None))
+    setting = parse_switch(raw) if raw is not None else None
+    user = files[0].path if files else "~/.claude/settings.json"
+    opt_in = f'set "{TODO_TOOLS_ENV}": "1" in the "env" of {escaped(user)}'
+    if raw is None or setting is None:
+        said = f" ({TODO_TOOLS_ENV}={escaped(raw)} in {escaped(where)} is not on or off)" if raw is not None else ""
+        text = f"task tools: the default{said}: on up to the 4.x models, off on later ones"
+        return Check(INFO, text, f"on a later model, {opt_in}")
+    shown = f"{TODO_TOOLS_ENV}={escaped(raw)} in {escaped(where)}"
+    if setting:
+        return Check(OK, f"task tools: on ({shown})")
+    return Check(FAIL, f"task tools: off ({shown}): the run's open tasks are not kept", f"remove it, or {opt_in}")
+
+
+def _env_value(item: Settings) -> str | None:
+    value = item.section("env").get(TODO_TOOLS_ENV)
+    return value if isinstance(value, str) else None
+
+
+def agent_version(agent: str | None) -> tuple[int, int, int] | None:
+    """The Claude Code build the Bash tool names in ``AI_AGENT`` (``claude-code_2-1-332_agent``), else None."""
+    if not agent or not agent.startswith("claude-code_"):
+        return None
+    fields = agent[len("claude-code_") :].split("_")
+    parts = fields[0].split("-") if len(fields) > 1 else []
+    if len(parts) != 3 or not all(part.isascii() and part.isdigit() and len(part) <= 6 for part in parts):
+        return None
+    return int(parts[0]), int(parts[1]), int(parts[2])
+
+
+def mod_check(env: Mapping[str, str]) -> Check:
+    """Whether the mod (the work state in the system prompt, the status line, the nudge) can be loaded here.
+
+    A shell cannot see it: the mod leaves no mark outside Claude Code's process, so this says what the build
+    allows and how to look, never a guess. Without it the SessionStart hook delivers the work state itself.
+    """
+    what = "mod (work state in the system prompt, status line)"
+    how = "in Claude Code, `/plugin` shows whether session-workflow's hooks module loaded"
+    version = agent_version(env.get(AGENT_ENV))
+    if version is None:
+        return Check(INFO, f"{what}: unknown (not Claude Code's Bash tool)", how)
+    shown = ".".join(map(str, version))
+    if version < MOD_MIN_VERSION:
+        return Check(
+            FAIL,
+            f"{what}: Claude Code {shown} predates hooks modules (2.1.287); the hooks deliver the work state",
+            "update Claude Code (`claude update`)",
+        )
+    return Check(INFO, f"{what}: unknown (Claude Code {shown} can load it; a shell cannot see whether it did)", how)
