@@ -143,3 +143,35 @@ def test_the_demo_of_an_installed_copy_runs_the_packaged_hook(fresh: Fresh, whee
     assert done.stdout.count(" of 10000 UTF-16 units =====") == 2 and "(nothing)" not in done.stdout
     version = fresh.run([str(fresh.python), "-m", "session_workflow", "--version"], env)
     assert (version.returncode, version.stdout) == (0, "session-workflow 0.1.0\n")
+
+
+def test_doctor_runs_before_the_first_use_install_and_does_not_start_it(fresh: Fresh, wheels: Path) -> None:
+    """As the Bash tool runs it, on the pip-less venv: exit 0 (its base interpreter's pip is the way to the two
+    packages), the dependency line says what the first write will do, and nothing is installed."""
+    config = fresh.root / "config"
+    project = fresh.root / "project"
+    project.mkdir()
+    env = fresh.env(
+        PATH=os.pathsep.join([str(REPO / "bin"), fresh.env()["PATH"]]),
+        CLAUDECODE="1",
+        CLAUDE_CONFIG_DIR=str(config),
+        CLAUDE_PROJECT_DIR=str(project),
+        CLAUDE_CODE_SESSION_ID=str(uuid.uuid4()),
+        SESSION_WORKFLOW_WHEELS=str(wheels),
+    )
+    done = fresh.run(["session-workflow", "doctor"], env)
+    assert (done.returncode, done.stderr) == (0, ""), done.stdout
+    target = config / "plugins" / "data" / "session-workflow-inline" / "python-deps" / pin_key()
+    lines = done.stdout.splitlines()
+    assert lines[0] == f"session-workflow doctor: plugin {REPO}, project {project}"
+    assert lines[1] == f"✔ python3 for the hooks: {fresh.python}, Python {sys.version.split()[0]}"
+    assert (
+        lines[2]
+        == f"· writers' dependencies: not installed yet; the first write installs {WHAT} from {wheels} into {target}"
+    )
+    assert f"✔ session-workflow on PATH: {REPO / 'bin' / 'session-workflow'} (this plugin's)" in lines
+    assert lines[-1].startswith("nothing essential is missing")
+    assert not config.exists() and not (fresh.home / ".local").exists() and not (project / ".claude").exists()
+    # And the install still happens at the first write, as before.
+    wrote = fresh.run(["session-workflow", "anchor", "new", "--task", "After the doctor"], env)
+    assert wrote.returncode == 0 and wrote.stderr.startswith(INSTALLING), wrote.stderr

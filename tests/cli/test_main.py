@@ -18,7 +18,7 @@ REPO = Path(__file__).resolve().parents[2]
 SRC = REPO / "src"
 
 
-@pytest.mark.parametrize("name", ["demo", "inject", "anchor", "state", "tasks"])
+@pytest.mark.parametrize("name", ["demo", "doctor", "inject", "anchor", "state", "tasks"])
 def test_the_top_level_help_is_the_same_whichever_group_is_invoked(name: str) -> None:
     assert cli.build_parser([name]).format_help() == cli.build_parser(["--help"]).format_help()
 
@@ -41,6 +41,7 @@ def modules_after(argv: list[str]) -> set[str]:
         (["anchor", "list"], "anchor"),
         (["inject", "--dry-run"], "inject"),
         (["demo", "--help"], "demo"),
+        (["doctor"], "doctor"),
         (["--help"], None),
         (["nonsense"], None),
     ],
@@ -84,7 +85,7 @@ def test_the_help_names_every_group_with_an_example(capsys: pytest.CaptureFixtur
     out = capsys.readouterr().out
     assert out.startswith("usage: session-workflow [-h] [--version] GROUP ...\n\nKeep a long Claude Code run")
     assert '"""' not in out and "argparse" not in out
-    for group in ("demo", "inject", "anchor", "state", "tasks"):
+    for group in ("demo", "doctor", "inject", "anchor", "state", "tasks"):
         assert re.search(rf"^  {group} +\S.*\n +e\.g\. session-workflow {group}\b", out, re.M), group
     for name in cli.GROUPS:  # the static table names the groups that exist
         with pytest.raises(SystemExit) as done:

@@ -19,6 +19,7 @@ import time
 
 from session_workflow.cli.parser import CliError, OneLineParser
 from session_workflow.core.context import SOURCES, HookContext
+from session_workflow.core.health import MOD_MIN_VERSION, agent_version
 from session_workflow.core.locations import config_dir
 from session_workflow.core.text import utf8_len, utf16_len
 from session_workflow.hook import compose
@@ -28,10 +29,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-# The first Claude Code build with hooks modules (README, "The system prompt").
-MOD_MIN_VERSION = (2, 1, 287)
-# Claude Code's Bash tool sets AI_AGENT=claude-code_<major>-<minor>-<patch>_agent (measured on 2.1.332).
-_AGENT = r"claude-code_([0-9]{1,4})-([0-9]{1,4})-([0-9]{1,6})_"
 PLUGIN_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 MAX_PROJECT_DIRS = 10_000
 
@@ -66,11 +63,10 @@ def declares_mod(plugin_root: str) -> bool:
 
 def detect_mod(agent: str | None, plugin_root: str) -> tuple[bool, str]:
     """(whether the mod is loaded, why we think so), from the Claude Code build the Bash tool names."""
-    match = re.match(_AGENT, agent or "")
-    if match is None:
+    version = agent_version(agent)
+    if version is None:
         return False, "not run from Claude Code's Bash tool; --mod shows the block with the mod loaded"
-    version = tuple(int(part) for part in match.groups())
-    shown = ".".join(match.groups())
+    shown = ".".join(map(str, version))
     if version < MOD_MIN_VERSION:
         return False, f"detected: Claude Code {shown} predates hooks modules"
     if not declares_mod(plugin_root):

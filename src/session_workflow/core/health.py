@@ -29,7 +29,8 @@ PROBE_TIMEOUT_SECONDS = 10.0
 MAX_SETTINGS_BYTES = 1 << 20
 PERMISSION_RULE = "Bash(session-workflow:*)"
 TODO_TOOLS_ENV = "CLAUDE_CODE_ENABLE_TODO_TOOLS"
-# The first Claude Code build that loads hooks modules (the mod); the Bash tool names its build in AI_AGENT.
+# The first Claude Code build that loads hooks modules (the mod; README, "The system prompt"). The Bash tool
+# names its build in AI_AGENT=claude-code_<major>-<minor>-<patch>_agent (measured on 2.1.332).
 MOD_MIN_VERSION = (2, 1, 287)
 AGENT_ENV = "AI_AGENT"
 # Prints the version of whatever python3 is found, a Python 2 included, under the hooks' own flags.

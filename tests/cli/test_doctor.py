@@ -1,0 +1,288 @@
+"""``session-workflow doctor``: the whole screen for a prepared sandbox (golden), the exit-code rule, and that
+nothing a file or the environment holds can draw a line of its own."""
+
+from __future__ import annotations
+
+import os
+import stat
+import sys
+from pathlib import Path
+
+import pytest
+
+from session_workflow.anchor import registry
+from session_workflow.cli import bootstrap, doctor
+from session_workflow.cli import main as cli
+from session_workflow.workstate import writer as workstate_writer
+
+REPO = Path(__file__).resolve().parents[2]
+SESSION = "0f9a2c4e-1111-4222-8333-444455556666"
+OTHER = "7d3b1e5f-aaaa-4bbb-8ccc-ddddeeeeffff"
+RULE = "Bash(session-workflow:*)"
+
+
+def fake_python(folder: Path, says: str = "3.11.4") -> None:
+    """A ``python3`` that reports ``says`` as its version, whatever it is asked."""
+    script = folder / "python3"
+    script.write_text(f"#!/bin/sh\necho {says}\n")
+    script.chmod(script.stat().st_mode | stat.S_IXUSR)
+
+
+class Sandbox:
+    """A fake HOME and config dir, a PATH of a fake python3 and this plugin's CLI, and a project."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.home = root / "home"
+        self.config = root / "config"
+        self.bin = root / "bin"
+        self.project = root / "project"
+        for folder in (self.home, self.config, self.bin, self.project):
+            folder.mkdir()
+        fake_python(self.bin)
+        (self.bin / "session-workflow").symlink_to(REPO / "bin" / "session-workflow")
+        self.env = {
+            "HOME": str(self.home),
+            "PATH": str(self.bin),
+            "CLAUDECODE": "1",
+            "CLAUDE_CONFIG_DIR": str(self.config),
+            "CLAUDE_PROJECT_DIR": str(self.project),
+            "CLAUDE_CODE_SESSION_ID": SESSION,
+            "AI_AGENT": "claude-code_2-1-332_agent",
+        }
+        self.anchors = self.project / ".claude" / "anchors"
+
+    def target(self) -> Path:
+        """The dependency folder bootstrap installs into for this environment."""
+        data = bootstrap.data_dir(bootstrap.PLUGIN_ROOT, self.env, str(self.home))
+        return Path(data) / bootstrap.DEPS_FOLDER / bootstrap.PIN_KEY
+
+    def install_deps(self) -> None:
+        for name, version, _digest in bootstrap.PINS:
+            info = self.target() / f"{name}-{version}.dist-info"
+            info.mkdir(parents=True)
+            (info / "RECORD").write_text("")
+
+    def anchor(self, name: str, text: str = "# Mission\nPort X.\n\n## Cursor\n- Next action: go\n") -> Path:
+        self.anchors.mkdir(parents=True, exist_ok=True)
+        path = self.anchors / name
+        path.write_text(text)
+        return path
+
+    def settings(self, path: Path, text: str) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+
+    def report(self, env: dict[str, str] | None = None) -> tuple[str, int]:
+        lines, code = doctor.report(self.env if env is None else env, str(self.home), str(self.project), None)
+        text = "\n".join(lines) + "\n"
+        text = text.replace(str(self.root), "<tmp>").replace(str(REPO), "<repo>")
+        return text.replace(bootstrap.describe(), "<pins>").replace(bootstrap.PIN_KEY, "<key>"), code
+
+
+@pytest.fixture()
+def box(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Sandbox:
+    monkeypatch.setattr(doctor, "_importable", lambda _name: False)  # as on a python3 without the two packages
+    monkeypatch.setattr(bootstrap, "find_pip", lambda _pips: ["/usr/bin/pip3"])
+    return Sandbox(tmp_path)
+
+
+GOLDEN = """\
+session-workflow doctor: plugin <repo>, project <tmp>/project
+✔ python3 for the hooks: <tmp>/bin/python3, Python 3.11.4
+✔ writers' dependencies: <pins> in <tmp>/config/plugins/data/session-workflow-inline/python-deps/<key>
+✔ session-workflow on PATH: <tmp>/bin/session-workflow (this plugin's)
+✔ trust folder (the anchors' trust records): <tmp>/home/.local/state/session-workflow/anchors (writable)
+✔ anchor 2026-12-03-kept.md: trusted, kept by this session
+✘ anchor 2026-12-02-edited.md: changed outside the writers; the hooks do not inject it
+  fix: read it (session-workflow anchor show <tmp>/project/.claude/anchors/2026-12-02-edited.md); if the change is\
+ yours: session-workflow anchor adopt <tmp>/project/.claude/anchors/2026-12-02-edited.md
+· anchor 2026-12-01-cloned.md: not created here; the hooks do not inject it
+  how: if it is yours: session-workflow anchor adopt <tmp>/project/.claude/anchors/2026-12-01-cloned.md
+✔ work state: #34 "Fix Y" (whiteboard), step execute; owner 0f9a2c4e-1111-4222-8333-444455556666 (this session)
+· mod (work state in the system prompt, status line): unknown (Claude Code 2.1.332 can load it; a shell cannot see\
+ whether it did)
+  how: in Claude Code, `/plugin` shows whether session-workflow's hooks module loaded
+✔ permission rule Bash(session-workflow:*): in <tmp>/project/.claude/settings.local.json
+✔ task tools: on (CLAUDE_CODE_ENABLE_TODO_TOOLS=1 in <tmp>/config/settings.json)
+nothing essential is missing; 1 line marked ✘ to fix
+"""
+
+
+def test_the_screen_of_a_prepared_sandbox(box: Sandbox) -> None:
+    box.install_deps()
+    kept = box.anchor("2026-12-03-kept.md")
+    edited = box.anchor("2026-12-02-edited.md")
+    box.anchor("2026-12-01-cloned.md")
+    registry.vouch(box.env, str(kept), SESSION, "new", 0.0)
+    registry.vouch(box.env, str(edited), OTHER, "new", 0.0)
+    with edited.open("a") as handle:
+        handle.write("- an edit by hand\n")
+    for name, mtime in (("kept", 3), ("edited", 2), ("cloned", 1)):  # newest first, as listed
+        os.utime(box.anchors / f"2026-12-0{mtime}-{name}.md", (mtime * 1e6, mtime * 1e6))
+    registry.vouch(box.env, str(kept), SESSION, "new", 0.0)  # after the utime: still as the writer left it
+    state = box.project / ".claude" / "session-workflow" / "work-state.json"
+    workstate_writer.set_ticket(str(state), SESSION, ticket=34, title="Fix Y", step="execute", now=0.0)
+    box.settings(box.config / "settings.json", '{"env": {"CLAUDE_CODE_ENABLE_TODO_TOOLS": "1"}}')
+    box.settings(box.project / ".claude" / "settings.local.json", f'{{"permissions": {{"allow": ["{RULE}"]}}}}')
+    assert box.report() == (GOLDEN, 0)
+
+
+def lines_of(box: Sandbox, env: dict[str, str] | None = None) -> tuple[list[str], int]:
+    text, code = box.report(env)
+    return text.splitlines(), code
+
+
+def pair(lines: list[str], start: str) -> list[str]:
+    """The first line that starts with ``start`` and the line after it (its fix)."""
+    index = next(i for i, line in enumerate(lines) if line.startswith(start))
+    return lines[index : index + 2]
+
+
+def test_a_bare_sandbox_says_what_the_first_write_will_do(box: Sandbox) -> None:
+    lines, code = lines_of(box)
+    assert code == 0
+    target = "<tmp>/config/plugins/data/session-workflow-inline/python-deps/<key>"
+    command = bootstrap.manual_command(["/usr/bin/pip3"], "T", None, bootstrap.python_version()).replace("T", target)
+    assert lines[2:4] == [
+        f"· writers' dependencies: not installed yet; the first write installs <pins> into {target}",
+        f"  how: offline, set SESSION_WORKFLOW_WHEELS to a folder of the two wheels; to install now: {command}",
+    ]
+    assert "· anchors: no open anchor in <tmp>/project/.claude/anchors" in lines
+    assert "· work state: none in <tmp>/project/.claude/session-workflow/work-state.json" in lines
+    assert lines[-5:] == [
+        "✘ permission rule Bash(session-workflow:*): in no settings file that applies here; each writer call asks"
+        " for approval",
+        '  fix: add "Bash(session-workflow:*)" to "permissions": {"allow": [...]} in <tmp>/config/settings.json',
+        "· task tools: the default: on up to the 4.x models, off on later ones",
+        '  how: on a later model, set "CLAUDE_CODE_ENABLE_TODO_TOOLS": "1" in the "env" of <tmp>/config/settings.json',
+        "nothing essential is missing; 1 line marked ✘ to fix",
+    ]
+
+
+def test_an_old_python3_is_essential(box: Sandbox) -> None:
+    fake_python(box.bin, "3.8.10")
+    lines, code = lines_of(box)
+    assert code == 1
+    assert lines[1:3] == [
+        "✘ python3 for the hooks: <tmp>/bin/python3 is Python 3.8.10; they need 3.9+",
+        "  fix: install Python 3.9+ so that `python3` runs it (e.g. apt install python3), first on PATH",
+    ]
+    assert lines[-1] == "1 essential check fails: the plugin cannot work here"
+
+
+def test_python_3_9_is_enough(box: Sandbox) -> None:
+    fake_python(box.bin, "3.9.0")
+    lines, code = lines_of(box)
+    assert (lines[1], code) == ("✔ python3 for the hooks: <tmp>/bin/python3, Python 3.9.0", 0)
+
+
+def test_no_python3_on_path_is_essential(box: Sandbox) -> None:
+    (box.bin / "python3").unlink()
+    lines, code = lines_of(box)
+    assert (lines[1], code) == ("✘ python3 for the hooks: none on PATH; the hooks cannot run", 1)
+
+
+def test_a_trust_folder_that_cannot_be_made_is_essential(box: Sandbox) -> None:
+    (box.home / ".local").write_text("in the way")
+    lines, code = lines_of(box)
+    assert code == 1
+    assert pair(lines, "✘ trust folder") == [
+        "✘ trust folder (the anchors' trust records): <tmp>/home/.local/state/session-workflow/anchors cannot be"
+        " made: <tmp>/home/.local is not a folder",
+        "  fix: move <tmp>/home/.local out of the way",
+    ]
+
+
+def test_no_dependencies_and_no_pip_is_essential(box: Sandbox, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(bootstrap, "find_pip", lambda _pips: None)
+    lines, code = lines_of(box)
+    assert code == 1
+    python = sys.executable
+    assert lines[2:4] == [
+        f"✘ writers' dependencies: not installed, and no pip for {python} to install <pins>",
+        f"  fix: `{python} -m ensurepip`, or the system's python3-pip package",
+    ]
+
+
+def test_a_shadowing_copy_on_path_is_named_but_not_essential(box: Sandbox) -> None:
+    (box.bin / "session-workflow").unlink()
+    other = box.bin / "session-workflow"
+    other.write_text("#!/bin/sh\n")
+    other.chmod(0o755)
+    lines, code = lines_of(box)
+    assert code == 0
+    assert pair(lines, "✘ session-workflow") == [
+        "✘ session-workflow on PATH: <tmp>/bin/session-workflow shadows this plugin's <repo>/bin/session-workflow",
+        "  fix: remove the other copy (pipx uninstall session-workflow, or pip uninstall session-workflow), or put"
+        " <repo>/bin first on PATH",
+    ]
+
+
+def test_the_rule_in_the_shared_project_settings_only_holds_in_a_trusted_workspace(box: Sandbox) -> None:
+    box.settings(box.project / ".claude" / "settings.json", f'{{"permissions": {{"allow": ["{RULE}"]}}}}')
+    box.settings(box.config / "settings.json", "{not json")
+    lines, _code = lines_of(box)
+    assert pair(lines, "· permission rule") == [
+        "· permission rule Bash(session-workflow:*): only in <tmp>/project/.claude/settings.json, which an untrusted"
+        " workspace ignores (<tmp>/config/settings.json is not valid JSON)",
+        "  how: trust the workspace, or put the rule in <tmp>/project/.claude/settings.local.json or"
+        " <tmp>/config/settings.json",
+    ]
+
+
+def test_task_tools_turned_off_are_a_fix(box: Sandbox) -> None:
+    lines, code = lines_of(box, {**box.env, "CLAUDE_CODE_ENABLE_TODO_TOOLS": "0"})
+    assert code == 0
+    assert pair(lines, "✘ task tools") == [
+        "✘ task tools: off (CLAUDE_CODE_ENABLE_TODO_TOOLS=0 in this shell): the run's open tasks are not kept",
+        '  fix: remove it, or set "CLAUDE_CODE_ENABLE_TODO_TOOLS": "1" in the "env" of <tmp>/config/settings.json',
+    ]
+
+
+def test_another_sessions_work_state_is_orphaned_here(box: Sandbox) -> None:
+    state = box.project / ".claude" / "session-workflow" / "work-state.json"
+    workstate_writer.set_ticket(str(state), OTHER, ticket=7, title="Other", now=0.0)
+    lines, _code = lines_of(box)
+    assert pair(lines, "· work state") == [
+        f'· work state: #7 "Other" (whiteboard), step start; owner {OTHER}, another session: orphaned here',
+        "  how: session-workflow state adopt (claims it here)",
+    ]
+
+
+def test_an_old_claude_code_cannot_load_the_mod(box: Sandbox) -> None:
+    lines, _code = lines_of(box, {**box.env, "AI_AGENT": "claude-code_2-1-286_agent"})
+    assert pair(lines, "✘ mod") == [
+        "✘ mod (work state in the system prompt, status line): Claude Code 2.1.286 predates hooks modules (2.1.287);"
+        " the hooks deliver the work state",
+        "  fix: update Claude Code (`claude update`)",
+    ]
+
+
+def test_nothing_from_a_file_or_the_environment_can_draw_a_line(box: Sandbox) -> None:
+    hostile = "x.md\n✔ python3 for the hooks: fine\n"
+    box.anchor(hostile[:-1] + ".md")
+    env = {**box.env, "CLAUDE_CODE_ENABLE_TODO_TOOLS": "1\n✔ all good", "PATH": f"{box.bin}"}
+    lines, _code = lines_of(box, env)
+    marks = [line[0] for line in lines[1:-1] if not line.startswith("  ")]
+    assert set(marks) <= {"✔", "✘", "·"} and sum(1 for line in lines if line.startswith("✔ python3")) == 1
+    assert "· anchor x.md\\x0a✔ python3 for the hooks: fine.md: not created here; the hooks do not inject it" in lines
+    assert any(
+        line.startswith("· task tools: the default (CLAUDE_CODE_ENABLE_TODO_TOOLS=1\\x0a✔ all good") for line in lines
+    )
+
+
+def test_the_trust_folder_check_leaves_nothing_behind(tmp_path: Path) -> None:
+    folder = tmp_path / "anchors"
+    folder.mkdir()
+    from session_workflow.core.health import writable_check
+
+    assert writable_check(str(folder)).mark == "✔" and writable_check(str(tmp_path / "new" / "anchors")).mark == "✔"
+    assert sorted(os.listdir(tmp_path)) == ["anchors"] and os.listdir(folder) == []
+
+
+def test_the_group_runs_from_the_command_line(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    code = cli.main(["doctor", "--dir", str(tmp_path)])
+    out = capsys.readouterr().out
+    assert out.startswith(f"session-workflow doctor: plugin {REPO}, project {tmp_path}\n")
+    assert code == (1 if "1 essential" in out.splitlines()[-1] else 0)
