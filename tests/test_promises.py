@@ -18,6 +18,8 @@ from pathlib import Path
 import pytest
 
 from session_workflow.anchor import part as anchor_part
+from session_workflow.cli import doctor
+from session_workflow.core import health
 from session_workflow.core.context import HookContext
 from session_workflow.core.parts import PreparedPart
 from session_workflow.core.text import utf8_len, utf16_len
@@ -362,3 +364,27 @@ def test_parked_outranks_done_and_live_outranks_both(tmp_path: Path) -> None:
     write_anchor(tmp_path, "live.md", "## Mission\nm\n", 3 * HOUR)
     part = anchor_part.prepare(project_ctx(tmp_path))
     assert isinstance(part, anchor_part.AnchorPart) and part.block.candidate.name == "live.md"
+
+
+# --- session-workflow doctor ----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("says", "ok"), [("3.8.99", False), ("3.9.0", True), ("2.7.18", False), ("3.13.1", True)])
+def test_doctor_wants_a_python3_of_3_9_or_newer_and_calls_it_essential(tmp_path: Path, says: str, ok: bool) -> None:
+    script = tmp_path / "python3"
+    script.write_text(f"#!/bin/sh\necho {says}\n")
+    script.chmod(0o755)
+    check = health.python_check({"PATH": str(tmp_path)})
+    assert (check.mark == health.OK, check.essential) == (ok, not ok)
+
+
+@pytest.mark.parametrize(("agent", "can"), [("claude-code_2-1-286_agent", False), ("claude-code_2-1-287_agent", True)])
+def test_doctor_knows_the_mod_needs_claude_code_2_1_287(agent: str, can: bool) -> None:
+    assert (health.mod_check({"AI_AGENT": agent}).mark != health.FAIL) == can
+
+
+def test_doctor_exits_non_zero_only_for_an_essential_failure() -> None:
+    fine, broken = health.Check(health.FAIL, "a fix"), health.Check(health.FAIL, "no python3", essential=True)
+    assert doctor.verdict([fine]).startswith("nothing essential is missing")
+    assert doctor.exit_code([fine, health.Check(health.INFO, "unknown")]) == 0
+    assert doctor.exit_code([fine, broken]) == 1

@@ -24,6 +24,7 @@ PKG = "src/session_workflow/"
 PROMISES = "tests/test_promises.py"
 ANCHOR, HOOK, TASKS = ("tests/anchor",), ("tests/hook",), ("tests/tasks",)
 STATE = ("tests/workstate", "tests/hook")
+DOCTOR = ("tests/cli/test_doctor.py", "tests/core/test_health.py")
 IGNORED = (".git", ".cache", ".tox", "node_modules", "__pycache__", ".hypothesis", ".mypy_cache", ".ruff_cache")
 
 
@@ -209,6 +210,50 @@ MUTANTS = [
         "hook/precompact.py",
         "if utf16_len(text + piece) > MAX_CHARS:",
         "if len(text + piece) > MAX_CHARS:",
+    ),
+    # session-workflow doctor (issue 28).
+    Mutant("doctor: python3 3.9 -> 3.10", "core/health.py", "MIN_PYTHON = (3, 9)", "MIN_PYTHON = (3, 10)", DOCTOR),
+    Mutant(
+        "doctor: the mod from 2.1.287 -> 2.1.288",
+        "core/health.py",
+        "MOD_MIN_VERSION = (2, 1, 287)",
+        "MOD_MIN_VERSION = (2, 1, 288)",
+        DOCTOR,
+    ),
+    Mutant(
+        "doctor: any failure fails the doctor",
+        "cli/doctor.py",
+        "return 1 if any(check.mark == FAIL and check.essential for check in checks) else 0",
+        "return 1 if any(check.mark == FAIL for check in checks) else 0",
+        DOCTOR,
+    ),
+    Mutant(
+        "doctor: the trust folder probe leaves its file",
+        "core/health.py",
+        "    finally:\n        os.unlink(path)\n    return None",
+        "    finally:\n        pass\n    return None",
+        DOCTOR,
+    ),
+    Mutant(
+        "doctor: an untrusted workspace keeps the shared settings' allow",
+        "core/health.py",
+        'Settings("project", os.path.join(claude, "settings.json"), trusted_only=True)',
+        'Settings("project", os.path.join(claude, "settings.json"), trusted_only=False)',
+        DOCTOR,
+    ),
+    Mutant(
+        "doctor: an anchor's name shown raw",
+        "cli/doctor.py",
+        'f"anchor {escaped(candidate.name)}: not created here; the hooks do not inject it"',
+        'f"anchor {candidate.name}: not created here; the hooks do not inject it"',
+        DOCTOR,
+    ),
+    Mutant(
+        "doctor: the deferred installer is asked",
+        "cli/doctor.py",
+        "if isinstance(finder, bootstrap.DeferredDependencies) or find_spec is None:",
+        "if find_spec is None:",
+        DOCTOR,
     ),
 ]
 

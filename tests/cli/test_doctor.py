@@ -272,13 +272,14 @@ def test_nothing_from_a_file_or_the_environment_can_draw_a_line(box: Sandbox) ->
     )
 
 
-def test_the_trust_folder_check_leaves_nothing_behind(tmp_path: Path) -> None:
-    folder = tmp_path / "anchors"
-    folder.mkdir()
-    from session_workflow.core.health import writable_check
+def test_dependencies_are_looked_for_without_asking_the_deferred_installer(monkeypatch: pytest.MonkeyPatch) -> None:
+    class Installer(bootstrap.DeferredDependencies):
+        def provide(self) -> str:
+            raise AssertionError("the doctor asked the deferred installer: it would install")
 
-    assert writable_check(str(folder)).mark == "✔" and writable_check(str(tmp_path / "new" / "anchors")).mark == "✔"
-    assert sorted(os.listdir(tmp_path)) == ["anchors"] and os.listdir(folder) == []
+    monkeypatch.setattr(sys, "meta_path", [Installer(str(REPO))])
+    monkeypatch.delitem(sys.modules, "filelock", raising=False)
+    assert doctor._importable("filelock") is False
 
 
 def test_the_group_runs_from_the_command_line(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

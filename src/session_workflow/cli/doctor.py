@@ -194,7 +194,12 @@ def report(env: Mapping[str, str], home: str, cwd: str | None, dir_arg: str | No
     for check in checks:
         lines += check.lines()
     lines.append(verdict(checks))
-    return lines, 1 if any(check.mark == FAIL and check.essential for check in checks) else 0
+    return lines, exit_code(checks)
+
+
+def exit_code(checks: Sequence[Check]) -> int:
+    """1 when an essential check fails (the plugin cannot work), else 0: a non-essential ✘ only has a fix."""
+    return 1 if any(check.mark == FAIL and check.essential for check in checks) else 0
 
 
 def verdict(checks: Sequence[Check]) -> str:
