@@ -266,7 +266,11 @@ def test_nothing_from_a_file_or_the_environment_can_draw_a_line(box: Sandbox) ->
     lines, _code = lines_of(box, env)
     marks = [line[0] for line in lines[1:-1] if not line.startswith("  ")]
     assert set(marks) <= {"✔", "✘", "·"} and sum(1 for line in lines if line.startswith("✔ python3")) == 1
-    assert "· anchor x.md\\x0a✔ python3 for the hooks: fine.md: not created here; the hooks do not inject it" in lines
+    assert pair(lines, "· anchor x.md") == [
+        "· anchor x.md\\x0a✔ python3 for the hooks: fine.md: not created here; the hooks do not inject it",
+        "  how: if it is yours: session-workflow anchor adopt $'<tmp>/project/.claude/anchors/x.md\\x0a✔ python3 for"
+        " the hooks: fine.md'",
+    ]
     assert any(
         line.startswith("· task tools: the default (CLAUDE_CODE_ENABLE_TODO_TOOLS=1\\x0a✔ all good") for line in lines
     )

@@ -19,6 +19,7 @@ from session_workflow.anchor import registry
 from session_workflow.anchor.discover import list_open
 from session_workflow.anchor.text import shell_quote
 from session_workflow.cli import bootstrap
+from session_workflow.cli.parser import RawDescriptionHelpFormatter
 from session_workflow.core import health
 from session_workflow.core.boundedio import read_prefix
 from session_workflow.core.health import FAIL, INFO, OK, Check
@@ -38,6 +39,13 @@ if TYPE_CHECKING:
     # when the state does not apply.
     AnchorState = Callable[[Candidate, "Record | None", str], "Check | None"]
 
+DESCRIPTION = """\
+Check that the plugin can work here: one line per check, marked ✔ (fine), ✘ (its fix on the next line) or
+· (what a shell cannot know, or what is expected). Reads only; installs nothing.
+
+Exit 0 when nothing essential is missing (a python3 3.9+ for the hooks, a writable trust folder, the writers'
+dependencies or a pip to install them), 1 otherwise.
+"""
 # One screen: anchors past this many are counted, not listed.
 MAX_ANCHOR_LINES = 12
 
@@ -99,7 +107,7 @@ def changed(candidate: Candidate, record: Record | None, _session: str) -> Check
     """This machine's writers made it, and something else changed it since (an edit, a copy, a checkout)."""
     if record is None:
         return None
-    quoted = escaped(shell_quote(os.path.abspath(candidate.path)))
+    quoted = shell_quote(os.path.abspath(candidate.path))  # escapes what it must itself, and stays runnable
     return Check(
         FAIL,
         f"anchor {escaped(candidate.name)}: changed outside the writers; the hooks do not inject it",
@@ -113,7 +121,7 @@ def not_created_here(candidate: Candidate, _record: Record | None, _session: str
     return Check(
         INFO,
         f"anchor {escaped(candidate.name)}: not created here; the hooks do not inject it",
-        f"if it is yours: {escaped(registry.adopt_command(os.path.abspath(candidate.path)))}",
+        f"if it is yours: {registry.adopt_command(os.path.abspath(candidate.path))}",  # shell-quoted: one visible line
     )
 
 
@@ -234,6 +242,7 @@ def _directory(value: str) -> str:
 
 def setup(parser: OneLineParser, _argv: Sequence[str]) -> None:
     """Set up ``doctor``."""
-    parser.description = __doc__.split("\n\n")[0] if __doc__ else None
+    parser.description = DESCRIPTION
+    parser.formatter_class = RawDescriptionHelpFormatter
     parser.add_argument("--dir", type=_directory, help="the project directory (default: the one the writers use)")
     parser.set_defaults(run=_run)

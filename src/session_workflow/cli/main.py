@@ -36,7 +36,7 @@ GROUPS: dict[str, tuple[str, str, str]] = {
     "demo": ("session_workflow.cli.demo", "show the main job on a throwaway project", "session-workflow demo"),
     "doctor": (
         "session_workflow.cli.doctor",
-        "check that the plugin can work here (python3, dependencies, PATH, trust, anchors, settings) and say the fix",
+        "check that the plugin can work here: one line per check, with its fix",
         "session-workflow doctor",
     ),
     "inject": (
