@@ -153,7 +153,8 @@ def test_a_bare_sandbox_says_what_the_first_write_will_do(box: Sandbox) -> None:
     assert lines[-5:] == [
         "✘ permission rule Bash(session-workflow:*): in no settings file that applies here; each writer call asks"
         " for approval",
-        '  fix: add "Bash(session-workflow:*)" to "permissions": {"allow": [...]} in <tmp>/config/settings.json',
+        '  fix: add "Bash(session-workflow:*)" to "permissions": {"allow": [...]} in <tmp>/config/settings.json (a rule'
+        " given with --allowedTools or --settings is not visible from a shell)",
         "· task tools: the default: on up to the 4.x models, off on later ones",
         '  how: on a later model, set "CLAUDE_CODE_ENABLE_TODO_TOOLS": "1" in the "env" of <tmp>/config/settings.json',
         "nothing essential is missing; 1 line marked ✘ to fix",

@@ -257,7 +257,8 @@ def permission_check(files: Sequence[Settings]) -> Check:
     return Check(
         FAIL,
         f"{what}: in no settings file that applies here; each writer call asks for approval{_problems(files)}",
-        f'add "{PERMISSION_RULE}" to "permissions": {{"allow": [...]}} in {escaped(user)}',
+        f'add "{PERMISSION_RULE}" to "permissions": {{"allow": [...]}} in {escaped(user)} (a rule given with'
+        " --allowedTools or --settings is not visible from a shell)",
     )
 
 
