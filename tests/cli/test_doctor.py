@@ -145,8 +145,8 @@ def test_a_bare_sandbox_says_what_the_first_write_will_do(box: Sandbox) -> None:
     target = "<tmp>/config/plugins/data/session-workflow-inline/python-deps/<key>"
     command = bootstrap.manual_command(["/usr/bin/pip3"], "T", None, bootstrap.python_version()).replace("T", target)
     assert lines[2:4] == [
-        f"· writers' dependencies: not installed yet; the first write installs <pins> into {target}",
-        f"  how: offline, set SESSION_WORKFLOW_WHEELS to a folder of the two wheels; to install now: {command}",
+        f"· writers' dependencies: not installed yet; the first write has /usr/bin/pip3 install <pins> into {target}",
+        f"  how: to install now: {command}; offline, set SESSION_WORKFLOW_WHEELS to a folder of the two wheels",
     ]
     assert "· anchors: no open anchor in <tmp>/project/.claude/anchors" in lines
     assert "· work state: none in <tmp>/project/.claude/session-workflow/work-state.json" in lines

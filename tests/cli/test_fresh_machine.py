@@ -165,10 +165,10 @@ def test_doctor_runs_before_the_first_use_install_and_does_not_start_it(fresh: F
     lines = done.stdout.splitlines()
     assert lines[0] == f"session-workflow doctor: plugin {REPO}, project {project}"
     assert lines[1] == f"✔ python3 for the hooks: {fresh.python}, Python {sys.version.split()[0]}"
-    assert (
-        lines[2]
-        == f"· writers' dependencies: not installed yet; the first write installs {WHAT} from {wheels} into {target}"
-    )
+    # The venv has no pip: the one named is its base interpreter's, as the install would use.
+    head, pip = "· writers' dependencies: not installed yet; the first write has ", f" install {WHAT} from {wheels}"
+    assert lines[2].startswith(head) and lines[2].endswith(f" -m pip{pip} into {target}"), lines[2]
+    assert f"{head}{fresh.python} " not in lines[2]
     assert f"✔ session-workflow on PATH: {REPO / 'bin' / 'session-workflow'} (this plugin's)" in lines
     assert lines[-1].startswith("nothing essential is missing")
     assert not config.exists() and not (fresh.home / ".local").exists() and not (project / ".claude").exists()

@@ -13,6 +13,7 @@ work on a bare interpreter before the first-use install, and must not start it.
 from __future__ import annotations
 
 import os
+import shlex
 import sys
 
 from session_workflow.anchor import registry
@@ -84,14 +85,16 @@ def dependency_check(env: Mapping[str, str], home: str) -> Check:
             f"`{escaped(sys.executable)} -m ensurepip`, or the system's python3-pip package",
             essential=True,
         )
-    wheels = env.get(bootstrap.WHEELS_ENV) or None
+    given = env.get(bootstrap.WHEELS_ENV, "")
+    wheels = given if os.path.isabs(given) else None  # as the installer reads it
     version = None if pip == list(pips[0]) else bootstrap.python_version()
     source = f" from {escaped(wheels)}" if wheels else ""
     command = escaped(bootstrap.manual_command(pip, target, wheels, version))
     return Check(
         INFO,
-        f"{what}: not installed yet; the first write installs {pins}{source} into {escaped(target)}",
-        f"offline, set {bootstrap.WHEELS_ENV} to a folder of the two wheels; to install now: {command}",
+        f"{what}: not installed yet; the first write has {escaped(shlex.join(pip))} install {pins}{source} into"
+        f" {escaped(target)}",
+        f"to install now: {command}; offline, set {bootstrap.WHEELS_ENV} to a folder of the two wheels",
     )
 
 
