@@ -57,3 +57,33 @@ def test_a_check_prints_its_fix_on_the_next_line() -> None:
     assert health.Check(health.FAIL, "broken", "mend it").lines() == ["✘ broken", "  fix: mend it"]
     assert health.Check(health.INFO, "unknown", "look").lines() == ["· unknown", "  how: look"]
     assert health.Check(health.OK, "fine").lines() == ["✔ fine"]
+
+
+def test_a_cli_missing_from_claude_codes_shell_is_a_fix_and_from_a_terminal_only_a_note(tmp_path: Path) -> None:
+    own = tmp_path / "plugin" / "bin" / "session-workflow"
+    own.parent.mkdir(parents=True)
+    own.write_text("#!/bin/sh\n")
+    own.chmod(0o755)
+    env = {"PATH": str(tmp_path / "empty")}
+    inside, outside = health.command_check(env, str(own), True), health.command_check(env, str(own), False)
+    assert (inside.mark, inside.essential, outside.mark) == (health.FAIL, False, health.INFO)
+    assert (
+        outside.text
+        == f"session-workflow on PATH: none in this shell (Claude Code puts {own.parent} on its Bash tool's PATH)"
+    )
+    found = health.command_check({"PATH": str(own.parent)}, str(own), True)
+    assert found.lines() == [f"✔ session-workflow on PATH: {own} (this plugin's)"]
+
+
+def test_outside_claude_code_the_mod_is_unknown_with_how_to_look() -> None:
+    assert health.mod_check({}).lines() == [
+        "· mod (work state in the system prompt, status line): unknown (not Claude Code's Bash tool)",
+        "  how: in Claude Code, `/plugin` shows whether session-workflow's hooks module loaded",
+    ]
+
+
+def test_a_python3_that_does_not_run_is_essential(tmp_path: Path) -> None:
+    (tmp_path / "python3").write_text("#!/bin/sh\nexit 3\n")
+    (tmp_path / "python3").chmod(0o755)
+    check = health.python_check({"PATH": str(tmp_path)})
+    assert (check.text, check.essential) == (f"python3 for the hooks: {tmp_path}/python3 did not run under -I -S", True)

@@ -1,13 +1,9 @@
 """``session-workflow doctor``: one screen that says whether the plugin can work here, and what to fix.
 
-One line per check, marked ✔ (fine), ✘ (a fix follows on the next line) or · (what a shell cannot know, or what
-is expected, such as a stranger's anchor): the hooks' python3, the writers' dependencies (or what the first
-write will do to get them), the session-workflow on PATH, the trust folder, then this project's anchors and
-work state, the mod, the permission rule and the task tools. The domain-free checks are ``core.health``'s.
-
-Exit 0 when nothing essential is missing: a python3 of 3.9+ for the hooks, a writable trust folder, and the
-writers' dependencies or a pip to install them; 1 otherwise. It only reads (bounded) and never installs: it must
-work on a bare interpreter before the first-use install, and must not start it.
+The marks and the exit rule are ``DESCRIPTION`` (the ``doctor --help`` text). The domain-free checks are
+``core.health``'s; here are those that need the domain (the writers' dependencies, the anchors, the work state)
+and the screen. It only reads (bounded) and never installs: it must work on a bare interpreter before the
+first-use install, and must not start it.
 """
 
 from __future__ import annotations
