@@ -92,8 +92,8 @@ def _template_resume(body: list[str]) -> bool:
 
 def is_unfilled(anchor: AnchorText) -> bool:
     """True when the HEAD holds nothing but the template: ``format: anchor/…`` frontmatter and, below it, only the
-    template's own headings, each with nothing but its prompt (or the writer's three resume steps), and
-    level-1 title lines with nothing under them.
+    template's own headings, each with nothing but its prompt (or the writer's three resume steps), and at most
+    one level-1 title with nothing under it.
 
     Exact on purpose: any line the run wrote (a cursor step, a word under a heading, a heading of its own, an
     edited prompt or resume step) makes the anchor filled, shown as usual; a cut read never counts as unfilled.
@@ -102,13 +102,15 @@ def is_unfilled(anchor: AnchorText) -> bool:
         return False
     if not anchor.frontmatter.get("format", "").lower().startswith("anchor/"):
         return False
+    titles = 0
     for section in anchor.sections:
         body = section_body_lines(section)
         if section.heading is None:
             if section.label != "(frontmatter)":
                 return False
         elif section.level == 1:
-            if body:
+            titles += 1
+            if body or titles > 1:
                 return False
         elif section.level != 2 or section.heading not in _TEMPLATE_HEADINGS:
             return False
