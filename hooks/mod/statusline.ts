@@ -3,7 +3,7 @@
 // `$.ui.status` pins a plugin's text among the engine's notices, after a `⚠ <plugin>: ` lead, so a step or a
 // task count read as an alarm, and the lead left 56 of the row's 76 columns. The terminal's StatusLine site
 // (under the prompt, above the hint line) is where a session's state is drawn: the person's own `statusLine`
-// command's output first, then this row, dim, as the engine draws a status line, cut at none of its parts.
+// command's output first, then this row, dim as the engine draws a status line, fitted to the site's columns.
 import type { EngineInterface, RenderElement, RenderInput } from 'claude-code'
 import type { CheckpointSettings } from './checkpoint'
 import { statusRow } from './checkpoint'
