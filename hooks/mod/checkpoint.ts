@@ -8,7 +8,8 @@
 // `session-workflow anchor new|step|write|close`, whose output names the anchor's absolute path. No disk read
 // is needed to know it, the time of the last write is exact, and a session that only read someone else's
 // anchor is never nagged about it. The same observations, plus the work state and the task store read after
-// their writers run, feed one status line entry, recomputed from memory (no disk read) as time passes.
+// their writers run, feed one status row (drawn on the terminal's status line by statusline.ts), recomputed from
+// memory (no disk read) as time passes.
 import type { EngineInterface, PluginOptions, ToolCallInput, ToolCallResult } from 'claude-code'
 import { atom, read, update } from 'claude-code'
 import type {
@@ -21,8 +22,11 @@ import { readStateFile, readStateRecord, utf8Length } from './workstate'
 
 /** The reminder's bound: one line the model reads after a tool result. */
 export const MAX_REMINDER_BYTES = 300
-/** The status line entry's bound, in terminal columns: 80 less the engine's lead before a plugin's status. */
-export const STATUS_COLUMNS = 58
+/**
+ * The status row's bound, in terminal columns, where the site does not say: the `columns` of the StatusLine site
+ * (`e.props.columns`) at an 80-column terminal, 2.1.332's margins of two either side left out (measured in tmux).
+ */
+export const STATUS_COLUMNS = 76
 /** The title keeps at least this many columns before a part after it is dropped. */
 const MIN_TITLE_COLUMNS = 12
 /** The engine's gap between its effective window and its auto-compaction threshold (2.1.332, measured). */
@@ -148,9 +152,25 @@ export function reminderLine(
   return variants.find((line) => utf8Length(line) <= MAX_REMINDER_BYTES) ?? variants[variants.length - 1]!
 }
 
+/** The emoji below U+2E80 a terminal draws two columns wide (East Asian Width W), ⚓ among them: pairs of bounds. */
+const WIDE_SYMBOLS = [
+  0x231a, 0x231b, 0x23e9, 0x23ec, 0x23f0, 0x23f0, 0x23f3, 0x23f3, 0x25fd, 0x25fe, 0x2614, 0x2615, 0x2648, 0x2653,
+  0x267f, 0x267f, 0x2693, 0x2693, 0x26a1, 0x26a1, 0x26aa, 0x26ab, 0x26bd, 0x26be, 0x26c4, 0x26c5, 0x26ce, 0x26ce,
+  0x26d4, 0x26d4, 0x26ea, 0x26ea, 0x26f2, 0x26f3, 0x26f5, 0x26f5, 0x26fa, 0x26fa, 0x26fd, 0x26fd, 0x2705, 0x2705,
+  0x270a, 0x270b, 0x2728, 0x2728, 0x274c, 0x274c, 0x274e, 0x274e, 0x2753, 0x2755, 0x2757, 0x2757, 0x2795, 0x2797,
+  0x27b0, 0x27b0, 0x27bf, 0x27bf, 0x2b1b, 0x2b1c, 0x2b50, 0x2b50, 0x2b55, 0x2b55,
+]
+
+function isWideSymbol(codePoint: number): boolean {
+  for (let index = 0; index < WIDE_SYMBOLS.length; index += 2)
+    if (codePoint >= WIDE_SYMBOLS[index]! && codePoint <= WIDE_SYMBOLS[index + 1]!) return true
+  return false
+}
+
 /** Terminal columns of a code point: 2 for the East Asian wide and emoji ranges, else 1. */
 function columnsOf(codePoint: number): number {
   const wide =
+    isWideSymbol(codePoint) ||
     (codePoint >= 0x1100 && codePoint <= 0x115f) ||
     (codePoint >= 0x2e80 && codePoint <= 0xa4cf) ||
     (codePoint >= 0xac00 && codePoint <= 0xd7a3) ||
@@ -194,16 +214,16 @@ function age(ms: number, isStale: boolean): string {
 }
 
 /**
- * The status line entry: the kept anchor's title, step and the age of its last write (marked STALE past
+ * The status row: the kept anchor's title, step and the age of its last write (marked STALE past
  * `staleMinutes`), the ticket and its step, the open tasks; undefined when there is none of them. One line
- * within STATUS_COLUMNS, so that with the engine's lead before a plugin's status (`⚠ session-workflow: `, 22
- * columns on 2.1.332's terminal) the row fits 80: the title gives way first (down to MIN_TITLE_COLUMNS),
+ * within `width` columns (the StatusLine site's): the title gives way first (down to MIN_TITLE_COLUMNS),
  * then the tasks shorten to `tasks 1+2` (active + pending) and go, then the ticket.
  */
 export function statusText(
   state: Pick<SessionWorkflowCheckpoint, 'anchor' | 'ticket' | 'tasks'>,
   now: number,
   staleMinutes: number,
+  width: number = STATUS_COLUMNS,
 ): string | undefined {
   const { anchor, ticket, tasks } = state
   const ticketPart = ticket === null ? [] : [`${ticket.label} ${ticket.step}`]
@@ -212,17 +232,17 @@ export function statusText(
   const tasksShort = open === null ? [] : [`tasks ${open.inProgress}+${open.pending}`]
   if (anchor === null) {
     const line = [...ticketPart, ...tasksLong].join(' · ')
-    return line === '' ? undefined : cutColumns(line, STATUS_COLUMNS)
+    return line === '' ? undefined : cutColumns(line, width)
   }
   const elapsed = now - anchor.writtenAt
   const tail = ` · step ${anchor.step} · ${age(elapsed, elapsed > staleMinutes * MINUTE_MS)}`
   const choices = [[...ticketPart, ...tasksLong], [...ticketPart, ...tasksShort], ticketPart, []]
   const title = Math.min(MIN_TITLE_COLUMNS, columns(anchor.title))
   const after = (parts: readonly string[]) => parts.map((part) => ` · ${part}`).join('')
-  const fits = (parts: readonly string[]) => STATUS_COLUMNS - columns(`⚓ ${tail}${after(parts)}`) >= title
+  const fits = (parts: readonly string[]) => width - columns(`⚓ ${tail}${after(parts)}`) >= title
   const rest = after(choices.find(fits) ?? [])
-  const room = Math.max(STATUS_COLUMNS - columns(`⚓ ${tail}${rest}`), MIN_TITLE_COLUMNS)
-  return cutColumns(`⚓ ${cutColumns(anchor.title, room)}${tail}${rest}`, STATUS_COLUMNS)
+  const room = Math.max(width - columns(`⚓ ${tail}${rest}`), MIN_TITLE_COLUMNS)
+  return cutColumns(`⚓ ${cutColumns(anchor.title, room)}${tail}${rest}`, width)
 }
 
 /** What a writer's output says it did: `new`, `step` and `write` wrote `path`; `close` closed it. */
@@ -258,22 +278,41 @@ export function writerEvents(command: string, output: string): WriterEvent[] {
   return events.filter(({ path }) => ANCHOR_PATH.test(path) && !path.endsWith('.closed.md'))
 }
 
-/** The title and step an anchor's head holds: the first `# ` heading (else `task:`) and the `step:` line. */
+/**
+ * The title and step an anchor's head holds: the first `# ` heading (else `task:`) and the `step:` line. A
+ * heading inside an HTML comment (a template's prompt) is none.
+ */
 export function anchorHead(head: string): { title: string | null; step: number | null } {
   const lines = head.split(/\r?\n/)
   let title: string | null = null
   let task: string | null = null
   let step: number | null = null
   let inFrontMatter = lines[0]?.replace(/^\ufeff/, '') === '---'
+  let inComment = false
   for (const [index, line] of lines.entries()) {
     if (inFrontMatter && index > 0) {
       if (line === '---') inFrontMatter = false
       else if (/^task\s*:/i.test(line)) task = line.replace(/^task\s*:/i, '')
       else if (/^step\s*:\s*\d{1,9}\s*$/i.test(line)) step = Number(line.replace(/\D/g, ''))
-    } else if (!inFrontMatter && title === null && line.startsWith('# ')) title = line.slice(2)
+    } else if (!inFrontMatter) {
+      const wasInComment = inComment
+      inComment = commentOpenAfter(line, inComment)
+      if (!wasInComment && title === null && line.startsWith('# ')) title = line.slice(2)
+    }
   }
   const chosen = oneLine(title ?? task ?? '')
   return { title: chosen === '' ? null : chosen, step }
+}
+
+/** Whether an HTML comment is still open at the end of `line`, given whether one was open at its start. */
+function commentOpenAfter(line: string, open: boolean): boolean {
+  let position = 0
+  for (;;) {
+    const found = open ? line.indexOf('-->', position) : line.indexOf('<!--', position)
+    if (found < 0) return open
+    position = found + (open ? 3 : 4)
+    open = !open
+  }
 }
 
 /** The ticket a work-state file holds for `session`: its label (`#34`, `PROJ-7`), step and write time. */
@@ -415,11 +454,22 @@ async function readTasks($: EngineInterface, session: string): Promise<SessionWo
   return tasks.inProgress + tasks.pending === 0 ? null : tasks
 }
 
+/** Redraws the status row (drawn by `statusRow` under the prompt) when what it says has changed. */
 function pin($: EngineInterface, state: SessionWorkflowCheckpoint, now: number, settings: CheckpointSettings) {
   const text = settings.showStatus ? statusText(state, now, settings.staleMinutes) : undefined
   if (text === shown) return
   shown = text
-  $.ui.status(text)
+  $.ui.invalidate('ui.render')
+}
+
+/** The status row for a site `columns` wide, from memory (no disk read); undefined when there is nothing to say. */
+export async function statusRow(
+  $: EngineInterface,
+  settings: CheckpointSettings,
+  columns: number,
+): Promise<string | undefined> {
+  if (!settings.showStatus) return undefined
+  return statusText(await read($, checkpoint), await $.clock.now(), settings.staleMinutes, columns)
 }
 
 /**

@@ -6,12 +6,14 @@
 // when the ticket's identity changes, at session start and after a real compaction of the main conversation,
 // never on a step change. The engine itself sends a thread the system prompt it started with (a --resume
 // included), so what the model reads here is the state as of the thread's start; changes in between reach it
-// through the UserPromptSubmit command hook. The checkpoint nudge and the status line live in checkpoint.ts.
+// through the UserPromptSubmit command hook. The checkpoint nudge and the status row live in checkpoint.ts, the
+// row's site in statusline.ts.
 import type { EngineInterface, PromptComposeResult, PromptComposeSection, Register } from 'claude-code'
 import { atom, read, update } from 'claude-code'
 import type { SessionWorkflowPromptSnapshot } from '../../types'
 import { afterToolCall, atSessionEnd, atSessionStart, settingsOf } from './checkpoint'
 import type { StoredSection } from './workstate'
+import { drawStatusLine } from './statusline'
 import { parseWorkState, readStateFile } from './workstate'
 
 export { MAX_SECTION_BYTES, parseWorkState, utf8Length } from './workstate'
@@ -143,4 +145,9 @@ export const register: Register = (on, options) => {
       return result
     }
   }).catch(($, e, next) => next(e))
+
+  // The status row (statusline.ts): the run's state on the terminal's status line, under the prompt.
+  on('ui.render', { component: 'StatusLine' }, ($, e, next) => drawStatusLine($, e, next, settings)).catch(
+    ($, e, next) => next(e),
+  )
 }

@@ -244,6 +244,22 @@ def test_cursor_lines_and_steps() -> None:
     assert newest_cursor_step("# A\n") is None
 
 
+def test_a_comment_is_never_the_cursor_line_nor_the_next_action() -> None:
+    head = (
+        "# A\n## Cursor\n<!-- the NEXT ACTION on resume -->\n<!--\nNext: a prompt over\nlines -->\n"
+        "Next: <!-- fill in -->\n- Step 2: <!-- why --> wrote x\n- Next action: run z\n"
+    )
+    cursor = split_sections(head)[1]
+    assert cursor_first_line(cursor) == "Next:"
+    assert cursor_next_action(cursor) == "Next:"
+    cursor = split_sections(head.replace("Next: <!-- fill in -->\n", ""))[1]
+    assert cursor_first_line(cursor) == "- Step 2:  wrote x"
+    assert cursor_next_action(cursor) == "- Next action: run z"
+    prompts_only = split_sections("# A\n## Cursor\n<!-- Next: x -->\n  <!-- y\n-->\n")[1]
+    assert cursor_first_line(prompts_only) is None
+    assert cursor_next_action(prompts_only) is None
+
+
 def test_title() -> None:
     assert title_of("---\ntask: T1\n---\n## Mission\n# Real\n") == "Real"
     assert title_of("---\ntask: T1\n---\n## Mission\n") == "T1"

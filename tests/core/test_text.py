@@ -14,6 +14,7 @@ from session_workflow.core.text import (
     one_line,
     utf8_len,
     utf16_len,
+    without_comments,
 )
 from tests.reliability.strategies import char_text
 
@@ -136,3 +137,9 @@ def test_escaped_is_one_visible_line(text: str) -> None:
     assert shown.isprintable() or not [c for c in shown if not c.isprintable() and ord(c) > 0x7E]
     assert "\n" not in shown and '"' not in shown and not has_invisible(shown)
     shown.encode("utf-8")
+
+
+def test_without_comments_takes_out_html_comments_across_lines() -> None:
+    lines = ["<!-- a -->", "keep <!-- b --> this", "<!-- open", "still inside", "--> after", "<!---->x", "  ", "y <!--"]
+    assert without_comments(lines) == ["keep  this", "after", "x", "y"]
+    assert without_comments(["-->", "<!-- x --><!-- y -->"]) == ["-->"]

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from session_workflow.anchor.writer import anchor_template
 from session_workflow.core.context import HookContext
 from session_workflow.hook import precompact
 from session_workflow.workstate.section import WorkState
@@ -82,3 +83,15 @@ def test_the_next_action_is_named_once(line: str) -> None:
 def test_a_line_that_only_mentions_next_keeps_its_words() -> None:
     text = precompact.instructions(("/p/a.md", "- Step 3: lexer done; next: rule 7"), None, 0)
     assert text.endswith("its next action: - Step 3: lexer done; next: rule 7")
+
+
+def test_an_unfilled_anchor_has_no_next_action(tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]) -> None:
+    project = Project(tmp_path)
+    path = project.dir / ".claude" / "anchors" / "2026-11-29-exporter.md"
+    text = anchor_template("Ship the exporter", str(path), str(project.dir), "2026-11-29", "anchor new")
+    anchor = project.anchor(text)
+    assert _run(project, capsysbinary) == (
+        "session-workflow, to the summariser only (nothing for the assistant to do): keep these verbatim in the"
+        " summary; the plugin restores the state they name from disk after the compaction:\n"
+        f"- the control anchor file {anchor}\n"
+    )

@@ -120,6 +120,10 @@ describe("an anchor's head", () => {
     expect(anchorHead('\ufeff---\ntask: The task\n---\n\nno heading\n')).toEqual({ title: 'The task', step: null })
     expect(anchorHead('# A \u001b[31mred\u001b[0m\u202e title\n')).toEqual({ title: 'A [31mred [0m title', step: null })
     expect(anchorHead('')).toEqual({ title: null, step: null })
+    // A template's prompts are HTML comments: a heading inside one is no title.
+    const prompt = '---\ntask: The task\n---\n\n<!-- Fill in:\n# Example title\n-->\n<!-- a --><!--\n# Nor this\n-->\n'
+    expect(anchorHead(prompt)).toEqual({ title: 'The task', step: null })
+    expect(anchorHead(`${prompt}# The title\n`)).toEqual({ title: 'The title', step: null })
   })
 })
 
@@ -139,22 +143,33 @@ describe('the status text', () => {
     expect(statusText({ anchor, ticket: null, tasks: null }, 50 * 3_600_000, 30)).toBe('⚓ Run · step 2 · 2d STALE')
   })
 
-  test('58 columns, so the row fits 80 after the engine\'s "⚠ session-workflow: " lead', () => {
+  test('76 columns, the StatusLine site at an 80-column terminal: the title gives way first', () => {
     const ticket = { label: '#34', step: 'execute', updatedAt: null }
     const tasks = { inProgress: 1, pending: 2 }
-    const line = (title: string) => statusText({ anchor: { ...anchor, title }, ticket, tasks }, 0, 30)
-    expect(line('Run')).toBe('⚓ Run · step 2 · now · #34 execute · tasks 1+2')
-    expect(statusText({ anchor, ticket: null, tasks }, 0, 30)).toBe('⚓ Run · step 2 · now · tasks 1 active, 2 pending')
-    // The title gives way down to 12 columns; then the tasks shorten, then they go, then the ticket.
-    expect(line('Port the parser to v2')).toBe('⚓ Port the parse… · step 2 · now · #34 execute · tasks 1+2')
-    expect(line('Port the parser to grammar v2')).toBe('⚓ Port the parse… · step 2 · now · #34 execute · tasks 1+2')
-    expect(line('x'.repeat(60))).toBe(`⚓ ${'x'.repeat(14)}… · step 2 · now · #34 execute · tasks 1+2`)
+    const line = (title: string, width?: number) =>
+      statusText({ anchor: { ...anchor, title }, ticket, tasks }, 0, 30, width)
+    expect(line('Run')).toBe('⚓ Run · step 2 · now · #34 execute · tasks 1 active, 2 pending')
+    // What 2.1.332 drew in tmux at 80 columns, whole (⚓ takes two columns there).
+    expect(line('Migrate the whole billing service to the new ledger')).toBe(
+      '⚓ Migrate the who… · step 2 · now · #34 execute · tasks 1 active, 2 pending',
+    )
+    expect(line('x'.repeat(60))).toBe(`⚓ ${'x'.repeat(15)}… · step 2 · now · #34 execute · tasks 1 active, 2 pending`)
+    // Down to 12 columns of title; then the tasks shorten, then they go, then the ticket.
+    const review = { label: 'PROJ-1234', step: 'implementation', updatedAt: null }
+    const reviewed = (title: string) => statusText({ anchor: { ...anchor, title }, ticket: review, tasks }, 0, 30)
+    expect(reviewed('Port the parser to grammar v2')).toBe(
+      '⚓ Port the parser to… · step 2 · now · PROJ-1234 implementation · tasks 1+2',
+    )
+    expect(line('Port the parser to grammar v2', 58)).toBe('⚓ Port the pars… · step 2 · now · #34 execute · tasks 1+2')
     const stale = { anchor: { ...anchor, title: 'Port the parser' }, ticket, tasks }
-    expect(statusText(stale, 3 * 3_600_000, 30)).toBe('⚓ Port the parser · step 2 · 3h STALE · #34 execute')
+    expect(statusText(stale, 3 * 3_600_000, 30, 52)).toBe('⚓ Port the parser · step 2 · 3h STALE · #34 execute')
     const long = { label: 'VERY-LONG-TRACKER-ID-12345', step: 'implementation-review', updatedAt: null }
-    expect(statusText({ ...stale, ticket: long }, 3 * 3_600_000, 30)).toBe('⚓ Port the parser · step 2 · 3h STALE')
-    for (const title of ['Run', 'Port the parser to v2', 'x'.repeat(60)]) {
-      expect([...(line(title) ?? '')].length).toBeLessThanOrEqual(58)
+    expect(statusText({ ...stale, ticket: long }, 3 * 3_600_000, 30, 52)).toBe('⚓ Port the parser · step 2 · 3h STALE')
+    for (const title of ['Run', 'Port the parser to v2', 'x'.repeat(60), '⚓⚓⚓ 移植'.repeat(9)]) {
+      let columns = 0
+      for (const char of line(title) ?? '') columns += /[\u2693\u2e80-\ua4cf]/.test(char) ? 2 : 1
+      expect(columns).toBeLessThanOrEqual(76)
+      expect(columns).toBeGreaterThanOrEqual(title.length > 30 ? 75 : 0)
     }
   })
 })

@@ -9,6 +9,14 @@ const SESSION = '3f2b8e0c-5a1d-4c9e-9b7a-1d2e3f4a5b6c'
 const ROOT = '/home/dev/project'
 const ANCHOR = `${ROOT}/.claude/anchors/2026-11-30-port-the-parser.md`
 const ANCHOR_TEXT = '---\nformat: anchor/v1\ntask: Port the parser\nstep: 0\n---\n\n# Port the parser\n\n## Cursor\n'
+/** What `session-workflow anchor new` writes, its prompts HTML comments (abridged; one comment holds a heading). */
+const TEMPLATE = [
+  '---\nformat: anchor/v1\ndate: 2026-11-30\ntask: Port the parser\nstep: 0\nsource: s\n---\n',
+  '<!--\n# An example\n-->\n# Port the parser\n',
+  '## Mission\n<!-- The goal in a sentence or two and the hard constraints. -->\n',
+  '## Cursor\n<!-- Done / in progress / the NEXT ACTION on resume: one imperative step -->\n',
+  '<!-- anchor:tail -->\n',
+].join('\n')
 const STATE_PATH = `${ROOT}/.claude/session-workflow/work-state.json`
 const CONFIG = '/home/dev/.claude'
 const MINUTE = 60_000
@@ -27,7 +35,10 @@ type World = {
   autoCompact: boolean
   /** What each Bash command prints, by command. */
   outputs: Map<string, string>
-  statuses: (string | undefined)[]
+  /** The StatusLine site's text as the plugin handed it on, at the last draw. */
+  drawn: string | null | undefined
+  /** How often the plugin asked for a redraw. */
+  redraws: number
   surfaces: string[]
   clock: MockClock
 }
@@ -41,7 +52,8 @@ function rig(on: On, stored: Record<string, unknown> = {}): World {
     tokens: undefined,
     autoCompact: true,
     outputs: new Map(),
-    statuses: [],
+    drawn: undefined,
+    redraws: 0,
     surfaces: [],
     clock: mock.clock(on, { now: Date.parse('2026-11-30T10:00:00Z') }),
   }
@@ -82,8 +94,12 @@ function rig(on: On, stored: Record<string, unknown> = {}): World {
       value: names.map((name) => ({ name, kind: 'file', size: world.files.get(`${e.path}/${name}`)?.length ?? 0, mtimeMs: 0, isLink: false })),
     } as never
   })
-  on('ui.status', ($, e) => {
-    world.statuses.push(e.text)
+  on('ui.render', { component: 'StatusLine' }, ($, e, next) => {
+    world.drawn = e.props.text
+    return next(e)
+  })
+  on('ui.invalidate', () => {
+    world.redraws++
     return { value: undefined }
   })
   on('tool.call', ($, e) => {
@@ -92,6 +108,18 @@ function rig(on: On, stored: Record<string, unknown> = {}): World {
     return { result: { stdout, stderr: '', interrupted: false }, text: stdout } as never
   })
   return world
+}
+
+/**
+ * The status row the terminal draws now under the prompt at an 80-column terminal (the site's 76 columns, as
+ * 2.1.332 measures them): the StatusLine site's text as the plugin hands it on; null when it adds nothing.
+ */
+async function row($: Engine, world: World, text: string | null = null, columns = 76, maxRows = 5) {
+  world.drawn = undefined
+  const props = { text, isManaged: false, isWorking: false, maxRows, columns }
+  const ui = await $.ui.mount({ plugin: 'session-workflow', surface: 'terminal', component: 'StatusLine', props } as never)
+  await ui.unmount()
+  return world.drawn
 }
 
 /** One Bash call, made where the fill stands at `tokens`: the reminder it came back with, or undefined. */
@@ -172,7 +200,7 @@ describe('the checkpoint nudge', () => {
       expect(await bash($, world, `cat ${ANCHOR}`, tokens)).toBeUndefined()
       expect(await bash($, world, STEP, tokens)).toBeUndefined()
     }
-    expect(world.statuses.filter((text) => text !== undefined)).toEqual([])
+    expect(await row($, world)).toBeNull()
   })
 
   test('a closed anchor is no longer kept', async ($, on) => {
@@ -181,13 +209,13 @@ describe('the checkpoint nudge', () => {
     world.outputs.set(close, `closed ${ANCHOR} -> ${ANCHOR.replace(/\.md$/, '.closed.md')}\n`)
     expect(await bash($, world, close, 40_000)).toBeUndefined()
     expect(await bash($, world, 'ls', 55_000)).toBeUndefined()
-    expect(world.statuses.at(-1)).toBeUndefined()
+    expect(await row($, world)).toBeNull()
   })
 
   test('a /clear ends the session: the next one keeps no anchor until its own writers run', async ($, on) => {
     const world = await withAnchor($, on)
     await $.session.end({ reason: 'clear', sessionId: SESSION, resume: {} } as never)
-    expect(world.statuses.at(-1)).toBeUndefined()
+    expect(await row($, world)).toBeNull()
     expect(await bash($, world, 'ls', 55_000)).toBeUndefined()
   })
 
@@ -195,7 +223,7 @@ describe('the checkpoint nudge', () => {
     const world = await withAnchor($, on)
     world.files.delete(ANCHOR)
     expect(await bash($, world, 'ls', 55_000)).toBeUndefined()
-    expect(world.statuses.at(-1)).toBeUndefined()
+    expect(await row($, world)).toBeNull()
     world.files.set(ANCHOR, ANCHOR_TEXT)
     expect(await bash($, world, 'ls', 60_000)).toBeUndefined()
   })
@@ -268,23 +296,31 @@ describe('the status line', () => {
     world.files.set(`${tasks}/3.json`, JSON.stringify({ id: '3', status: 'pending' }))
     world.files.set(`${tasks}/4.json`, JSON.stringify({ id: '4', status: 'completed' }))
     await $.session.start({ cwd: ROOT, surface: 'terminal', isInteractive: true })
-    expect(world.statuses.at(-1)).toBe('⚓ Port the pa… · step 0 · now · PROJ-7 execute · tasks 1+2')
-    await world.clock.advance(4 * MINUTE)
-    expect(world.statuses.at(-1)).toBe('⚓ Port the parser · step 0 · 4m ago · PROJ-7 execute')
+    expect(await row($, world)).toBe('⚓ Port the par… · step 0 · now · PROJ-7 execute · tasks 1 active, 2 pending')
+    const redraws = world.redraws
+    await world.clock.advance(MINUTE)
+    expect(world.redraws).toBe(redraws + 1) // the age moved, "now" to "1m ago": drawn again, nothing read
+    await world.clock.advance(3 * MINUTE)
+    expect(await row($, world)).toBe('⚓ Port the parser · step 0 · 4m ago · PROJ-7 execute · tasks 1+2')
     await bash($, world, STEP, 10_000)
-    expect(world.statuses.at(-1)).toBe('⚓ Port the pa… · step 1 · now · PROJ-7 execute · tasks 1+2')
+    expect(await row($, world)).toBe('⚓ Port the par… · step 1 · now · PROJ-7 execute · tasks 1 active, 2 pending')
     world.files.clear() // from here nothing on disk: the line is recomputed from memory
     await world.clock.advance(31 * MINUTE)
-    expect(world.statuses.at(-1)).toBe('⚓ Port the parser · step 1 · 31m STALE · PROJ-7 execute')
+    expect(await row($, world)).toBe('⚓ Port the parser · step 1 · 31m STALE · PROJ-7 execute · tasks 1+2')
+    // The person's own status line keeps its rows, this one under them; a site with no row to spare adds none.
+    expect(await row($, world, 'main · 3 files\n')).toBe(
+      'main · 3 files\n⚓ Port the parser · step 1 · 31m STALE · PROJ-7 execute · tasks 1+2',
+    )
+    expect(await row($, world, 'main', 76, 0)).toBe('main')
   })
 
-  test('a long wide title gives way to fit 58 columns', async ($, on) => {
+  test('a long wide title gives way to fit the site\'s columns', async ($, on) => {
     const world = rig(on)
     const title = '移植'.repeat(40)
     world.files.set(ANCHOR, `---\nstep: 4\n---\n\n# ${title}\u202e\n`)
     world.outputs.set(STEP, `step 4 -> 5  ${ANCHOR}\n`)
     await bash($, world, STEP, 1000)
-    const line = world.statuses.at(-1) ?? ''
+    const line = (await row($, world, null, 58)) ?? ''
     expect(line.startsWith('⚓ 移植移植')).toBe(true)
     expect(line.endsWith('… · step 5 · now')).toBe(true)
     expect(line.includes('\u202e')).toBe(false)
@@ -294,12 +330,20 @@ describe('the status line', () => {
     expect(columns).toBeGreaterThan(55)
   })
 
+  test('a new anchor, its template still unfilled: the title and step 0, never a prompt of the template', async ($, on) => {
+    const world = rig(on)
+    world.files.set(ANCHOR, TEMPLATE)
+    world.outputs.set(NEW, `${ANCHOR}\n`)
+    await bash($, world, NEW, 1000)
+    expect(await row($, world)).toBe('⚓ Port the parser · step 0 · now')
+  })
+
   test('a resumed session in a new process recalls the anchor it kept (the plugin store)', async ($, on) => {
     const writtenAt = Date.parse('2026-11-30T09:00:00Z')
     const kept = { path: ANCHOR, title: 'Port the parser', step: 3, writtenAt }
     const world = rig(on, { keptAnchors: { 'another-session': null, [SESSION]: kept } })
     await $.session.start({ cwd: ROOT, surface: null, isInteractive: false })
-    expect(world.statuses.at(-1)).toBe('⚓ Port the parser · step 3 · 1h STALE')
+    expect(await row($, world)).toBe('⚓ Port the parser · step 3 · 1h STALE')
     expect(await bash($, world, 'ls', 55_000)).toContain(`anchor step ${ANCHOR}`)
   })
 
@@ -308,19 +352,19 @@ describe('the status line', () => {
     const world = rig(on, { keptAnchors: { [SESSION]: kept } })
     world.files.delete(ANCHOR)
     await $.session.start({ cwd: ROOT, surface: null, isInteractive: false })
-    expect(world.statuses.filter((text) => text !== undefined)).toEqual([])
+    expect(await row($, world)).toBeNull()
   })
 
   test('status_line false shows nothing', { options: { status_line: false } }, async ($, on) => {
     const world = await withAnchor($, on)
     await bash($, world, STEP, 10_000)
-    expect(world.statuses.filter((text) => text !== undefined)).toEqual([])
+    expect(await row($, world)).toBeNull()
   })
 
   test('a session with no state shows nothing', async ($, on) => {
     const world = rig(on)
     await $.session.start({ cwd: ROOT, surface: 'terminal', isInteractive: true })
     await bash($, world, 'ls', 10_000)
-    expect(world.statuses.filter((text) => text !== undefined)).toEqual([])
+    expect(await row($, world)).toBeNull()
   })
 })

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from session_workflow.anchor.discover import HEAD_READ_BYTES, OTHERS_NAMED
 from session_workflow.anchor.frame import HEAD_CLOSE, NAME_CAP, QUOTE, body_sections, opening, trim_end
+from session_workflow.anchor.template import is_unfilled
 from session_workflow.anchor.text import (
     DONE,
     FULL,
@@ -55,6 +56,19 @@ def _close_advice(path: str) -> str:
     return command if utf16_len(command) <= 2 * PATH_CAP else "rename it to *.closed.md"
 
 
+def unfilled_line(path: str) -> str:
+    """The one line an anchor still holding only its template injects: where it is, that it was never filled, and
+    the command that writes it (its template's prompts are comments, never the run's state)."""
+    quoted = shell_quote(path)
+    if utf16_len(quoted) > 2 * PATH_CAP:
+        quoted = "FILE"
+    return (
+        f"Control anchor {display_path(path)}: created, not filled yet. Write it whole with"
+        f" `session-workflow anchor write {quoted} <<'EOF'`, the anchor's text, then a line `EOF`"
+        f" (`session-workflow anchor show {quoted}` prints the template)."
+    )
+
+
 def show_command(path: str, whole: bool = False) -> str:
     """The command that prints an anchor as the hook frames it (``--all``: with its TAIL), in backticks.
 
@@ -100,7 +114,7 @@ class Move:
 class AnchorBlock:
     """Pure rendering of the chosen anchor (full HEAD, pointer or parked) with the notes around it."""
 
-    __slots__ = ("_body", "age", "anchor", "candidate", "move", "others", "others_total", "source", "tier")
+    __slots__ = ("_body", "age", "anchor", "candidate", "move", "others", "others_total", "source", "tier", "unfilled")
 
     def __init__(
         self,
@@ -122,6 +136,7 @@ class AnchorBlock:
         self.others_total = others_total
         self.move = move
         self._body: list[Section] | None = None
+        self.unfilled = is_unfilled(anchor)
 
     @property
     def body(self) -> list[Section]:
@@ -339,13 +354,18 @@ class AnchorBlock:
 
     def floor_text(self) -> str:
         """The least this block says that is still true: path, cursor line, and that the rest was dropped."""
+        if self.unfilled:
+            return unfilled_line(self.candidate.path)
         if self.tier == FULL:
             return self._full_floor()
         variants = self._short_variants()
         return variants[-1] if variants else ""
 
     def render(self, budget: int) -> str:
-        """The block within ``budget`` UTF-16 units ("" when not even the floor fits)."""
+        """The block within ``budget`` UTF-16 units ("" when not even the floor fits); one line when unfilled."""
+        if self.unfilled:
+            line = unfilled_line(self.candidate.path)
+            return line if utf16_len(line) <= budget else ""
         if self.tier == FULL:
             return self.render_full(budget)[0]
         for text in self._short_variants():

@@ -16,6 +16,7 @@ from session_workflow.anchor.choice import Trust, select
 from session_workflow.anchor.discover import MAX_LISTED, Candidate, DirScan, read_anchor, scan_folder
 from session_workflow.anchor.frame import frame
 from session_workflow.anchor.registry import adopt_command
+from session_workflow.anchor.template import is_unfilled
 from session_workflow.anchor.text import (
     DONE,
     DORMANT_AGE,
@@ -59,6 +60,8 @@ def _scan_all(target: str | None, vouch: Callable[[Candidate], bool] | None = No
 
 
 def _cursor(candidate: Candidate) -> str:
+    if candidate.anchor is not None and is_unfilled(candidate.anchor):
+        return "(created, not filled yet)"
     line = candidate.anchor.cursor_line() if candidate.anchor is not None else None
     return cut_utf16(one_line(line), CURSOR_CAP) if line else "(none)"
 

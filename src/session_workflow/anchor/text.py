@@ -10,7 +10,14 @@ Sizes are UTF-16 code units, the unit Claude Code's additionalContext cap counts
 
 from __future__ import annotations
 
-from session_workflow.core.text import INVISIBLE_RANGES, cut_utf16, escaped, has_invisible, utf16_len
+from session_workflow.core.text import (
+    INVISIBLE_RANGES,
+    cut_utf16,
+    escaped,
+    has_invisible,
+    utf16_len,
+    without_comments,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -374,14 +381,14 @@ def section_body_lines(section: Section) -> list[str]:
 
 
 def cursor_first_line(section: Section) -> str | None:
-    """The first non-blank line under the cursor heading: the claim a reader can check against reality."""
-    body = section_body_lines(section)
+    """The first line under the cursor heading that is not a comment: the claim a reader can check against reality."""
+    body = without_comments(section_body_lines(section))
     return body[0] if body else None
 
 
 def cursor_next_action(section: Section) -> str | None:
-    """The cursor's next-action line (the first line naming "next"), else its first line."""
-    body = section_body_lines(section)
+    """The cursor's next-action line (the first line naming "next"), else its first line; comments are neither."""
+    body = without_comments(section_body_lines(section))
     for line in body:
         if "next" in line.lower():
             return line

@@ -25,6 +25,7 @@ import time
 
 from session_workflow.anchor import registry
 from session_workflow.anchor.discover import is_open_name, kind_of_bytes, list_open
+from session_workflow.anchor.template import HEAD_SECTIONS, TAIL_SECTIONS, resume_steps
 from session_workflow.anchor.text import (
     BOM,
     STEP_BULLET,
@@ -64,46 +65,6 @@ SLUG_MAX = 48
 MAX_NAME_TRIES = 100
 MAX_STDIN_BYTES = atomic.MAX_WRITER_READ_BYTES
 BAD_ARGUMENTS = 2
-
-# The HEAD in survival order (the hook spends its budget top-down on whole sections), each with what goes there.
-HEAD_SECTIONS: tuple[tuple[str, str], ...] = (
-    (
-        "Mission",
-        "The goal in a sentence or two and the hard constraints. Quote every user instruction that constrains"
-        " the mechanism word for word with an id (U1, U2, ...); a reversal is quoted too and names what it replaces.",
-    ),
-    (
-        "Cursor",
-        "Done / in progress / the NEXT ACTION on resume: one imperative step and the precondition to check"
-        ' before it; a pending question to re-ask verbatim. `anchor step` adds "- Step N: ..." lines here,'
-        " newest first.",
-    ),
-    ("Resume steps", ""),  # filled in with absolute paths by ``resume_steps``
-    (
-        "Invariants",
-        "Decisions and constraints that hold for the whole run, so a fresh context does not reopen them.",
-    ),
-    (
-        "Parallel tracks",
-        "Only when a peer run shares these trees: its anchor's path and the surface this track never touches.",
-    ),
-    (
-        "In-flight work",
-        "Background jobs the cursor waits on: ids, log paths, and 'do not relaunch over the same output'.",
-    ),
-    (
-        "Last-known-good",
-        "The recoverable state: commit hashes, branches and PRs, tags, files written, the checkpoint reached.",
-    ),
-    (
-        "Plan pointer",
-        "Where the full plan lives (a path), so this file stays a cursor and not a second copy of the plan.",
-    ),
-)
-TAIL_SECTIONS: tuple[tuple[str, str], ...] = (
-    ("Decisions log", "Append-only: why the non-obvious calls were made (date, decision, reason)."),
-    ("Folded history", "Closed phases and finished cursor entries, one line each, moved here to keep the HEAD small."),
-)
 
 _LEADING_NUMBER = re.compile(r"\d{1,9}")
 _LIST_ITEM = re.compile(r"^[ \t]*(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)")
@@ -161,23 +122,6 @@ def _git_root(directory: str) -> str | None:
         if parent == current:
             return None
         current = parent
-
-
-def resume_steps(anchor_path: str, project_dir: str, git_root: str | None) -> list[str]:
-    """Resume steps in absolute paths: they run after a restart, wherever the shell happens to be."""
-    check = (
-        f"`git -C {git_root} log --oneline -10` and `git -C {git_root} status --short`, then the artifacts"
-        " named in Last-known-good"
-        if git_root
-        else f"the artifacts named in Last-known-good (under {project_dir})"
-    )
-    return [
-        f"1. Print this anchor: `session-workflow anchor show {shell_quote(anchor_path)}` (`--all` adds the TAIL;"
-        " never Read or cat it, which Claude Code re-attaches whole after each compaction).",
-        f"2. Check the durable state before trusting the cursor: {check}; where they disagree, they win.",
-        "3. Continue from the Cursor's newest entry: verify its precondition first, so a half-done step is"
-        " finished, not redone.",
-    ]
 
 
 def anchor_template(task: str, anchor_path: str, project_dir: str, date: str, source: str) -> str:

@@ -149,3 +149,25 @@ def cut_code_points(text: str, max_points: int, marker: str = ELLIPSIS) -> str:
         return text
     room = max_points - len(marker)
     return text[:room] + marker if room >= 0 else ""
+
+
+def without_comments(lines: list[str]) -> list[str]:
+    """Stripped lines with their HTML comments (a template's prompts, spanning lines or not) taken out, blank ones
+    dropped: a comment is never the claim or the next action a report shows. Linear: ``find`` from a moving start."""
+    kept = []
+    inside = False
+    for line in lines:
+        pieces = []
+        start = 0
+        while start <= len(line):
+            found = line.find("-->" if inside else "<!--", start)
+            if not inside:
+                pieces.append(line[start : len(line) if found < 0 else found])
+            if found < 0:
+                break
+            start = found + (3 if inside else 4)
+            inside = not inside
+        text = "".join(pieces).strip()
+        if text:
+            kept.append(text)
+    return kept
