@@ -36,13 +36,22 @@ class Trust:
         self.by_record = by_record
 
     def vouch(self, candidate: Candidate) -> bool:
+        """True when the record vouches for the file: by its identity, or (moved: a stash and pop, a checkout, a
+        copy kept with ``cp -p``) by its very bytes, which have the kind recorded for them. A file whose record
+        no longer vouches for it keeps that record in ``candidate.record``: it is the run's own, changed."""
         if candidate.identity is None:
             return False
-        candidate.record = registry.read(self.env, candidate.real)
-        if candidate.record is None or not candidate.record.vouches_for(candidate.identity):
+        record = candidate.record = registry.read(self.env, candidate.real)
+        if record is None:
+            return False
+        if record.vouches_for(candidate.identity):
+            if self.by_record:
+                candidate.recorded_kind = record.kind_of(candidate.identity)
+            return True
+        if not registry.same_bytes(record, candidate.real, candidate.identity):
             return False
         if self.by_record:
-            candidate.recorded_kind = candidate.record.kind_of(candidate.identity)
+            candidate.recorded_kind = record.kind
         return True
 
 
