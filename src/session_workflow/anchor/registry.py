@@ -432,8 +432,8 @@ def forget(env: Mapping[str, str], path: str, strict: bool = False) -> None:
     copy = [copy_file(folder, real, record.copy[0])] if record is not None and record.copy is not None else []
     try:
         os.unlink(target)
-    except FileNotFoundError:
-        pass
+    except (FileNotFoundError, NotADirectoryError):
+        pass  # no record there to go stale
     except OSError:
         if strict:
             raise
