@@ -474,4 +474,5 @@ def test_a_full_state_folder_fails_the_write_and_keeps_the_anchor() -> None:
             done = cli(box, "anchor", "write", path, stdin=anchor_text("NEW").replace("step: 1", "step: 5").encode())
             assert "No space left on device" in done.stderr
             assert_failed_untouched(done, before, box)
+            assert_failed_untouched(cli(box, "anchor", "step", path, "x"), before, box)
             assert cold_block(box).count("- Next action: OURS") == 1
