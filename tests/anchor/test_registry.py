@@ -137,3 +137,15 @@ def test_a_session_lists_at_most_8_anchors_newest_first(tmp_path: Path) -> None:
         paths.append(os.path.realpath(path))
     assert registry.kept_by(env, "s-1") == paths[::-1][:8]
     assert registry.kept_by(env, "s-2") == []
+
+
+def test_only_a_file_of_the_recorded_size_is_hashed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The hook reads and hashes a file only when its size is the recorded one: linear, and rare."""
+    hashed: list[int] = []
+    real = registry.digest_of
+    monkeypatch.setattr(registry, "digest_of", lambda data: hashed.append(len(data)) or real(data))
+    path, identity = _anchor_file(tmp_path, b"x" * 100)
+    record = registry.Record(path, [registry.Identity(0, 0, 99, 1)], [], digest=real(b"x" * 99))
+    assert not registry.same_bytes(record, path, identity) and hashed == []
+    record.identities = [registry.Identity(0, 0, 100, 1)]
+    assert not registry.same_bytes(record, path, identity) and hashed == [100]
