@@ -143,7 +143,12 @@ def test_only_a_file_of_the_recorded_size_is_hashed(tmp_path: Path, monkeypatch:
     """The hook reads and hashes a file only when its size is the recorded one: linear, and rare."""
     hashed: list[int] = []
     real = registry.digest_of
-    monkeypatch.setattr(registry, "digest_of", lambda data: hashed.append(len(data)) or real(data))
+
+    def counted(data: bytes) -> str:
+        hashed.append(len(data))
+        return real(data)
+
+    monkeypatch.setattr(registry, "digest_of", counted)
     path, identity = _anchor_file(tmp_path, b"x" * 100)
     record = registry.Record(path, [registry.Identity(0, 0, 99, 1)], [], digest=real(b"x" * 99))
     assert not registry.same_bytes(record, path, identity) and hashed == []

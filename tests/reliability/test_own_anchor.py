@@ -27,6 +27,7 @@ from pathlib import Path
 import pytest
 
 from session_workflow.anchor import registry
+from session_workflow.core.errors import Failure
 from session_workflow.core.locations import kept_index, trust_dir
 
 from .sandbox import REPO, Sandbox, sandbox, snapshot
@@ -434,7 +435,7 @@ def test_step_fails_untouched_when_the_record_cannot_be_made(monkeypatch: pytest
             raise OSError(28, "No space left on device")
 
         monkeypatch.setattr(registry, "vouch", full)
-        with pytest.raises(writer.Failure, match="No space left on device"):
+        with pytest.raises(Failure, match="No space left on device"):
             writer.step_anchor(path, "x", box.env(), box.session, 0.0)
         assert snapshot(box.anchors()) == before
 
