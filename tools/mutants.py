@@ -243,6 +243,13 @@ MUTANTS = [
         "8 kept anchors -> 9", "anchor/registry.py", "MAX_KEPT = 8", "MAX_KEPT = 9", ("tests/anchor/test_registry.py",)
     ),
     Mutant(
+        "hash budget 4 MiB -> 5 MiB",
+        "anchor/choice.py",
+        "HASH_BUDGET_BYTES = 4 << 20",
+        "HASH_BUDGET_BYTES = 5 << 20",
+        ("tests/anchor/test_part.py",),
+    ),
+    Mutant(
         "an unrecorded write only warns",
         "anchor/writer.py",
         '            raise Failure(\n                f"cannot record {path}',

@@ -23,17 +23,24 @@ if TYPE_CHECKING:
     from session_workflow.core.context import HookContext
 
 
+# The bytes one look at a folder may hash to trust moved anchors (each at most ``registry.MAX_DIGEST_BYTES``): a
+# folder of 100 moved anchors of ours costs at most this much reading; past it, a moved one is named as changed.
+HASH_BUDGET_BYTES = 4 << 20
+
+
 class Trust:
     """The registry's view for one hook run: does this machine's writer (or an adopt) vouch for a file as it is?
 
     ``by_record``: a file still of the identity its record names is ranked by the kind recorded there, unread.
+    ``budget``: the bytes still to hash for files whose identity moved (``HASH_BUDGET_BYTES`` in all).
     """
 
-    __slots__ = ("by_record", "env")
+    __slots__ = ("budget", "by_record", "env")
 
     def __init__(self, env: Mapping[str, str], by_record: bool = True) -> None:
         self.env = env
         self.by_record = by_record
+        self.budget = HASH_BUDGET_BYTES
 
     def vouch(self, candidate: Candidate) -> bool:
         """True when the record vouches for the file: by its identity, or (moved: a stash and pop, a checkout, a
@@ -48,8 +55,10 @@ class Trust:
             if self.by_record:
                 candidate.recorded_kind = record.kind_of(candidate.identity)
             return True
-        if not registry.same_bytes(record, candidate.real, candidate.identity):
+        size = candidate.identity.size
+        if size > self.budget or not registry.same_bytes(record, candidate.real, candidate.identity):
             return False
+        self.budget -= size
         if self.by_record:
             candidate.recorded_kind = record.kind
         return True
