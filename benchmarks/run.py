@@ -263,6 +263,9 @@ def scenarios(load: workload.Workload, python: str) -> list[Scenario]:
         for count, session in sorted(load.growth.get(dimension, {}).items()):
             key = f"growth-{dimension}-{count}"
             rows.append((key, label.format(f"{count:,}"), session, "SessionStart", source, expect, (dimension, count)))
+    assert load.moved is not None
+    moved_label = "SessionStart compact, anchor moved (hashed)"
+    rows.append(("ss-moved", moved_label, load.moved, "SessionStart", "compact", (workload.ANCHOR_TITLE,), None))
     full = load.compact[min(load.compact)]
     rows.append(("ups-unchanged", "UserPromptSubmit, work state unchanged", full, "UserPromptSubmit", None, (), None))
     rows.append(("ups-no-state", "UserPromptSubmit, no work state", empty, "UserPromptSubmit", None, (), None))

@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
     from typing import Any
 
-GENERATOR_VERSION = 4  # 4: the anchors are adopted with their kind, as the writers record it
+GENERATOR_VERSION = 5  # 5: the moved anchor (its bytes at a new inode: the digest path)
 KB = 1 << 10
 MB = 1 << 20
 FIXTURES = os.path.join(ROOT, "tests", "fixtures", "transcripts")
@@ -148,6 +148,7 @@ class Workload:
         "compact",
         "growth",
         "home",
+        "moved",
         "plugin_data",
         "root",
         "scale",
@@ -160,6 +161,8 @@ class Workload:
         self.home = os.path.join(root, "home")
         self.plugin_data = os.path.join(root, "plugin-data")
         self.anchorless: Session | None = None
+        # One anchor whose record names other identities than the file's: the hook hashes it (same bytes).
+        self.moved: Session | None = None
         self.compact: dict[int, Session] = {}
         self.scale: dict[int, Session] = {}
         # dimension → count → session; each session's plugin data is ``plugin_data_of(session)``.
@@ -173,6 +176,7 @@ class Workload:
 
         return {
             "anchorless": self.anchorless.as_list() if self.anchorless else None,
+            "moved": self.moved.as_list() if self.moved else None,
             "compact": table(self.compact),
             "scale": table(self.scale),
             "growth": {dimension: table(sessions) for dimension, sessions in self.growth.items()},
@@ -188,6 +192,7 @@ class Workload:
             return {int(size): Session(*fields) for size, fields in entries.items()}
 
         workload.anchorless = Session(*sessions["anchorless"])
+        workload.moved = Session(*sessions["moved"])
         workload.compact = table(sessions["compact"])
         workload.scale = table(sessions["scale"])
         workload.growth = {dimension: table(entries) for dimension, entries in sessions["growth"].items()}
@@ -512,6 +517,13 @@ def refresh(workload: Workload, now: float) -> None:
             path = os.path.join(folder, anchor_name(index))
             if os.path.exists(path) and not registry.is_ours({"HOME": workload.home}, path):
                 adopt(workload, path)
+    moved = workload.moved
+    assert moved is not None
+    path = os.path.join(moved.project, ".claude", "anchors", anchor_name(0))
+    os.utime(path, (now - 300.0, now - 300.0))
+    adopt(workload, path)
+    shutil.copy2(path, path + ".moved")  # ``cp -p`` back over it: the same bytes at a new inode
+    os.replace(path + ".moved", path)
     writer = workload.writer
     assert writer is not None
     write_bytes(workload.writer_anchor, anchor_text(ANCHOR_TITLE, 8 * KB, 40 * KB).encode("utf-8"))
@@ -606,6 +618,14 @@ def generate(root: str, sizes: Sizes) -> Workload:
                 write_state(project, sid)
                 write_records(os.path.join(config, "plugin-data", "work-state-delivered"), count - 1, now, rng)
             workload.growth[dimension][count] = session
+
+    # Moved: the full compact's anchor alone, its bytes put back at a new inode (``refresh``), a small transcript.
+    project = os.path.join(root, "moved", "project")
+    config = os.path.join(root, "moved", "config")
+    sid = session_id(rng)
+    write_anchors(project, 1, sizes)
+    workload.moved = Session(project, config, sid, transcript_path(config, project, sid))
+    write_transcript(workload.moved.transcript, sizes.growth_transcript, project, config, sid)
 
     # Writers: their own project (reset before every run), so they never disturb the SessionStart scenarios.
     project = os.path.join(root, "writer", "project")

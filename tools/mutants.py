@@ -340,6 +340,94 @@ MUTANTS = [
         "if find_spec is None:",
         DOCTOR,
     ),
+    # Issue 25 (digest, copy, restore).
+    Mutant(
+        "moved bytes trusted whatever they are",
+        "anchor/registry.py",
+        "return digest_of(read[0]) == record.digest",
+        "return True",
+        ("tests/anchor/test_registry.py", "tests/reliability/test_own_anchor.py"),
+    ),
+    Mutant(
+        "a file of another size is hashed",
+        "anchor/registry.py",
+        "if record.digest is None or not record.identities or identity.size != record.identities[0].size:",
+        "if record.digest is None or not record.identities:",
+        ("tests/anchor/test_registry.py",),
+    ),
+    Mutant(
+        "hashed up to 1 MiB -> 2 MiB",
+        "anchor/registry.py",
+        "MAX_DIGEST_BYTES = 1 << 20",
+        "MAX_DIGEST_BYTES = 2 << 20",
+        ("tests/anchor/test_registry.py",),
+    ),
+    Mutant(
+        "the whole-file copy 64 KiB -> 65 KiB",
+        "anchor/registry.py",
+        "COPY_MAX_BYTES = 64 * 1024",
+        "COPY_MAX_BYTES = 65 * 1024",
+        ("tests/anchor/test_registry.py",),
+    ),
+    Mutant(
+        "8 kept anchors -> 9", "anchor/registry.py", "MAX_KEPT = 8", "MAX_KEPT = 9", ("tests/anchor/test_registry.py",)
+    ),
+    Mutant(
+        "hash budget 4 MiB -> 5 MiB",
+        "anchor/choice.py",
+        "HASH_BUDGET_BYTES = 4 << 20",
+        "HASH_BUDGET_BYTES = 5 << 20",
+        ("tests/anchor/test_part.py",),
+    ),
+    Mutant(
+        "an unrecorded write only warns",
+        "anchor/writer.py",
+        '            raise Failure(\n                f"cannot record {path}',
+        '            print(\n                f"cannot record {path}',
+        ("tests/reliability/test_own_anchor.py",),
+    ),
+    Mutant(
+        "write takes over a changed anchor",
+        "anchor/writer.py",
+        "        refuse_changed(env, path)\n        stored = frontmatter_step(current)",
+        "        stored = frontmatter_step(current)",
+        ("tests/reliability/test_own_anchor.py",),
+    ),
+    Mutant(
+        "restore writes over a changed file",
+        "anchor/writer.py",
+        "            if not force:\n                advice",
+        "            if False:\n                advice",
+        ("tests/reliability/test_own_anchor.py",),
+    ),
+    Mutant(
+        "restore --force drops the changed file",
+        "anchor/writer.py",
+        "kept.append(_keep_changed(path, current, now))",
+        'kept.append(path + ".changed")',
+        ("tests/reliability/test_own_anchor.py",),
+    ),
+    Mutant(
+        "a changed anchor of ours named as a stranger's",
+        "anchor/part.py",
+        "notes = gone_notes(ctx) + changed_notes(changed) + untrusted_notes(strangers)",
+        "notes = gone_notes(ctx) + untrusted_notes(selection.untrusted)",
+        ("tests/reliability/test_own_anchor.py", "tests/reliability/test_trust.py"),
+    ),
+    Mutant(
+        "an anchor closed by a rename is gone",
+        "anchor/part.py",
+        " or os.path.lexists(real) or os.path.lexists(closed_name(real)):",
+        " or os.path.lexists(real):",
+        ("tests/reliability/test_own_anchor.py",),
+    ),
+    Mutant(
+        "no gone line without an anchors folder",
+        "hook/compose.py",
+        "return locations.any_anchors(folders) or locations.any_kept_anchors(ctx.env, ctx.session_id)",
+        "return locations.any_anchors(folders)",
+        ("tests/reliability/test_own_anchor.py",),
+    ),
 ]
 
 

@@ -630,3 +630,24 @@ def test_golden_parallel_track(tmp_path: Path) -> None:
     trust(theirs, session="sess-2")
     (tmp_path / ".claude" / "anchors" / "cloned.md").write_text(live("Cloned"), encoding="utf-8")
     assert_golden("parallel_track", rendered(make_ctx(tmp_path)), tmp_path)
+
+
+def test_moved_anchors_are_hashed_up_to_4_mib_a_look(tmp_path: Path) -> None:
+    """Same bytes at a new inode are trusted after a hash; one look at a folder hashes at most 4 MiB in all."""
+    import shutil
+
+    from session_workflow.anchor.choice import Trust
+
+    folder = tmp_path / ".claude" / "anchors"
+    folder.mkdir(parents=True)
+    text = live("Big")
+    data = (text + "x" * (1_048_576 - len(text) - 1) + "\n").encode()
+    assert len(data) == 1_048_576
+    for n in range(5):
+        path = folder / f"a{n}.md"
+        path.write_bytes(data)
+        trust(path)
+        shutil.copy2(path, f"{path}.moved")
+        os.replace(f"{path}.moved", path)
+    look = Trust(state_env())
+    assert [look.vouch(c) for c in sorted(list_open(str(folder)), key=lambda c: c.name)] == [True] * 4 + [False]

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 import pytest
 
 from session_workflow.anchor import registry
@@ -44,3 +47,110 @@ def test_a_record_keeps_its_kind_for_its_newest_identity_only() -> None:
     assert record.kind_of(newest) == 2 and record.kind_of(before) is None
     parsed = registry.parse(registry.encode(record, "step", 0.0), "/p/a.md")
     assert parsed is not None and parsed.kind_of(newest) == 2
+
+
+# --- issue 25: the digest, the copy, the session's list ----------------------------------------------------------
+
+
+def _anchor_file(tmp_path: Path, data: bytes) -> tuple[str, registry.Identity]:
+    path = tmp_path / "a.md"
+    path.write_bytes(data)
+    return str(path), registry.Identity.of(os.stat(path))
+
+
+def test_a_record_without_the_new_fields_still_vouches_by_identity() -> None:
+    """Records written before the digest existed: no ``sha256``, ``step`` or ``copy``; still read and trusted."""
+    old = b'{"v": 1, "path": "/p/a.md", "ids": [[1, 2, 3, 4]], "sessions": ["s"], "kind": [1, 0], "by": "new"}'
+    record = registry.parse(old, "/p/a.md")
+    assert record is not None and record.vouches_for(registry.Identity(1, 2, 3, 4))
+    assert (record.digest, record.step, record.copy) == (None, None, None)
+    assert not registry.same_bytes(record, "/p/a.md", registry.Identity(1, 9, 3, 4))
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        '"sha256": "abc", "step": -1, "copy": ["abc", true]',
+        '"sha256": "' + "G" * 64 + '", "step": "2", "copy": ["' + "a" * 64 + '", 1]',
+        '"sha256": 7, "step": 1.5, "copy": ["' + "a" * 64 + '"]',
+    ],
+)
+def test_malformed_optional_fields_are_dropped(fields: str) -> None:
+    data = '{"v": 1, "path": "/p/a.md", "ids": [[1, 2, 3, 4]], "sessions": [], ' + fields + "}"
+    record = registry.parse(data.encode(), "/p/a.md")
+    assert record is not None and (record.digest, record.step, record.copy) == (None, None, None)
+
+
+def test_the_new_fields_round_trip() -> None:
+    digest = "0123456789abcdef" * 4
+    record = registry.Record("/p/a.md", [registry.Identity(1, 2, 3, 4)], ["s"], 0, digest, 7, (digest, False))
+    parsed = registry.parse(registry.encode(record, "write", 0.0), "/p/a.md")
+    assert parsed is not None and (parsed.digest, parsed.step, parsed.copy) == (digest, 7, (digest, False))
+
+
+def test_same_bytes_needs_the_very_bytes_of_the_same_size(tmp_path: Path) -> None:
+    ours = b"---\nstep: 1\n---\n## Cursor\n- Next: A\n"
+    path, identity = _anchor_file(tmp_path, ours)
+    moved = registry.Identity(identity.dev, identity.ino, identity.size, identity.mtime_ns)
+    record = registry.Record(path, [registry.Identity(0, 0, len(ours), 1)], [], digest=registry.digest_of(ours))
+    assert registry.same_bytes(record, path, moved)
+    _path, same_size = _anchor_file(tmp_path, ours.replace(b"A", b"B"))
+    assert same_size.size == len(ours) and not registry.same_bytes(record, path, same_size)
+    _path, longer = _anchor_file(tmp_path, ours + b"\n")
+    assert not registry.same_bytes(record, path, longer)
+
+
+@pytest.mark.parametrize(("size", "hashed"), [(1_048_576, True), (1_048_577, False)])
+def test_the_hook_hashes_files_up_to_1_mib(tmp_path: Path, size: int, hashed: bool) -> None:
+    data = b"x" * size
+    path, identity = _anchor_file(tmp_path, data)
+    record = registry.Record(path, [registry.Identity(0, 0, size, 1)], [], digest=registry.digest_of(data))
+    assert registry.same_bytes(record, path, identity) is hashed
+
+
+def test_the_digest_is_sha256() -> None:
+    assert registry.digest_of(b"abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+
+
+@pytest.mark.parametrize(("size", "whole"), [(65_536, True), (65_537, False)])
+def test_the_copy_is_the_whole_file_up_to_64_kib(size: int, whole: bool) -> None:
+    head = b"---\nstep: 1\n---\n## Cursor\n- Next: A\n" + TAIL.encode()
+    data = head + b"t" * (size - len(head))
+    copy, is_whole = registry.copy_of(data)
+    assert is_whole is whole and copy == (data if whole else head[: -len(TAIL)])
+
+
+def test_a_head_over_64_kib_is_kept_to_its_last_whole_line() -> None:
+    data = b"---\nstep: 1\n---\n" + b"line of head\n" * 6_000 + TAIL.encode() + b"tail\n"
+    copy, whole = registry.copy_of(data)
+    assert not whole and len(copy) <= 65_536 and copy.endswith(b"line of head\n") and data.startswith(copy)
+
+
+def test_a_session_lists_at_most_8_anchors_newest_first(tmp_path: Path) -> None:
+    env = {"XDG_STATE_HOME": str(tmp_path / "state")}
+    paths = []
+    for n in range(10):
+        path = tmp_path / f"p{n}" / ".claude" / "anchors" / "a.md"
+        path.parent.mkdir(parents=True)
+        path.write_text(FRONT + "# Run\n\n" + CURSOR)
+        registry.vouch(env, str(path), "s-1", "new", 0.0)
+        paths.append(os.path.realpath(path))
+    assert registry.kept_by(env, "s-1") == paths[::-1][:8]
+    assert registry.kept_by(env, "s-2") == []
+
+
+def test_only_a_file_of_the_recorded_size_is_hashed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The hook reads and hashes a file only when its size is the recorded one: linear, and rare."""
+    hashed: list[int] = []
+    real = registry.digest_of
+
+    def counted(data: bytes) -> str:
+        hashed.append(len(data))
+        return real(data)
+
+    monkeypatch.setattr(registry, "digest_of", counted)
+    path, identity = _anchor_file(tmp_path, b"x" * 100)
+    record = registry.Record(path, [registry.Identity(0, 0, 99, 1)], [], digest=real(b"x" * 99))
+    assert not registry.same_bytes(record, path, identity) and hashed == []
+    record.identities = [registry.Identity(0, 0, 100, 1)]
+    assert not registry.same_bytes(record, path, identity) and hashed == [100]

@@ -360,7 +360,8 @@ def test_closed_stub_of_a_bare_crlf_file_uses_the_file_name_and_keeps_crlf() -> 
 
 
 def test_new_creates_the_dated_file_and_the_gitignore(tmp_path: Path) -> None:
-    path = anchor_writer.create_anchor(str(tmp_path), "Move billing", NOW, {"CLAUDE_CODE_SESSION_ID": "abc-1"})
+    env = {**state_env(), "CLAUDE_CODE_SESSION_ID": "abc-1"}
+    path = anchor_writer.create_anchor(str(tmp_path), "Move billing", NOW, env)
     assert path == str(anchors(tmp_path) / "2026-03-02-move-billing.md")
     text = Path(path).read_text()
     assert "source: session-workflow anchor new (session abc-1)\n" in text

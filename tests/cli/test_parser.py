@@ -81,7 +81,7 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
         (
             ["anchor", "bogus"],
             "session-workflow anchor: error: argument SUBCOMMAND: invalid choice: 'bogus' (choose from 'list', 'path',"
-            " 'show', 'list-dormant', 'list-stale', 'head-fit', 'new', 'step', 'write', 'adopt', 'close')",
+            " 'show', 'list-dormant', 'list-stale', 'head-fit', 'new', 'step', 'write', 'adopt', 'restore', 'close')",
         ),
         (
             ["state", "bogus"],

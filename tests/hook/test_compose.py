@@ -222,12 +222,14 @@ def test_any_parts_stay_under_the_cap_and_name_what_they_cut(specs: list[tuple[s
 
 
 def test_parts_without_state_on_disk_are_not_even_imported(tmp_path: Path) -> None:
-    """A session with no anchors folder, no work state and no delivery record loads neither part's module."""
+    """A session with no anchors folder, no work state, no delivery record and no list of kept anchors (in a state
+    dir that exists) loads neither part's module."""
     script = (
         "import json, sys; sys.path.insert(0, sys.argv[1])\n"
         "from session_workflow.core import context\nfrom session_workflow.hook import compose\n"
         "payload = {'source': 'startup', 'session_id': 's1', 'cwd': sys.argv[2]}\n"
-        "env = {'CLAUDE_PLUGIN_DATA': sys.argv[2], 'SESSION_WORKFLOW_TASKS_ROOT': sys.argv[2]}\n"
+        "env = {'CLAUDE_PLUGIN_DATA': sys.argv[2], 'SESSION_WORKFLOW_TASKS_ROOT': sys.argv[2],"
+        " 'XDG_STATE_HOME': sys.argv[2]}\n"
         "assert compose.compose(context.HookContext.from_payload(payload, env, 0.0)).text == ''\n"
         "print(sorted(m for m in sys.modules if m.startswith('session_workflow.')))"
     )

@@ -23,26 +23,44 @@ if TYPE_CHECKING:
     from session_workflow.core.context import HookContext
 
 
+# The bytes one look at a folder may hash to trust moved anchors (each at most ``registry.MAX_DIGEST_BYTES``): a
+# folder of 100 moved anchors of ours costs at most this much reading; past it, a moved one is named as changed.
+HASH_BUDGET_BYTES = 4 << 20
+
+
 class Trust:
     """The registry's view for one hook run: does this machine's writer (or an adopt) vouch for a file as it is?
 
     ``by_record``: a file still of the identity its record names is ranked by the kind recorded there, unread.
+    ``budget``: the bytes still to hash for files whose identity moved (``HASH_BUDGET_BYTES`` in all).
     """
 
-    __slots__ = ("by_record", "env")
+    __slots__ = ("budget", "by_record", "env")
 
     def __init__(self, env: Mapping[str, str], by_record: bool = True) -> None:
         self.env = env
         self.by_record = by_record
+        self.budget = HASH_BUDGET_BYTES
 
     def vouch(self, candidate: Candidate) -> bool:
+        """True when the record vouches for the file: by its identity, or (moved: a stash and pop, a checkout, a
+        copy kept with ``cp -p``) by its very bytes, which have the kind recorded for them. A file whose record
+        no longer vouches for it keeps that record in ``candidate.record``: it is the run's own, changed."""
         if candidate.identity is None:
             return False
-        candidate.record = registry.read(self.env, candidate.real)
-        if candidate.record is None or not candidate.record.vouches_for(candidate.identity):
+        record = candidate.record = registry.read(self.env, candidate.real)
+        if record is None:
             return False
+        if record.vouches_for(candidate.identity):
+            if self.by_record:
+                candidate.recorded_kind = record.kind_of(candidate.identity)
+            return True
+        size = candidate.identity.size
+        if size > self.budget or not registry.same_bytes(record, candidate.real, candidate.identity):
+            return False
+        self.budget -= size
         if self.by_record:
-            candidate.recorded_kind = candidate.record.kind_of(candidate.identity)
+            candidate.recorded_kind = record.kind
         return True
 
 

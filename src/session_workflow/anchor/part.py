@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import time
 
+from session_workflow.anchor import registry
 from session_workflow.anchor.block import (
     CAP,
     LINE_CAP,
@@ -26,11 +27,14 @@ from session_workflow.anchor.choice import idle_seconds, select, startup_window
 from session_workflow.anchor.discover import OTHERS_NAMED
 from session_workflow.anchor.registry import adopt_command
 from session_workflow.anchor.text import (
+    closed_name,
     cursor_next_action,
+    shell_quote,
     tier_for,
 )
 from session_workflow.core.gitignore import ensure_gitignore
 from session_workflow.core.jsonlog import MAX_LOG_BYTES, append_record
+from session_workflow.core.locations import anchors_dir
 from session_workflow.core.parts import PreparedPart
 from session_workflow.core.text import cut_utf16, one_line, utf16_len
 
@@ -151,6 +155,51 @@ def untrusted_notes(untrusted: list[Candidate]) -> list[str]:
     return lines
 
 
+def changed_notes(changed: list[Candidate]) -> list[str]:
+    """One line per anchor of ours changed outside the writers (at most ``UNTRUSTED_NAMED``): what happened, the
+    step written here, and the commands that show it, keep it, or put ours back. The run's own: no user needed."""
+    return [
+        f"Control anchor changed outside the writers (not shown): {display_path(candidate.path)},"
+        f" {_written_at(candidate.record)}; {registry.changed_advice(_command_path(candidate.path), _step(candidate))}."
+        for candidate in changed[:UNTRUSTED_NAMED]
+    ]
+
+
+def gone_notes(ctx: HookContext) -> list[str]:
+    """One line per anchor this session keeps in one of its project folders that is no longer on disk (deleted,
+    ``git clean -fdx``), with the command that puts its last version back. An anchor closed by a rename to
+    ``*.closed.md`` is not gone. Bounded: the session's list names at most 8 anchors, one ``lstat`` each."""
+    kept = registry.kept_by(ctx.env, ctx.session_id)
+    if not kept:
+        return []
+    folders = {os.path.realpath(anchors_dir(directory)) for directory in ctx.project_dirs()}
+    lines = []
+    for real in kept:
+        if os.path.dirname(real) not in folders or os.path.lexists(real) or os.path.lexists(closed_name(real)):
+            continue
+        record = registry.read(ctx.env, real)
+        if record is not None:
+            lines.append(
+                f"Control anchor gone: {display_path(real)}, {_written_at(record)}, is no longer on disk; put it"
+                f" back with `{registry.restore_command(_command_path(real))}`."
+            )
+    return lines[:UNTRUSTED_NAMED]
+
+
+def _written_at(record: registry.Record | None) -> str:
+    step = record.step if record is not None else None
+    return f"last written here at step {step}" if step is not None else "last written here"
+
+
+def _step(candidate: Candidate) -> int | None:
+    return candidate.record.step if candidate.record is not None else None
+
+
+def _command_path(path: str) -> str:
+    """The path as the commands name it, or FILE when quoting it would take more than ``PATH_CAP`` units."""
+    return path if utf16_len(shell_quote(path)) <= PATH_CAP else "FILE"
+
+
 def _adopt_advice(path: str) -> str:
     command = adopt_command(path)
     return command if utf16_len(command) <= 2 * PATH_CAP else "session-workflow anchor adopt FILE"
@@ -173,7 +222,9 @@ def prepare(ctx: HookContext) -> AnchorPart | UntrustedPart | None:
     """
     directories = ctx.project_dirs()
     selection = select(ctx)
-    notes = untrusted_notes(selection.untrusted)
+    changed = [candidate for candidate in selection.untrusted if candidate.record is not None]
+    strangers = [candidate for candidate in selection.untrusted if candidate.record is None]
+    notes = gone_notes(ctx) + changed_notes(changed) + untrusted_notes(strangers)
     scan, chosen = selection.scan, selection.chosen
     if scan is None or chosen is None or chosen.anchor is None:
         return UntrustedPart(notes) if notes else None

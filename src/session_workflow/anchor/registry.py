@@ -9,8 +9,12 @@ looks at and two writers of different anchors never contend.
 The key is the file's identity as the writer left it: real path, device, inode, size and ``st_mtime_ns``. A file
 that arrives by ``git clone``, ``git pull``, an unzip or a copy is a new inode written by another program at
 another nanosecond, so it never matches, even at the same path; nor does a hand edit (adopt it again). The check
-costs the hook nothing it does not already do (the listing's ``stat``); a content hash would mean reading every
-file whole. The writer records the finished temp file's identity (a rename keeps inode, size and mtime) before
+costs the hook nothing it does not already do (the listing's ``stat``). The record also keeps the SHA-256 of the
+bytes the writer left: a file whose identity no longer matches but whose size does (``git stash`` and ``pop``, a
+checkout, ``cp -p``, ``touch``, a backup put back) is read and hashed, and trusted when its bytes are the same
+(``same_bytes``): a different file of that size never collides. The hook only trusts it for that run and writes
+nothing (no lock on the hot path); the next writer (or ``adopt``, ``restore``) records the new identity. The
+writer records the finished temp file's identity (a rename keeps inode, size and mtime) before
 it renames it into place, under the anchor's lock, and keeps the identity before it too: a writer killed on
 either side of the rename leaves a file the record still vouches for.
 
@@ -18,6 +22,11 @@ Each record also lists the sessions that wrote or adopted the anchor, newest fir
 its own session keeps (``session affinity``) and names another session's live anchor as a parallel track. And it
 holds the kind (live, parked, done) the writer found in the text it wrote: while the file is still that identity,
 the hook ranks it without reading it, and reads only the anchor it injects.
+
+Beside each record the writers keep a copy of the last version they wrote (``copy_of``: the whole file up to 64 KiB,
+else its HEAD cut to 64 KiB, the most the hook ever reads of one), so ``anchor restore`` can put a deleted or
+changed anchor back; and per session, the list of the anchors it keeps (``kept_by``), so the hook learns of one
+that is gone without listing the records.
 Hot-path safe (os, time, and ``core.jsonload``: no ``json`` import); the writer side imports ``json`` and
 ``core.atomic`` lazily.
 """
@@ -27,10 +36,10 @@ from __future__ import annotations
 import os
 import time
 
-from session_workflow.anchor.text import LIVE, NOT_ANCHOR, shell_quote
-from session_workflow.core.boundedio import read_prefix
+from session_workflow.anchor.text import LIVE, NOT_ANCHOR, shell_quote, split_head
+from session_workflow.core.boundedio import read_prefix, read_prefix_and_stat
 from session_workflow.core.jsonload import loads
-from session_workflow.core.locations import record_name, trust_dir
+from session_workflow.core.locations import kept_index, record_name, trust_dir
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -43,6 +52,14 @@ MAX_IDENTITIES = 2
 # The classification rules a recorded kind was found by (``anchor.text.AnchorText.kind``); a record of other rules
 # tells the hook nothing, and it reads the file. Bump it with any change to how a HEAD is classified.
 KIND_RULES = 1
+# The hook hashes a file whose identity moved only up to this size (a larger one is named as changed: adopt it).
+MAX_DIGEST_BYTES = 1 << 20
+# The copy beside the record: the whole file when it fits, else its HEAD cut to this (``discover.HEAD_READ_BYTES``).
+COPY_MAX_BYTES = 64 * 1024
+# Anchors named in a session's list (newest first), and the bytes the hook reads of that list.
+MAX_KEPT = 8
+MAX_KEPT_BYTES = 64 * 1024
+_HEX = frozenset("0123456789abcdef")
 
 
 class Identity:
@@ -67,15 +84,29 @@ class Identity:
 class Record:
     """One anchor's record: its real path, the identities our last write (or adopt) left (newest first, at most
     two: the file before a rename and after it), the keeping sessions, and the kind of the newest identity's text
-    (None when not recorded)."""
+    (None when not recorded). Optional, so older records still hold: ``digest`` (SHA-256 hex of the newest
+    identity's bytes), ``step`` (the step those bytes were at) and ``copy`` (the SHA-256 hex of the copy kept
+    beside the record, and whether it is the whole file)."""
 
-    __slots__ = ("identities", "kind", "path", "sessions")
+    __slots__ = ("copy", "digest", "identities", "kind", "path", "sessions", "step")
 
-    def __init__(self, path: str, identities: list[Identity], sessions: list[str], kind: int | None = None) -> None:
+    def __init__(
+        self,
+        path: str,
+        identities: list[Identity],
+        sessions: list[str],
+        kind: int | None = None,
+        digest: str | None = None,
+        step: int | None = None,
+        copy: tuple[str, bool] | None = None,
+    ) -> None:
         self.path = path
         self.identities = identities
         self.sessions = sessions
         self.kind = kind
+        self.digest = digest
+        self.step = step
+        self.copy = copy
 
     def vouches_for(self, identity: Identity) -> bool:
         """True when the file is still exactly what this machine's writer (or adopt) left."""
@@ -115,7 +146,50 @@ def parse(data: bytes, real_path: str) -> Record | None:
         return None
     identities = [identity for identity in map(_identity, listed[:MAX_IDENTITIES]) if identity is not None]
     kept = [item for item in sessions if isinstance(item, str) and item][:MAX_SESSIONS]
-    return Record(real_path, identities, kept, _kind(document.get("kind")))
+    step = document.get("step")
+    copy = document.get("copy")
+    return Record(
+        real_path,
+        identities,
+        kept,
+        _kind(document.get("kind")),
+        _digest(document.get("sha256")),
+        step if type(step) is int and step >= 0 else None,
+        (copy[0], copy[1])
+        if isinstance(copy, list) and len(copy) == 2 and _digest(copy[0]) and type(copy[1]) is bool
+        else None,
+    )
+
+
+def _digest(value: object) -> str | None:
+    """A SHA-256 hex digest as ``encode`` writes it, else None."""
+    return value if isinstance(value, str) and len(value) == 64 and _HEX.issuperset(value) else None
+
+
+def digest_of(data: bytes) -> str:
+    """The SHA-256 of ``data`` (hex). ``hashlib`` is imported only here: the hook needs it only for a file whose
+    identity moved while its size did not."""
+    import hashlib
+
+    return hashlib.sha256(data).hexdigest()
+
+
+def same_bytes(record: Record, path: str, identity: Identity) -> bool:
+    """True when the file at ``path``, of ``identity`` (not one the record names), holds exactly the bytes the
+    record's newest identity held: same size, then the same SHA-256 (a file of the size read once, bounded)."""
+    if record.digest is None or not record.identities or identity.size != record.identities[0].size:
+        return False
+    if identity.size > MAX_DIGEST_BYTES:
+        return False
+    read = read_prefix_and_stat(path, identity.size + 1)
+    if read is None or Identity.of(read[1]).as_tuple() != identity.as_tuple():
+        return False  # changed since the listing: not the file that was stat'ed
+    return digest_of(read[0]) == record.digest
+
+
+def trusts(record: Record | None, path: str, identity: Identity) -> bool:
+    """The record vouches for the file as it is: its identity, or (moved) its very bytes."""
+    return record is not None and (record.vouches_for(identity) or same_bytes(record, path, identity))
 
 
 def _kind(value: object) -> int | None:
@@ -142,9 +216,23 @@ def is_ours(env: Mapping[str, str], path: str) -> bool:
     real = os.path.realpath(path)
     record = read(env, real)
     try:
-        return record is not None and record.vouches_for(Identity.of(os.stat(real)))
+        return trusts(record, real, Identity.of(os.stat(real)))
     except OSError:
         return False
+
+
+def changed_since(env: Mapping[str, str], path: str) -> Record | None:
+    """The record of ``path`` when the file changed since this machine's writers left it (None: no record, or the
+    record still vouches for it): such an anchor is the run's own, never a stranger's."""
+    real = os.path.realpath(path)
+    record = read(env, real)
+    if record is None:
+        return None
+    try:
+        identity = Identity.of(os.stat(real))
+    except OSError:
+        return record
+    return None if trusts(record, real, identity) else record
 
 
 def encode(record: Record, how: str, now: float) -> bytes:
@@ -157,6 +245,9 @@ def encode(record: Record, how: str, now: float) -> bytes:
         "ids": [list(identity.as_tuple()) for identity in record.identities],
         "sessions": record.sessions,
         **({"kind": [KIND_RULES, record.kind]} if record.kind is not None else {}),
+        **({"sha256": record.digest} if record.digest is not None else {}),
+        **({"step": record.step} if record.step is not None else {}),
+        **({"copy": list(record.copy)} if record.copy is not None else {}),
         "by": how,
         "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(now)),
     }
@@ -177,6 +268,75 @@ def kept_sessions(previous: list[str], session: str | None) -> list[str]:
     return [session, *(item for item in previous if item != session)][:MAX_SESSIONS]
 
 
+def copy_of(data: bytes) -> tuple[bytes, bool]:
+    """What is kept of an anchor outside the repository, and whether it is the whole file: all of it up to 64 KiB,
+    else its HEAD (the lines above the TAIL marker) cut at a line end to 64 KiB, all the hook would ever inject."""
+    if len(data) <= COPY_MAX_BYTES:
+        return data, True
+    head = split_head(data.decode("utf-8", "surrogateescape"))[0].encode("utf-8", "surrogateescape")
+    if len(head) > COPY_MAX_BYTES:
+        head = head[:COPY_MAX_BYTES]
+        head = head[: head.rindex(b"\n") + 1] if b"\n" in head else head
+    return head, False
+
+
+def copy_file(folder: str, real_path: str, digest: str) -> str:
+    """The copy's file beside the record, named by its digest: a record never names a copy another write replaced."""
+    return record_file(folder, real_path)[: -len(".json")] + f".{digest[:16]}.copy"
+
+
+def read_copy(env: Mapping[str, str], record: Record) -> tuple[bytes, bool] | None:
+    """(the copy's bytes, whole) when the copy the record names is there and still has its digest, else None."""
+    folder = trust_dir(env)
+    if folder is None or record.copy is None:
+        return None
+    read_back = read_prefix(copy_file(folder, record.path, record.copy[0]), COPY_MAX_BYTES + 1)
+    if read_back is None or read_back[1] > COPY_MAX_BYTES or digest_of(read_back[0]) != record.copy[0]:
+        return None
+    return read_back[0], record.copy[1]
+
+
+def _kept_paths(data: bytes | None) -> list[str]:
+    if data is None:
+        return []
+    try:
+        document = loads(data)
+    except (ValueError, RecursionError):
+        return []
+    listed = document.get("anchors") if isinstance(document, dict) and document.get("v") == VERSION else None
+    if not isinstance(listed, list):
+        return []
+    return [item for item in listed[:MAX_KEPT] if isinstance(item, str) and os.path.isabs(item)]
+
+
+def kept_by(env: Mapping[str, str], session: str | None) -> list[str]:
+    """The real paths of the anchors ``session`` wrote or adopted, newest first (bounded; [] when none)."""
+    index = kept_index(env, session) if session else None
+    read_back = read_prefix(index, MAX_KEPT_BYTES) if index is not None else None
+    if read_back is None or read_back[1] > MAX_KEPT_BYTES:
+        return []
+    return _kept_paths(read_back[0])
+
+
+def _keep(env: Mapping[str, str], session: str, real: str) -> None:
+    """Put ``real`` first in ``session``'s list of kept anchors (nothing is written when it already is)."""
+    import json
+
+    from session_workflow.core import atomic
+
+    index = kept_index(env, session)
+    if index is None or kept_by(env, session)[:1] == [real]:
+        return
+
+    def transform(current: bytes | None) -> bytes:
+        listed = [real, *(item for item in _kept_paths(current) if item != real)][:MAX_KEPT]
+        document = {"v": VERSION, "session": session, "anchors": listed}
+        return (json.dumps(document, ensure_ascii=True, indent=1) + "\n").encode("ascii")
+
+    os.makedirs(os.path.dirname(index), mode=0o700, exist_ok=True)
+    atomic.update_file(index, transform, 0o600)
+
+
 def vouch(
     env: Mapping[str, str],
     path: str,
@@ -185,14 +345,23 @@ def vouch(
     now: float,
     identity: Identity | None = None,
     kind: int | None = None,
+    *,
+    data: bytes | None = None,
+    step: int | None = None,
 ) -> str:
-    """Record that this machine's writer leaves ``path`` as ``identity`` (default: the file as it is now), kept by
-    ``session``, its text of ``kind``; the caller holds the anchor's lock, so no other writer changes the file
-    meanwhile. A file the record already vouched for stays vouched for too, so a rename that never happens strands
-    nothing.
+    """Record that this machine's writer leaves ``path`` as ``identity`` holding ``data``, kept by ``session``,
+    its text of ``kind`` at ``step``; the caller holds the anchor's lock, so no other writer changes the file
+    meanwhile. Without ``identity`` the file is taken as it is now: its bytes and the ``fstat`` of the descriptor
+    they were read from. A file the record already vouched for stays vouched for too, so a rename that never
+    happens strands nothing.
 
-    Returns the record file. Raises ``atomic.WriteError`` (one line) when there is no user state dir.
+    With the bytes, the record keeps their SHA-256 and the copy beside it (``copy_of``), and the session's list
+    names the anchor. The copy and the list are written first and the record last: any failure raises before the
+    record changes, so a writer that vouches before its rename leaves the file as it was. Returns the record file.
+    Raises ``atomic.WriteError`` (one line) when there is no user state dir, ``OSError`` when a write fails.
     """
+    import contextlib
+
     from session_workflow.core import atomic
 
     folder = trust_dir(env)
@@ -200,25 +369,56 @@ def vouch(
         raise atomic.WriteError("no user state dir (HOME is not set): cannot record that this anchor is ours")
     real = os.path.realpath(path)
     present = _present(real) if identity is not None else None
-    newest = identity if identity is not None else Identity.of(os.stat(real))
+    if identity is None:
+        read_back = read_prefix_and_stat(real, atomic.MAX_WRITER_READ_BYTES + 1)
+        if read_back is None:
+            raise atomic.WriteError(f"cannot read {real} (gone, or not a regular file)")
+        data, identity = read_back[0], Identity.of(read_back[1])
+    newest = identity
+    if data is not None and len(data) != newest.size:
+        data = None  # not the bytes of that identity: no digest rather than a wrong one
+    digest = digest_of(data) if data is not None else None
+    kept = copy_of(data) if data is not None else None
+    copy = (digest if kept[1] else digest_of(kept[0]), kept[1]) if kept is not None and digest is not None else None
     target = record_file(folder, real)
+    os.makedirs(folder, mode=0o700, exist_ok=True)
+    made = None
+    if kept is not None and copy is not None:
+        made = copy_file(folder, real, copy[0])
+        if not atomic.link_new(made, kept[0], 0o600):
+            made = None  # that very copy is already there (its name is its digest)
+    dropped: list[str] = []
 
     def transform(current: bytes | None) -> bytes:
         before = parse(current, real) if current is not None else None
         sessions = kept_sessions(before.sessions if before is not None else [], session)
         identities = [newest]
-        kept = present is not None and before is not None and before.vouches_for(present)
-        if kept and present is not None and present.as_tuple() != newest.as_tuple():
+        still = present is not None and before is not None and trusts(before, real, present)
+        if still and present is not None and present.as_tuple() != newest.as_tuple():
             identities.append(present)
-        return encode(Record(real, identities, sessions, kind), how, now)
+        if before is not None and before.copy is not None and (copy is None or before.copy[0] != copy[0]):
+            dropped[:] = [copy_file(folder, real, before.copy[0])]
+        return encode(Record(real, identities, sessions, kind, digest, step, copy), how, now)
 
-    os.makedirs(folder, mode=0o700, exist_ok=True)
-    atomic.update_file(target, transform, 0o600)
+    try:
+        if session:
+            _keep(env, session, real)
+        atomic.update_file(target, transform, 0o600)
+    except BaseException:
+        if made is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(made)
+        raise
+    for name in dropped:
+        with contextlib.suppress(OSError):
+            os.unlink(name)
     return target
 
 
-def forget(env: Mapping[str, str], path: str) -> None:
-    """Drop the record of an anchor that was closed or moved (best effort: a stale record never matches)."""
+def forget(env: Mapping[str, str], path: str, strict: bool = False) -> None:
+    """Drop the record of an anchor that was closed or moved, its lock and its copy. Best effort unless
+    ``strict`` (``close``): then a record that cannot be removed raises ``OSError`` (a stale record would call the
+    closed anchor gone)."""
     folder = trust_dir(env)
     if folder is None:
         return
@@ -226,10 +426,35 @@ def forget(env: Mapping[str, str], path: str) -> None:
 
     from session_workflow.core.atomic import lock_path
 
-    target = record_file(folder, os.path.realpath(path))
-    for name in (target, lock_path(target)):
+    real = os.path.realpath(path)
+    target = record_file(folder, real)
+    record = read(env, real)
+    copy = [copy_file(folder, real, record.copy[0])] if record is not None and record.copy is not None else []
+    try:
+        os.unlink(target)
+    except (FileNotFoundError, NotADirectoryError):
+        pass  # no record there to go stale
+    except OSError:
+        if strict:
+            raise
+    for name in (lock_path(target), *copy):
         with contextlib.suppress(OSError):
             os.unlink(name)
+
+
+def restore_command(path: str, force: bool = False) -> str:
+    """The command that puts back the last version this machine's writers left of an anchor."""
+    return f"session-workflow anchor restore {'--force ' if force else ''}{shell_quote(path)}"
+
+
+def changed_advice(path: str, step: int | None) -> str:
+    """What to do about an anchor of ours changed outside the writers: read it, then keep it or put ours back."""
+    quoted = shell_quote(path)
+    back = f"step {step}" if step is not None else "the last version written here"
+    return (
+        f"read it with `session-workflow anchor show {quoted}`, then keep it with `{adopt_command(path)}`"
+        f" or put {back} back with `{restore_command(path, True)}`"
+    )
 
 
 def adopt_command(path: str) -> str:

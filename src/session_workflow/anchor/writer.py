@@ -52,6 +52,7 @@ from session_workflow.core.locations import (
     config_dir,
     is_inside,
     leads_outside,
+    trust_dir,
 )
 from session_workflow.core.text import cut_code_points, one_line
 
@@ -319,22 +320,24 @@ def _vouch(
     env: Mapping[str, str], path: str, session: str | None, how: str, now: float, written: list[bytes]
 ) -> Callable[[os.stat_result], None]:
     """The registry update a writer runs under the anchor's lock, with the finished temp file about to be renamed;
-    ``written`` holds the bytes of that file by then (the kind the record keeps is found in them).
+    ``written`` holds the bytes of that file by then (the record keeps their kind, step, digest and copy).
 
-    A record that cannot be made is a warning, not a failure (the anchor itself is fine): the hooks will name
-    it as not created here until ``adopt`` succeeds.
+    A record that cannot be made fails the write before the rename: an anchor whose trust cannot follow it would be
+    named as not created here at the next compaction, so the file is left as it was.
     """
 
     def record(staged: os.stat_result) -> None:
+        data = written[0]
         try:
-            kind = kind_of_bytes(written[0])
-            registry.vouch(env, path, session, how, now, registry.Identity.of(staged), kind)
+            step = current_step(split_head(Encoded(data).text)[0])
+            identity = registry.Identity.of(staged)
+            registry.vouch(env, path, session, how, now, identity, kind_of_bytes(data), data=data, step=step)
         except (OSError, atomic.WriteError) as error:
-            print(
-                f"session-workflow: warning: {path} was written but not recorded as ours ({_reason(error)});"
-                f" the hooks will not inject it until `{registry.adopt_command(path)}` succeeds",
-                file=sys.stderr,
-            )
+            where = trust_dir(env) or "the user state dir"
+            raise Failure(
+                f"cannot record {path} as this machine's ({_reason(error)}), so it was left as it was: the hooks"
+                f" would not inject it; make room in (or repair) {where} and run this again"
+            ) from error
 
     return record
 
@@ -402,6 +405,7 @@ def step_anchor(
     written: list[bytes] = []
 
     def transform(current: bytes) -> bytes:
+        refuse_changed(env, path)
         if not registry.is_ours(env, path):
             advice = registry.adopt_command(path)
             raise Refusal(f"{path} was not created here; if it is yours, adopt it first: {advice}")
@@ -412,6 +416,19 @@ def step_anchor(
 
     _rewrite(path, transform, _vouch(env, path, session, "step", now, written))
     return result[0], result[1]
+
+
+def refuse_changed(env: Mapping[str, str], path: str) -> None:
+    """Refuse (exit 2) to step or replace an anchor of ours changed outside the writers: that change (a hand edit,
+    another tool) would be lost, or lent our record, without anyone having read it."""
+    record = registry.changed_since(env, path)
+    if record is not None:
+        advice = registry.changed_advice(path, record.step)
+        raise Refusal(f"{path} changed outside the writers{_since(record)}; {advice}")
+
+
+def _since(record: registry.Record) -> str:
+    return f" since step {record.step} was written here" if record.step is not None else " since it was written here"
 
 
 def frontmatter_step(data: bytes) -> int:
@@ -439,6 +456,7 @@ def write_anchor(
     given = frontmatter_step(data)
 
     def transform(current: bytes) -> bytes:
+        refuse_changed(env, path)
         stored = frontmatter_step(current)
         if given < stored and not force:
             raise Refusal(
@@ -463,7 +481,9 @@ def vouch_as_read(
     read = read_prefix_and_stat(path, limit + 1)
     if read is None or (seen is not None and read[0] != seen):
         raise Failure(f"{path} changed while being adopted; adopt it again")
-    registry.vouch(env, path, session, how, now, registry.Identity.of(read[1]), kind_of_bytes(read[0]))
+    data, identity = read[0], registry.Identity.of(read[1])
+    step = current_step(split_head(Encoded(data).text)[0])
+    registry.vouch(env, path, session, how, now, identity, kind_of_bytes(data), data=data, step=step)
 
 
 def adopt_anchor(path: str, env: Mapping[str, str], session: str | None, now: float) -> None:
@@ -479,6 +499,92 @@ def adopt_anchor(path: str, env: Mapping[str, str], session: str | None, now: fl
         atomic.update_file(path, transform)
     except (OSError, atomic.WriteError) as error:
         raise Failure(f"cannot adopt {path}: {_reason(error)}") from error
+
+
+class Restored:
+    """What ``restore`` did: put the copy back (``written``), whether it holds the whole file or its HEAD only,
+    the step it is at, and where the changed file it replaced was kept (``--force``)."""
+
+    __slots__ = ("kept", "step", "whole", "written")
+
+    def __init__(self, written: bool, whole: bool, step: int | None, kept: str | None) -> None:
+        self.written = written
+        self.whole = whole
+        self.step = step
+        self.kept = kept
+
+
+def restore_path(path: str) -> str:
+    """``open_anchor_path`` for a file that may be gone (its folder too): an open anchor's name in an anchors
+    folder, nothing on the way leading outside the project, not a symlink."""
+    absolute = os.path.abspath(path)
+    name = os.path.basename(absolute)
+    folder = os.path.dirname(absolute)
+    if not folder.endswith(os.sep + ANCHORS_SUBDIR):
+        raise Refusal(f"{absolute} is not in a {ANCHORS_SUBDIR} folder; the writers only change anchors")
+    if not is_open_name(name):
+        raise Refusal(f"{absolute} is not an open anchor's file name (*.md, not *.closed.md, not hidden)")
+    refuse_escape(os.path.dirname(os.path.dirname(folder)), absolute, atomic.lock_path(absolute))
+    if os.path.islink(absolute):
+        raise Refusal(f"{absolute} is a symlink; restore the anchor it points to")
+    return absolute
+
+
+def changed_name(path: str, now: float, attempt: int) -> str:
+    """Where ``restore --force`` keeps the changed file it replaces: ``<name>.md.changed-<UTC time>`` beside it,
+    not ``*.md``, so no hook or listing takes it for an open anchor (``-2``, ``-3``, ... when taken)."""
+    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime(now))
+    return f"{path}.changed-{stamp}" + (f"-{attempt}" if attempt > 1 else "")
+
+
+def _keep_changed(path: str, data: bytes, now: float) -> str:
+    """Create ``data`` under a free ``changed_name`` (create-only); the caller holds the anchor's lock."""
+    mode = stat.S_IMODE(os.stat(path).st_mode)
+    for attempt in range(1, MAX_NAME_TRIES + 1):
+        target = changed_name(path, now, attempt)
+        if atomic.create_new(target, data, mode):
+            _forget_lock(target)
+            return target
+    raise Failure(f"no free name to keep the changed {path} beside it after {MAX_NAME_TRIES} tries")
+
+
+def restore_anchor(path: str, env: Mapping[str, str], session: str | None, now: float, force: bool = False) -> Restored:
+    """Put back the last version this machine's writers left of ``path`` (the copy beside its record).
+
+    Atomic and locked as every write. A file that is gone (its folder too) is recreated; one the record still
+    vouches for is left alone (its identity re-recorded, as after a stash and pop); one changed since is refused
+    unless ``force``, and then kept beside it first (``changed_name``), so nothing is lost either way.
+    """
+    record = registry.read(env, os.path.realpath(path))
+    if record is None:
+        raise Refusal(f"{path}: no session of this machine wrote it, so there is no copy to put back")
+    copy = registry.read_copy(env, record)
+    if copy is None:
+        raise Failure(f"{path}: the last version written here is not kept (an older record, or its copy is gone)")
+    data, whole = copy
+    kept: list[str] = []
+    written: list[bytes] = [data]
+
+    def transform(current: bytes | None) -> bytes | None:
+        if current is not None:
+            if registry.is_ours(env, path):
+                vouch_as_read(path, env, session, "restore", now, current)
+                return None
+            if not force:
+                advice = registry.changed_advice(path, record.step)
+                raise Refusal(
+                    f"{path} changed outside the writers{_since(record)}, so it was not restored over; {advice}"
+                    " (which keeps the changed file beside it)"
+                )
+            kept.append(_keep_changed(path, current, now))
+        return data
+
+    try:
+        result = atomic.update_file(path, transform, staged=_vouch(env, path, session, "restore", now, written))
+    except (OSError, atomic.WriteError) as error:
+        raise Failure(f"cannot restore {path}: {_reason(error)}") from error
+    ensure_gitignore(os.path.dirname(path))
+    return Restored(result is not None, whole, record.step, kept[0] if kept else None)
 
 
 def _free_closed_name(path: str, attempt: int) -> str:
@@ -522,7 +628,13 @@ def _close_under_lock(path: str, make: Callable[[bytes], bytes], env: Mapping[st
         atomic.update_file(path, transform)
     except (OSError, atomic.WriteError) as error:
         raise Failure(f"cannot close {path}: {_reason(error)}") from error
-    registry.forget(env, path)
+    try:
+        registry.forget(env, path, strict=True)
+    except OSError as error:
+        raise Failure(
+            f"closed {path} -> {closed[0]}, but its record could not be removed ({_reason(error)}): remove"
+            f" {registry.record_file(trust_dir(env) or '', os.path.realpath(path))} by hand"
+        ) from error
     return closed[0]
 
 

@@ -21,6 +21,8 @@ from session_workflow.anchor.writer import (
     default_project_dir,
     open_anchor_path,
     rename_closed,
+    restore_anchor,
+    restore_path,
     step_anchor,
     write_anchor,
 )
@@ -125,6 +127,19 @@ def _run_adopt(args: argparse.Namespace) -> int:
     return 0
 
 
+def _run_restore(args: argparse.Namespace) -> int:
+    path = restore_path(args.file)
+    restored = restore_anchor(path, os.environ, _session(args), time.time(), args.force)
+    step = f"step {restored.step}" if restored.step is not None else "the last version written here"
+    if not restored.written:
+        print(f"{path} is already {step}, as this machine's writers left it: nothing to restore")
+        return 0
+    print(f"restored {path} ({step}){'' if restored.whole else ', its HEAD only: the file was over 64 KiB'}")
+    if restored.kept is not None:
+        print(f"the changed file it replaced is kept as {restored.kept}")
+    return 0
+
+
 def _close_stale(directory: str, yes: bool) -> int:
     paths = stale_paths(directory)
     if not paths:
@@ -187,6 +202,18 @@ def _setup_adopt(parser: OneLineParser, _argv: Sequence[str]) -> None:
     parser.set_defaults(run=_run_adopt)
 
 
+def _setup_restore(parser: OneLineParser, _argv: Sequence[str]) -> None:
+    parser.description = (
+        "Puts back the copy this machine's writers keep of an anchor's last version (outside the repository):"
+        " after a git clean, a deletion, or a change outside the writers (refused unless --force, which keeps the"
+        " changed file beside it as FILE.changed-<time>)."
+    )
+    parser.add_argument("file", metavar="FILE")
+    parser.add_argument("--force", action="store_true", help="restore over a file changed since (kept beside it)")
+    _session_option(parser)
+    parser.set_defaults(run=_run_restore)
+
+
 def _setup_close(parser: OneLineParser, _argv: Sequence[str]) -> None:
     parser.description = (
         'close FILE --outcome "...": stub + rename, atomically. close --stale [--yes]: the done-in-content'
@@ -206,5 +233,6 @@ VERBS: dict[str, Verb] = {
     "step": ('record a step: "- Step N: TEXT" on top of the cursor, step: N in the frontmatter', _setup_step),
     "write": ("replace FILE with the whole anchor read from stdin (a heredoc)", _setup_write),
     "adopt": ("vouch for a hand-made or cloned anchor, so the hooks inject its HEAD", _setup_adopt),
+    "restore": ("put back the last version of FILE this machine wrote (gone, or changed: --force)", _setup_restore),
     "close": ("close FILE: rewrite it to a landed stub and rename it *.closed.md (or --stale)", _setup_close),
 }

@@ -23,6 +23,8 @@ RECORDS_FOLDER = "work-state-delivered"
 APP_NAME = "session-workflow"
 # The anchor trust and affinity records (``anchor.registry``), one file per anchor, under the user state dir.
 TRUST_FOLDER = "anchors"
+# Under the trust folder: per session, the anchors it keeps (``anchor.registry.kept_by``).
+KEPT_FOLDER = "sessions"
 
 
 def config_dir(env: Mapping[str, str], home: str) -> str:
@@ -81,6 +83,14 @@ def trust_dir(env: Mapping[str, str]) -> str | None:
     """Where the anchor trust and affinity records live (see ``user_state_root``)."""
     root = user_state_root(env)
     return os.path.join(root, TRUST_FOLDER) if root else None
+
+
+def kept_index(env: Mapping[str, str], session_id: str | None) -> str | None:
+    """The file listing the anchors ``session_id`` wrote or adopted (None without a session or a state dir)."""
+    folder = trust_dir(env) if session_id else None
+    if folder is None or not session_id:
+        return None
+    return os.path.join(folder, KEPT_FOLDER, record_name(session_id)[: -len(".key")] + ".json")
 
 
 def is_inside(path: str, folder: str) -> bool:
@@ -173,6 +183,13 @@ def record_name(session_id: str) -> str:
 def any_anchors(project_dirs: list[str]) -> bool:
     """True when some project dir has an anchors folder (the anchor part has something to look at)."""
     return any(os.path.isdir(anchors_dir(folder)) for folder in project_dirs)
+
+
+def any_kept_anchors(env: Mapping[str, str], session_id: str | None) -> bool:
+    """True when this session wrote or adopted an anchor somewhere (one ``lstat``): a project whose anchors folder
+    is gone (``git clean -fdx``) still gets the line that says so, and a session that never kept one pays nothing."""
+    index = kept_index(env, session_id)
+    return index is not None and os.path.lexists(index)
 
 
 def any_state_file(project_dirs: list[str]) -> bool:

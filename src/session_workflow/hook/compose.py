@@ -142,7 +142,7 @@ def prepare_parts(ctx: HookContext) -> list[PreparedPart]:
                     state_elsewhere = workstate_part.note_mod_delivery(ctx, record=ctx.source != "resume")
                 except Exception:  # as in ``guarded``
                     prepared.append(FailedPart(name))
-        elif name == "anchor" and config.switch(config.ANCHOR_HOOKS, ctx.env) and locations.any_anchors(folders):
+        elif name == "anchor" and config.switch(config.ANCHOR_HOOKS, ctx.env) and _anchors_to_see(ctx, folders):
             from session_workflow.anchor import part as anchor_part
 
             prepared.append(guarded(name, anchor_part.prepare, ctx))
@@ -157,6 +157,11 @@ def prepare_parts(ctx: HookContext) -> list[PreparedPart]:
 
             prepared.append(guarded(name, recovery.prepare, ctx))
     return [part for part in prepared if part is not None]
+
+
+def _anchors_to_see(ctx: HookContext, folders: list[str]) -> bool:
+    """An anchors folder to look at, or an anchor this session keeps that may be gone with its folder."""
+    return locations.any_anchors(folders) or locations.any_kept_anchors(ctx.env, ctx.session_id)
 
 
 def _restored(part: PreparedPart | None) -> bool:
