@@ -33,12 +33,12 @@ from session_workflow.cli.bootstrap import (
     is_complete,
     manual_command,
     pin_key,
-    pin_set,
     pip_candidates,
     plugin_id,
     python_version,
     requirements_text,
 )
+from session_workflow.core.deps import pin_set
 
 REPO = Path(__file__).resolve().parents[2]
 SRC = str(REPO / "src")
