@@ -29,7 +29,7 @@ import sys
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Callable, Mapping
 
     from session_workflow.anchor.registry import Identity
 
@@ -268,14 +268,11 @@ def keep_trust(real: str, before: tuple[int, int, int, int], env: Mapping[str, s
     from session_workflow.core.errors import Failure
 
     kept: list[bool] = []
+    earlier = registry.Identity(*before)
 
     def transform(current: bytes | None) -> None:
         record = registry.read(env, real)
-        if (
-            current is not None
-            and record is not None
-            and record.vouches_for(registry.Identity(before[0], before[1], before[2], before[3]))
-        ):
+        if current is not None and record is not None and record.vouches_for(earlier):
             vouch_as_read(real, env, session, "edit", now, current)
             kept.append(True)
 
@@ -286,25 +283,21 @@ def keep_trust(real: str, before: tuple[int, int, int, int], env: Mapping[str, s
     return bool(kept)
 
 
+def run(handler: Callable[[bytes, Mapping[str, str], float], bool]) -> None:
+    """Read the payload and run ``handler``; swallow every error (a hook must exit 0 and print nothing)."""
+    import time
+
+    try:
+        handler(read_stdin(), os.environ, time.time())
+    except Exception:
+        return
+
+
 def pre_tool_use() -> None:
     """Entry point of hooks/pre_tool_use.py."""
-    raw = read_stdin()
-    if ANCHORS_MARK in raw:
-        import time
-
-        try:
-            before_edit(raw, os.environ, time.time())
-        except Exception:
-            return
+    run(before_edit)
 
 
 def post_tool_use() -> None:
     """Entry point of hooks/post_tool_use.py."""
-    raw = read_stdin()
-    if ANCHORS_MARK in raw:
-        import time
-
-        try:
-            after_edit(raw, os.environ, time.time())
-        except Exception:
-            return
+    run(after_edit)
