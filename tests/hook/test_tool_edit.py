@@ -215,6 +215,13 @@ def test_hostile_payloads_name_no_anchor(payload: bytes) -> None:
     assert tool_edit.edited_anchor(payload) is None
 
 
+def test_paths_are_compared_normalised(project: Project) -> None:
+    """A cwd with a trailing slash and a ``..`` in the tool's path name the same anchor."""
+    roundabout = project.dir / ".claude" / "x" / ".." / "anchors" / project.anchor.name
+    payload = {**project.payload("PreToolUse", roundabout), "cwd": f"{project.dir}/"}
+    assert tool_edit.before_edit(raw(payload), state_env(), NOW) is True
+
+
 def test_an_anchor_of_another_project_is_not_this_sessions(project: Project, tmp_path: Path) -> None:
     elsewhere = Project(tmp_path / "other")
     assert project.edit(elsewhere.anchor) == (False, False)

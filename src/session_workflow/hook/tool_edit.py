@@ -92,7 +92,7 @@ def project_anchor(payload: dict[str, object], path: str, now: float) -> str | N
 
     real = os.path.realpath(path)
     for project in HookContext.from_payload(payload, os.environ, now).project_dirs():
-        folder = anchors_dir(project)
+        folder = os.path.normpath(anchors_dir(project))
         if os.path.dirname(path) != folder:
             continue
         real_folder = os.path.realpath(folder)
