@@ -217,7 +217,7 @@ def test_hostile_payloads_name_no_anchor(payload: bytes) -> None:
 
 def test_paths_are_compared_normalised(project: Project) -> None:
     """A cwd with a trailing slash and a ``..`` in the tool's path name the same anchor."""
-    roundabout = project.dir / ".claude" / "x" / ".." / "anchors" / project.anchor.name
+    roundabout = f"{project.dir}/src/../.claude/anchors/./{project.anchor.name}"
     payload = {**project.payload("PreToolUse", roundabout), "cwd": f"{project.dir}/"}
     assert tool_edit.before_edit(raw(payload), state_env(), NOW) is True
 
