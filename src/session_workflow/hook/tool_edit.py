@@ -17,9 +17,10 @@ adopt`` itself), while repository content alone never reaches that window.
 
 Both hooks run for every Write and Edit of every session, and most sessions have no anchor: the path is checked
 in the raw payload with string operations before anything is imported, so that exit costs the interpreter floor
-(``benchmarks/``). Only a re-vouch takes the lock, with filelock from the writers' own install
-(the writers' own install under the plugin data, else the interpreter's site-packages): a hook never runs pip,
-and where neither has it the edit is left unvouched.
+(``benchmarks/``). Only a re-vouch takes the lock, with filelock from the writers' first-use install under the
+plugin data, else from the interpreter's site-packages: a hook never runs pip, and where neither has it the edit
+is left unvouched. The mod leaves all this to these hooks: they run in every build, the mod's included, and the
+mod would have to spawn the same Python to vouch, so nothing vouches twice.
 """
 
 from __future__ import annotations
@@ -128,18 +129,15 @@ def decode_marker(data: bytes) -> tuple[str, tuple[int, int, int, int]] | None:
 
 
 def _sweep(folder: str, now: float) -> None:
-    """Remove markers of calls that failed long ago (PostToolUse never ran for them); a bounded look."""
+    """Remove markers of calls that failed long ago (PostToolUse never ran for them) and temp files of killed
+    hooks; a bounded look."""
     try:
         with os.scandir(folder) as entries:
             for count, entry in enumerate(entries):
                 if count >= MAX_SWEPT:
                     return
-                if (
-                    entry.name.startswith(".")
-                    or now - entry.stat(follow_symlinks=False).st_mtime < STALE_MARKER_SECONDS
-                ):
-                    continue
-                os.unlink(entry.path)
+                if now - entry.stat(follow_symlinks=False).st_mtime >= STALE_MARKER_SECONDS:
+                    os.unlink(entry.path)
     except OSError:
         return
 
