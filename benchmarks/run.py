@@ -55,6 +55,9 @@ TARGETS = {
     "ss-scale": 2.0,
     "ups-unchanged": 1.05,
     "ups-no-state": 0.70,
+    # #25: the edit hooks on a path that is no anchor (nearly every Write and Edit) cost the floor.
+    "tool-pre": 0.70,
+    "tool-post": 0.70,
     "writer-state-step": 4.0,
     "writer-anchor-step": 4.0,
 }
@@ -186,6 +189,49 @@ def prompt_payload(session: workload.Session) -> bytes:
     return json.dumps(payload).encode("utf-8")
 
 
+# A realistic edit of a source file: the old text is in the PostToolUse payload too, as Claude Code sends it.
+EDITED_SOURCE = "def parse(tokens):\n    return [token for token in tokens if token]\n" * 100
+
+
+def tool_payload(session: workload.Session, event: str, mention: bool = False) -> bytes:
+    """A PreToolUse or PostToolUse payload of an Edit outside any anchors folder (2.1.332's fields). ``mention``:
+    its text names an anchors folder, so the byte search passes and the payload is parsed."""
+    path = os.path.join(session.project, "src", "parser.py")
+    new = "    return [token for token in tokens if token is not None]"
+    if mention:
+        new += f"  # see {os.path.join(session.project, '.claude', 'anchors')}/"
+    given = {"file_path": path, "old_string": "    return [token for token in tokens if token]", "new_string": new}
+    payload: dict[str, object] = {
+        "session_id": session.session_id,
+        "transcript_path": session.transcript,
+        "cwd": session.project,
+        "permission_mode": "bypassPermissions",
+        "hook_event_name": event,
+        "tool_name": "Edit",
+        "tool_input": {**given, "replace_all": False},
+        "tool_use_id": "toolu_01BenchBenchBenchBenchBench",
+    }
+    if event == "PostToolUse":
+        payload["tool_response"] = {
+            "filePath": path,
+            "oldString": given["old_string"],
+            "newString": new,
+            "originalFile": EDITED_SOURCE,
+            "structuredPatch": [],
+            "userModified": False,
+            "replaceAll": False,
+        }
+    return json.dumps(payload).encode("utf-8")
+
+
+def hook_payload(session: workload.Session, event: str, source: str | None, key: str) -> bytes:
+    if event == "SessionStart":
+        return session_start_payload(session, source or "startup")
+    if event in ("PreToolUse", "PostToolUse"):
+        return tool_payload(session, event, key.endswith("-mention"))
+    return prompt_payload(session)
+
+
 def hook_scenario(
     spec: Mapping[str, object],
     python: str,
@@ -210,9 +256,7 @@ def hook_scenario(
         None if reason else argvs[0],
         env=hook_env(load, session, plugin_data),
         cwd=session.project,
-        payload=session_start_payload(session, source or "startup")
-        if event == "SessionStart"
-        else prompt_payload(session),
+        payload=hook_payload(session, event, source, key),
         expect=expect,
         growth=growth,
         reason=reason,
@@ -269,6 +313,11 @@ def scenarios(load: workload.Workload, python: str) -> list[Scenario]:
     full = load.compact[min(load.compact)]
     rows.append(("ups-unchanged", "UserPromptSubmit, work state unchanged", full, "UserPromptSubmit", None, (), None))
     rows.append(("ups-no-state", "UserPromptSubmit, no work state", empty, "UserPromptSubmit", None, (), None))
+    rows.append(("tool-pre", "PreToolUse Edit, not an anchor", full, "PreToolUse", None, (), None))
+    rows.append(("tool-post", "PostToolUse Edit, not an anchor", full, "PostToolUse", None, (), None))
+    rows.append(
+        ("tool-post-mention", "PostToolUse Edit, not an anchor, text names one", full, "PostToolUse", None, (), None)
+    )
     found += [hook_scenario(spec, python, load, row) for row in rows]
     # Diagnostics: the hooks' imports alone (no payload, no work), to split each hook's cost into the two. They
     # end as the hook shims do, in os._exit, which skips the interpreter's teardown that the floors pay.

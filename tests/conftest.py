@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from session_workflow.cli.bootstrap import PINS
+from session_workflow.core.deps import PINS
 
 
 def dev_cache() -> Path:

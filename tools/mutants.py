@@ -428,6 +428,70 @@ MUTANTS = [
         "return locations.any_anchors(folders)",
         ("tests/reliability/test_own_anchor.py",),
     ),
+    # Issue 25 (in-session edits).
+    Mutant(
+        "an edit grants trust (no vouched state before it)",
+        "hook/tool_edit.py",
+        "if not stat.S_ISREG(info.st_mode) or record is None or not record.vouches_for(identity):",
+        "if not stat.S_ISREG(info.st_mode):",
+        ("tests/hook/test_tool_edit.py",),
+    ),
+    Mutant(
+        "an edit is vouched without the tool's result naming the file",
+        "hook/tool_edit.py",
+        "if taken is None or session is None or not tool_wrote(payload, path):",
+        "if taken is None or session is None:",
+        ("tests/hook/test_tool_edit.py",),
+    ),
+    Mutant(
+        "a Write need not say it created or updated",
+        "hook/tool_edit.py",
+        'return payload.get("tool_name") != "Write" or response.get("type") in ("create", "update")',
+        "return True",
+        ("tests/hook/test_tool_edit.py",),
+    ),
+    Mutant(
+        "a closed anchor's edit is looked at",
+        "hook/tool_edit.py",
+        'if not folder.endswith(ANCHORS_TAIL) or not name.endswith(".md") or name.endswith(".closed.md"):',
+        'if not folder.endswith(ANCHORS_TAIL) or not name.endswith(".md"):',
+        ("tests/hook/test_tool_edit.py",),
+    ),
+    Mutant(
+        "an anchors folder linked out of the project is followed",
+        "hook/tool_edit.py",
+        "if is_inside(real_folder, os.path.realpath(project)) and os.path.dirname(real) == real_folder:",
+        "if os.path.dirname(real) == real_folder:",
+        ("tests/hook/test_tool_edit.py",),
+    ),
+    Mutant(
+        "an edited anchor's symlink out of its folder is followed",
+        "hook/tool_edit.py",
+        "if is_inside(real_folder, os.path.realpath(project)) and os.path.dirname(real) == real_folder:",
+        "if is_inside(real_folder, os.path.realpath(project)):",
+        ("tests/hook/test_tool_edit.py",),
+    ),
+    Mutant(
+        "a record dropped between the hooks is made again",
+        "hook/tool_edit.py",
+        "if current is not None and record is not None and record.vouches_for(earlier):",
+        "if current is not None:",
+        ("tests/hook/test_tool_edit.py",),
+    ),
+    Mutant(
+        "a marker is used twice",
+        "hook/tool_edit.py",
+        "    if not _remove(marker):\n        return None\n",
+        "",
+        ("tests/hook/test_tool_edit.py",),
+    ),
+    Mutant(
+        "a non-anchor edit parses its payload",
+        "hook/tool_edit.py",
+        "if ANCHORS_MARK not in raw or len(raw) > MAX_PAYLOAD_BYTES:",
+        "if len(raw) > MAX_PAYLOAD_BYTES:",
+        ("tests/hook/test_tool_edit.py",),
+    ),
 ]
 
 

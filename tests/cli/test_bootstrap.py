@@ -24,21 +24,18 @@ import pytest
 
 from session_workflow.cli import bootstrap
 from session_workflow.cli.bootstrap import (
-    PIN_SETS,
-    PINS,
     DeferredDependencies,
     DependencyError,
     data_dir,
     find_pip,
-    is_complete,
     manual_command,
     pin_key,
-    pin_set,
     pip_candidates,
     plugin_id,
     python_version,
     requirements_text,
 )
+from session_workflow.core.deps import PIN_SETS, PINS, is_complete, pin_set
 
 REPO = Path(__file__).resolve().parents[2]
 SRC = str(REPO / "src")

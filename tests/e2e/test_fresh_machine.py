@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from session_workflow.cli.bootstrap import is_complete, pin_key
+from session_workflow.cli.bootstrap import pin_key
+from session_workflow.core.deps import is_complete
 from tests.cli.test_bootstrap import WHAT
 
 from . import fake_api as F

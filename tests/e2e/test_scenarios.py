@@ -635,7 +635,7 @@ def test_plugin_validates_and_registers_its_hooks(claude: Claude) -> None:
     result = claude.run(["plugin", "validate", "--strict", "--profile", "directory", str(REPO_ROOT)], timeout=60)
     output = result.stdout + result.stderr
     assert result.returncode == 0 and "Validation passed" in output, output[-6000:]
-    for event in ("SessionStart", "PreCompact", "UserPromptSubmit"):
+    for event in ("SessionStart", "PreCompact", "UserPromptSubmit", "PreToolUse", "PostToolUse"):
         assert event in output, f"validate does not list a {event} hook:\n{output[-6000:]}"
 
 

@@ -23,6 +23,7 @@ import os
 import sys
 
 from session_workflow.cli.parser import CliError
+from session_workflow.core.deps import DEPS_FOLDER, PIN_SETS, PINS, is_complete
 from session_workflow.core.locations import config_dir
 
 TYPE_CHECKING = False
@@ -32,46 +33,11 @@ if TYPE_CHECKING:
     from types import ModuleType
     from typing import TextIO
 
-    # Pure wheels: (name, version, sha256 of the wheel).
-    Pins = tuple[tuple[str, str, str], ...]
+    from session_workflow.core.deps import Pins
 
-# (oldest Python, pins, pin key), newest first; the key is sha256 of requirements_text(pins), first 16 hex digits
-# (see pin_key). An interpreter gets the first set whose oldest Python it is at least (pin_set).
-PIN_SETS: tuple[tuple[tuple[int, int], Pins, str], ...] = (
-    # Newest releases (both need 3.11); filelock 4.2+ imports no asyncio.
-    (
-        (3, 11),
-        (
-            ("filelock", "4.3.1", "sha256:79e43df8e9fe509cd83a3899a7c186c8077cbbe4d200a1ed3705c2f3bb6bc487"),
-            ("platformdirs", "4.14.9", "sha256:d0d3a23e7ff282cfa94b77f5a22b81030dcb68ba0430f90c74f4bd8d090782ea"),
-        ),
-        "2b457598033eaae6",
-    ),
-    # Newest releases that still support Python 3.9 (filelock 3.20 and platformdirs 4.5 need 3.10).
-    (
-        (3, 9),
-        (
-            ("filelock", "3.19.1", "sha256:d38e30481def20772f5baf097c122c3babc4fcdb7e14e57049eb9d88c6dc017d"),
-            ("platformdirs", "4.4.0", "sha256:abd01743f24e5287cd7a5db3752faf1a2d65353f38ec26d98e25a6db65958c85"),
-        ),
-        "84a0485cf8cadcdc",
-    ),
-)
-
-
-def pin_set(version: tuple[int, int]) -> tuple[Pins, str]:
-    """The pins and pin key for Python ``version`` (major, minor): the first set it is new enough for, else the
-    oldest (bin/session-workflow refuses a Python older than 3.9 before any import)."""
-    _oldest, pins, key = next((entry for entry in PIN_SETS if version >= entry[0]), PIN_SETS[-1])
-    return pins, key
-
-
-# The running interpreter's set: what every function below installs, checks and names by default.
-PINS, PIN_KEY = pin_set(sys.version_info[:2])
 PLUGIN_NAME = "session-workflow"
 # src/session_workflow/cli/bootstrap.py -> the plugin root (a checkout; for an installed package, its site folder).
 PLUGIN_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__)))))
-DEPS_FOLDER = "python-deps"
 WHEELS_ENV = "SESSION_WORKFLOW_WHEELS"
 STAGING_PREFIX = ".install-"
 # A staging folder older than this belongs to an install that was killed; younger ones may still be running.
@@ -111,14 +77,6 @@ def describe(pins: Pins = PINS) -> str:
     """``filelock 4.3.1 and platformdirs 4.14.9`` for messages."""
     names = [f"{name} {version}" for name, version, _digest in pins]
     return ", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1 else "".join(names)
-
-
-def is_complete(folder: str, pins: Pins = PINS) -> bool:
-    """True when pip finished installing every pinned version into ``folder`` (its dist-info records)."""
-    return all(
-        os.path.isfile(os.path.join(folder, f"{name.replace('-', '_')}-{version}.dist-info", "RECORD"))
-        for name, version, _digest in pins
-    )
 
 
 def _sanitise(plugin_id: str) -> str:

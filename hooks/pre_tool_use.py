@@ -1,0 +1,12 @@
+"""PreToolUse hook (Write|Edit|MultiEdit): note that the anchor about to be edited is one the registry vouches for."""
+
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src"))
+try:
+    from session_workflow.hook.tool_edit import pre_tool_use
+
+    pre_tool_use()
+finally:
+    os._exit(0)
