@@ -13,6 +13,7 @@ import pytest
 from session_workflow.anchor import registry
 from session_workflow.cli import bootstrap, doctor
 from session_workflow.cli import main as cli
+from session_workflow.core import deps
 from session_workflow.workstate import writer as workstate_writer
 
 REPO = Path(__file__).resolve().parents[2]
@@ -55,10 +56,10 @@ class Sandbox:
     def target(self) -> Path:
         """The dependency folder bootstrap installs into for this environment."""
         data = bootstrap.data_dir(bootstrap.PLUGIN_ROOT, self.env, str(self.home))
-        return Path(data) / bootstrap.DEPS_FOLDER / bootstrap.PIN_KEY
+        return Path(data) / deps.DEPS_FOLDER / deps.PIN_KEY
 
     def install_deps(self) -> None:
-        for name, version, _digest in bootstrap.PINS:
+        for name, version, _digest in deps.PINS:
             info = self.target() / f"{name}-{version}.dist-info"
             info.mkdir(parents=True)
             (info / "RECORD").write_text("")
@@ -77,7 +78,7 @@ class Sandbox:
         lines, code = doctor.report(self.env if env is None else env, str(self.home), str(self.project), None)
         text = "\n".join(lines) + "\n"
         text = text.replace(str(self.root), "<tmp>").replace(str(REPO), "<repo>")
-        return text.replace(bootstrap.describe(), "<pins>").replace(bootstrap.PIN_KEY, "<key>"), code
+        return text.replace(bootstrap.describe(), "<pins>").replace(deps.PIN_KEY, "<key>"), code
 
 
 @pytest.fixture()

@@ -17,7 +17,7 @@ from session_workflow.anchor.discover import list_open
 from session_workflow.anchor.text import shell_quote
 from session_workflow.cli import bootstrap
 from session_workflow.cli.parser import RawDescriptionHelpFormatter
-from session_workflow.core import health
+from session_workflow.core import deps, health
 from session_workflow.core.boundedio import read_prefix
 from session_workflow.core.health import FAIL, INFO, OK, Check
 from session_workflow.core.locations import SESSION_ENV, anchors_dir, config_dir, trust_dir
@@ -64,13 +64,13 @@ def dependency_check(env: Mapping[str, str], home: str) -> Check:
     """The writers' filelock and platformdirs: importable, installed in the dependency folder, or what the first
     write will do (which pip installs them where). No pip at all is essential: no writer could ever run."""
     what = "writers' dependencies"
-    names = [name for name, _version, _digest in bootstrap.PINS]
+    names = [name for name, _version, _digest in deps.PINS]
     if all(_importable(name) for name in names):
         return Check(OK, f"{what}: {' and '.join(names)} importable by {escaped(sys.executable)}")
     data = bootstrap.data_dir(bootstrap.PLUGIN_ROOT, env, home)
-    target = os.path.join(data, bootstrap.DEPS_FOLDER, bootstrap.PIN_KEY)
+    target = os.path.join(data, deps.DEPS_FOLDER, deps.PIN_KEY)
     pins = bootstrap.describe()
-    if bootstrap.is_complete(target):
+    if deps.is_complete(target):
         return Check(OK, f"{what}: {pins} in {escaped(target)}")
     pips = bootstrap.default_pips()
     pip = bootstrap.find_pip(pips)
