@@ -4,6 +4,7 @@ nothing a file or the environment holds can draw a line of its own."""
 from __future__ import annotations
 
 import os
+import shutil
 import stat
 import sys
 from pathlib import Path
@@ -11,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from session_workflow.anchor import registry
+from session_workflow.anchor.writer import vouch_as_read
 from session_workflow.cli import bootstrap, doctor
 from session_workflow.cli import main as cli
 from session_workflow.core import deps
@@ -293,3 +295,32 @@ def test_the_group_runs_from_the_command_line(capsys: pytest.CaptureFixture[str]
     out = capsys.readouterr().out
     assert out.startswith(f"session-workflow doctor: plugin {REPO}, project {tmp_path}\n")
     assert code == (1 if "1 essential" in out.splitlines()[-1] else 0)
+
+
+def test_the_same_bytes_at_a_new_inode_are_trusted_as_the_hooks_trust_them(box: Sandbox) -> None:
+    path = box.anchor("2026-12-03-kept.md")
+    vouch_as_read(str(path), box.env, SESSION, "new", 0.0)
+    data = path.read_bytes()
+    path.unlink()
+    path.write_bytes(data)  # git stash --all && git stash pop: the very bytes, another inode and mtime
+    assert "✔ anchor 2026-12-03-kept.md: trusted, kept by this session" in lines_of(box)[0]
+    path.write_bytes(data.replace(b"go", b"GO"))  # same size, other bytes
+    assert "✘ anchor 2026-12-03-kept.md: changed outside the writers; the hooks do not inject it" in lines_of(box)[0]
+
+
+def test_a_kept_anchor_that_is_gone_is_named_with_the_restore_command(box: Sandbox) -> None:
+    kept = box.anchor("2026-12-03-kept.md")
+    other = box.anchor("2026-12-02-other.md")
+    vouch_as_read(str(kept), box.env, SESSION, "new", 0.0)
+    vouch_as_read(str(other), box.env, OTHER, "new", 0.0)
+    shutil.rmtree(box.anchors)  # git clean -fdx
+    lines, code = lines_of(box)
+    real = os.path.realpath(box.anchors)
+    assert pair(lines, "✘ anchor 2026-12-03-kept.md") == [
+        f"✘ anchor 2026-12-03-kept.md: kept by this session, gone from {real}".replace(str(box.root), "<tmp>"),
+        f"  fix: put the last version back: session-workflow anchor restore {real}/2026-12-03-kept.md".replace(
+            str(box.root), "<tmp>"
+        ),
+    ]
+    assert not any("2026-12-02-other.md" in line for line in lines)  # another session's: not this shell's to restore
+    assert code == 0  # not essential: the doctor names it, the run restores it

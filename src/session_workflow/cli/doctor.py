@@ -95,8 +95,8 @@ def dependency_check(env: Mapping[str, str], home: str) -> Check:
 
 
 def trusted(candidate: Candidate, record: Record | None, session: str) -> Check | None:
-    """The registry vouches for the file as it is: the hooks inject it."""
-    if record is None or candidate.identity is None or not record.vouches_for(candidate.identity):
+    """The registry vouches for the file as it is (its identity, or the very bytes at a new inode): injected."""
+    if candidate.identity is None or not registry.trusts(record, candidate.path, candidate.identity):
         return None
     kept = ", kept by this session" if session and session in record.sessions else ""
     return Check(OK, f"anchor {escaped(candidate.name)}: trusted{kept}")
@@ -124,9 +124,8 @@ def not_created_here(candidate: Candidate, _record: Record | None, _session: str
     )
 
 
-# The states of an anchor file, the first that applies wins; a new state is one more function here. ("Gone", a
-# kept anchor whose file is missing, needs the registry to list the anchors it keeps: rows of its own, after
-# these.)
+# The states of an anchor file, the first that applies wins; a new state is one more function here. A kept anchor
+# whose file is missing has no file to look at: ``gone_checks`` names those.
 ANCHOR_STATES: tuple[AnchorState, ...] = (trusted, changed, not_created_here)
 
 
@@ -146,6 +145,24 @@ def anchor_checks(project: str, env: Mapping[str, str]) -> list[Check]:
     if more > 0:
         checks.append(Check(INFO, f"anchors: {more} more in {escaped(folder)}", "session-workflow anchor list"))
     return checks
+
+
+def gone_checks(project: str, env: Mapping[str, str]) -> list[Check]:
+    """The anchors this shell's session kept in ``project`` whose files are gone (deleted, ``git clean -fdx``)."""
+    real_folder = os.path.realpath(anchors_dir(project))
+    gone = [
+        path
+        for path in registry.kept_by(env, env.get(SESSION_ENV) or None)
+        if os.path.dirname(path) == real_folder and not os.path.lexists(path)
+    ]
+    return [
+        Check(
+            FAIL,
+            f"anchor {escaped(os.path.basename(path))}: kept by this session, gone from {escaped(real_folder)}",
+            f"put the last version back: {registry.restore_command(path)}",
+        )
+        for path in gone[:MAX_ANCHOR_LINES]
+    ]
 
 
 def work_state_check(dir_arg: str | None, env: Mapping[str, str]) -> Check:
@@ -193,7 +210,7 @@ def report(env: Mapping[str, str], home: str, cwd: str | None, dir_arg: str | No
         fix = "cd to the project, or pass --dir"
         checks.append(Check(FAIL, "project: the current directory no longer exists (deleted?)", fix))
     else:
-        checks += [*anchor_checks(project, env), work_state_check(dir_arg, env)]
+        checks += [*anchor_checks(project, env), *gone_checks(project, env), work_state_check(dir_arg, env)]
     files = health.settings_files(config_dir(env, home), project)
     checks += [health.mod_check(env), health.permission_check(files), health.task_tools_check(env, files)]
     where = f", project {escaped(project)}" if project is not None else ""
