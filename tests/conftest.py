@@ -7,6 +7,9 @@ in the dev cache outside the plugin root (``$SESSION_WORKFLOW_DEV_CACHE``, defau
 developer's pip configuration, which is the one step that needs a package index. Both pin sets' wheels (3.9 and 3.10,
 3.11+) can sit side by side there: their file names differ.
 
+Hypothesis keeps its example database in the dev cache too (``<dev cache>/hypothesis``), not in ``.hypothesis/``
+of the working directory: a marketplace install copies the plugin folder whole, ignored files included.
+
 Every test also gets its own user state dir (``private_state_dir``), so the machine's anchor trust registry is
 never read or written.
 """
@@ -21,6 +24,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from hypothesis.configuration import set_hypothesis_home_dir
 
 from session_workflow.cli.bootstrap import PINS
 
@@ -31,6 +35,9 @@ def dev_cache() -> Path:
         return Path(given)
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return Path(base) / "session-workflow-dev"
+
+
+set_hypothesis_home_dir(dev_cache() / "hypothesis")
 
 
 def wheel_names() -> list[str]:
