@@ -126,36 +126,38 @@ def test_the_build_warns_nothing_writes_nothing_here_and_ships_no_tests(tmp_path
     ]
 
 
-def demo() -> list[str]:
-    return [sys.executable, "bin/session-workflow", "demo"]
+def demo() -> tuple[list[str], dict[str, str]]:
+    return [sys.executable, "bin/session-workflow", "demo"], {}
 
 
-def unit_tests() -> list[str]:
-    """Hypothesis's examples, pytest's cache, the test modules' bytecode and the ``-I -S`` hook subprocesses'."""
-    return [sys.executable, "-m", "pytest", "-q", "-x", "tests/core/test_text.py", "tests/hook/test_prompt_submit.py"]
+def unit_tests() -> tuple[list[str], dict[str, str]]:
+    """Hypothesis's examples, pytest's cache, the bytecode of the ``-I -S`` hook subprocesses (which ignore the
+    PYTHONDONTWRITEBYTECODE that tox sets, as here, for the test modules)."""
+    files = ["tests/core/test_text.py", "tests/hook/test_prompt_submit.py"]
+    return [sys.executable, "-m", "pytest", "-q", "-x", *files], {"PYTHONDONTWRITEBYTECODE": "1"}
 
 
-def ruff() -> list[str]:
+def ruff() -> tuple[list[str], dict[str, str]]:
     if importlib.util.find_spec("ruff") is None:
         pytest.skip("ruff is not installed here (tox's lint env has it)")
-    return [sys.executable, "-m", "ruff", "check", "--quiet", "src", "hooks", "tests", "tools"]
+    return [sys.executable, "-m", "ruff", "check", "--quiet", "src", "hooks", "tests", "tools"], {}
 
 
-def mypy() -> list[str]:
+def mypy() -> tuple[list[str], dict[str, str]]:
     if importlib.util.find_spec("mypy") is None:
         pytest.skip("mypy is not installed here (tox's type env has it)")
     # One small module (its cache is written all the same; a cold run of the whole tree takes a minute), checked
     # for this interpreter's version, which any installed mypy supports.
-    return [sys.executable, "-m", "mypy", "--python-version", f"3.{sys.version_info[1]}", "tools/build_dist.py"]
+    return [sys.executable, "-m", "mypy", "--python-version", f"3.{sys.version_info[1]}", "tools/build_dist.py"], {}
 
 
 @pytest.mark.parametrize("command", [demo, unit_tests, ruff, mypy])
 def test_a_developer_command_leaves_nothing_in_the_plugin_folder(
-    command: Callable[[], list[str]], tmp_path: Path, wheels: Path
+    command: Callable[[], tuple[list[str], dict[str, str]]], tmp_path: Path, wheels: Path
 ) -> None:
-    argv = command()
+    argv, tox_env = command()
     copy = checkout(tmp_path)
-    env = a_newcomers_env(SESSION_WORKFLOW_WHEELS=str(wheels))
+    env = a_newcomers_env(SESSION_WORKFLOW_WHEELS=str(wheels), **tox_env)
     done = subprocess.run(argv, cwd=copy, env=env, capture_output=True, text=True, timeout=600, check=False)
     assert done.returncode == 0, (done.stdout + done.stderr)[-4000:]
     assert left_behind(copy) == []
