@@ -29,7 +29,7 @@ def tracked_files(*others: str) -> list[str]:
 
 def installed_copy(claude: Claude) -> Path:
     version = json.loads((REPO_ROOT / ".claude-plugin" / "plugin.json").read_text(encoding="utf-8"))["version"]
-    return claude.config_dir / "plugins" / "cache" / "session-workflow" / "session-workflow" / version
+    return claude.config_dir / "plugins" / "cache" / "session-workflow" / "session-workflow" / str(version)
 
 
 def test_install_copies_no_dev_cache_and_shows_the_options(claude: Claude, claude_bin: Path, tmp_path: Path) -> None:
