@@ -4,8 +4,8 @@ that holds only the plugin after the developer commands ran in it.
 A marketplace install copies the plugin folder whole, ignored files included, so no command the README names (the
 demo; ``bash .ci/run``, which runs tox: ruff, mypy, pytest with hypothesis, the wheel build) may leave a file
 in it: the tools' caches go to the dev cache (tox.ini, pyproject.toml, tests/conftest.py), bytecode to the
-user's cache (the hook shims and ``bin/session-workflow`` set ``sys.pycache_prefix``), the build runs in a copy
-(``tools/build_dist.py``). Each command runs here in a git copy of the tracked files, whose ``git status
+plugin's data folder or the user's cache (the hook shims and ``bin/session-workflow`` set ``sys.pycache_prefix``),
+the build runs in a copy (``tools/build_dist.py``). Each command runs here in a git copy of the tracked files, whose ``git status
 --ignored`` must stay empty. The build needs ``build`` (the test extras) and pip's ``setuptools>=77``.
 """
 
@@ -161,3 +161,20 @@ def test_a_developer_command_leaves_nothing_in_the_plugin_folder(
     done = subprocess.run(argv, cwd=copy, env=env, capture_output=True, text=True, timeout=600, check=False)
     assert done.returncode == 0, (done.stdout + done.stderr)[-4000:]
     assert left_behind(copy) == []
+
+
+@pytest.mark.parametrize(
+    "shim", ["session_start.py", "pre_compact.py", "user_prompt_submit.py", "anchor_inject.py --list-stale ."]
+)
+def test_a_hook_writes_bytecode_only_in_the_plugin_data_folder(shim: str, tmp_path: Path) -> None:
+    copy, data = checkout(tmp_path), tmp_path / "data"
+    name, *args = shim.split()
+    argv = [sys.executable, "-I", "-S", str(copy / "hooks" / name), *args]
+    payload = json.dumps({"session_id": "s", "cwd": str(tmp_path), "hook_event_name": "SessionStart"})
+    for env in ({"CLAUDE_PLUGIN_DATA": str(data)}, {}):
+        env.update(PATH=os.environ.get("PATH", ""), HOME=str(tmp_path / "home"))
+        subprocess.run(argv, input=payload, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60)
+        assert left_behind(copy) == []
+    cached = [str(path.relative_to(data)) for path in data.rglob("*.pyc")]
+    assert any(path.startswith(f"pycache{copy}/src/session_workflow/") for path in cached)  # for the next start
+    assert not list((tmp_path / "home").rglob("*.pyc"))
