@@ -5,8 +5,9 @@ A marketplace install copies the plugin folder whole, ignored files included, so
 demo; ``bash .ci/run``, which runs tox: ruff, mypy, pytest with hypothesis, the wheel build) may leave a file
 in it: the tools' caches go to the dev cache (tox.ini, pyproject.toml, tests/conftest.py), bytecode to the
 plugin's data folder or the user's cache (the hook shims and ``bin/session-workflow`` set ``sys.pycache_prefix``),
-the build runs in a copy (``tools/build_dist.py``). Each command runs here in a git copy of the tracked files, whose ``git status
---ignored`` must stay empty. The build needs ``build`` (the test extras) and pip's ``setuptools>=77``.
+the build runs in a copy (``tools/build_dist.py``). Each command runs here in a git copy of the tracked files,
+whose ``git status --ignored`` must stay empty. The build needs ``build`` (the test extras) and pip's
+``setuptools>=77``.
 """
 
 from __future__ import annotations
