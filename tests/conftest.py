@@ -7,6 +7,11 @@ in the dev cache outside the plugin root (``$SESSION_WORKFLOW_DEV_CACHE``, defau
 developer's pip configuration, which is the one step that needs a package index. Both pin sets' wheels (3.9 and 3.10,
 3.11+) can sit side by side there: their file names differ.
 
+Hypothesis keeps its example database in the dev cache too (``<dev cache>/hypothesis``), not in ``.hypothesis/``
+of the working directory: a marketplace install copies the plugin folder whole, ignored files included. For the
+same reason the session removes the ``__pycache__`` folders that appeared in the checkout while it ran: tox sets
+PYTHONDONTWRITEBYTECODE, but the tests that start a Python with an environment of their own (or ``-I``) drop it.
+
 Every test also gets its own user state dir (``private_state_dir``), so the machine's anchor trust registry is
 never read or written.
 """
@@ -21,6 +26,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from hypothesis.configuration import set_hypothesis_home_dir
 
 from session_workflow.core.deps import PINS
 
@@ -31,6 +37,31 @@ def dev_cache() -> Path:
         return Path(given)
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return Path(base) / "session-workflow-dev"
+
+
+set_hypothesis_home_dir(dev_cache() / "hypothesis")
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def bytecode_folders() -> set[str]:
+    found: set[str] = set()
+    for base, dirs, _files in os.walk(REPO):
+        dirs[:] = [name for name in dirs if name != ".git"]
+        found.update(os.path.join(base, name) for name in dirs if name == "__pycache__")
+    return found
+
+
+_BEFORE: set[str] = set()
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    _BEFORE.update(bytecode_folders())
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    for folder in sorted(bytecode_folders() - _BEFORE):
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def wheel_names() -> list[str]:

@@ -2,12 +2,14 @@
 
 ``claude plugin install`` from a directory marketplace copies the plugin folder whole, ignored files included
 (only ``.git`` is left out), so the dev caches live outside it: tox's work dir and the test CLI go to the dev
-cache (``$SESSION_WORKFLOW_DEV_CACHE``). The checkout here is the repository's tracked files after the CLI
-installer has run in it, as the tests run it.
+cache (``$SESSION_WORKFLOW_DEV_CACHE``). The first test's checkout is the repository's tracked files after the CLI
+installer has run in it, as the tests run it; the second installs from this checkout itself, after whatever ran
+in it before (in ``bash .ci/run``: the lint, type, unit and validate envs and the e2e tests before this file).
 """
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 from pathlib import Path
@@ -19,9 +21,15 @@ from .harness import REPO_ROOT, Claude
 pytestmark = pytest.mark.e2e
 
 
-def tracked_files() -> list[str]:
-    done = subprocess.run(["git", "-C", str(REPO_ROOT), "ls-files", "-z"], capture_output=True, check=True)
+def tracked_files(*others: str) -> list[str]:
+    """``git ls-files`` (``others``: its options that add untracked files) that exist in the work tree."""
+    done = subprocess.run(["git", "-C", str(REPO_ROOT), "ls-files", "-z", *others], capture_output=True, check=True)
     return [name for name in done.stdout.decode().split("\0") if name and (REPO_ROOT / name).is_file()]
+
+
+def installed_copy(claude: Claude) -> Path:
+    version = json.loads((REPO_ROOT / ".claude-plugin" / "plugin.json").read_text(encoding="utf-8"))["version"]
+    return claude.config_dir / "plugins" / "cache" / "session-workflow" / "session-workflow" / str(version)
 
 
 def test_install_copies_no_dev_cache_and_shows_the_options(claude: Claude, claude_bin: Path, tmp_path: Path) -> None:
@@ -49,7 +57,7 @@ def test_install_copies_no_dev_cache_and_shows_the_options(claude: Claude, claud
     claude.run(["plugin", "marketplace", "add", str(checkout)]).check()
     installed = claude.run(["plugin", "install", "session-workflow@session-workflow"]).check()
     assert "5 userConfig options not yet set" in installed.stdout + installed.stderr
-    copy = claude.config_dir / "plugins" / "cache" / "session-workflow" / "session-workflow" / "0.1.0"
+    copy = installed_copy(claude)
     copied = sorted(str(p.relative_to(copy)) for p in copy.rglob("*") if p.is_file())
     assert copied == sorted(files)
 
@@ -59,3 +67,14 @@ def test_install_copies_no_dev_cache_and_shows_the_options(claude: Claude, claud
     assert "nudge_margin — Checkpoint nudge margin" in shown
     assert "stale_minutes — Stale cursor after (minutes)" in shown
     assert "status_line — Show the run's state on the status line" in shown
+
+
+def test_an_install_from_this_checkout_after_the_suite_copies_exactly_its_files(claude: Claude) -> None:
+    # The files a developer has not added yet are theirs to mind; an ignored one (a cache, a build) is a leak.
+    files = sorted(tracked_files("--cached", "--others", "--exclude-standard"))
+    claude.run(["plugin", "marketplace", "add", str(REPO_ROOT)]).check()
+    claude.run(["plugin", "install", "session-workflow@session-workflow"]).check()
+    copy = installed_copy(claude)
+    copied = sorted(str(path.relative_to(copy)) for path in copy.rglob("*") if path.is_file())
+    assert [name for name in copied if name not in files] == []
+    assert copied == files

@@ -13,6 +13,7 @@ import importlib
 import os
 import sys
 
+from session_workflow import __version__
 from session_workflow.cli.parser import OneLineParser, RawDescriptionHelpFormatter, add_verbs
 from session_workflow.core.errors import Failure
 from session_workflow.core.text import escaped
@@ -22,8 +23,6 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from session_workflow.cli.parser import Setup
-
-VERSION = "0.1.0"
 
 DESCRIPTION = """\
 Keep a long Claude Code run on course across context compaction. The plugin's SessionStart hook puts the
@@ -88,7 +87,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
         epilog=_epilog(),
         formatter_class=RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--version", action="version", version=f"session-workflow {VERSION}")
+    parser.add_argument("--version", action="version", version=f"session-workflow {__version__}")
     groups = {name: (help_line, _group(module)) for name, (module, help_line, _example) in GROUPS.items()}
     arguments = sys.argv[1:] if argv is None else argv
     add_verbs(parser, groups, arguments, "command", "GROUP", argparse.SUPPRESS)

@@ -1,0 +1,181 @@
+"""Packaging: one version everywhere, a build without warnings, an sdist without the tests, and a plugin folder
+that holds only the plugin after the developer commands ran in it.
+
+A marketplace install copies the plugin folder whole, ignored files included, so no command the README names (the
+demo; ``bash .ci/run``, which runs tox: ruff, mypy, pytest with hypothesis, the wheel build) may leave a file
+in it: the tools' caches go to the dev cache (tox.ini, pyproject.toml, tests/conftest.py), bytecode to the
+plugin's data folder or the user's cache (the hook shims and ``bin/session-workflow`` set ``sys.pycache_prefix``),
+the build runs in a copy (``tools/build_dist.py``). Each command runs here in a git copy of the tracked files,
+whose ``git status --ignored`` must stay empty. The build needs ``build`` (the test extras) and pip's
+``setuptools>=77``.
+"""
+
+from __future__ import annotations
+
+import email.parser
+import importlib.util
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tarfile
+import zipfile
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+import session_workflow
+
+REPO = Path(__file__).resolve().parents[1]
+GIT = ["git", "-c", "user.name=test", "-c", "user.email=test@localhost", "-c", "commit.gpgsign=false"]
+
+
+def tracked() -> list[str]:
+    done = subprocess.run(["git", "-C", str(REPO), "ls-files", "-z"], capture_output=True, check=True)
+    return sorted(name for name in done.stdout.decode().split("\0") if name and (REPO / name).is_file())
+
+
+def checkout(tmp_path: Path) -> Path:
+    """A git repository of the tracked files (as they are in the work tree), committed."""
+    copy = tmp_path / "checkout"
+    for name in tracked():
+        (copy / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(REPO / name, copy / name)
+    subprocess.run([*GIT, "init", "-q", str(copy)], check=True)
+    subprocess.run([*GIT, "-C", str(copy), "add", "-A"], check=True)
+    subprocess.run([*GIT, "-C", str(copy), "commit", "-q", "-m", "copy"], check=True)
+    return copy
+
+
+def left_behind(copy: Path) -> list[str]:
+    """Every file in ``copy`` that git does not track, ignored ones included (what an install would copy extra)."""
+    args = ["status", "--ignored", "--porcelain", "--untracked-files=all"]
+    return subprocess.run(["git", "-C", str(copy), *args], capture_output=True, text=True, check=True).stdout.split()
+
+
+def a_newcomers_env(**extra: str) -> dict[str, str]:
+    """The environment without this runner's bytecode switch: a newcomer's shell writes bytecode."""
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
+    env.update(extra)
+    return env
+
+
+def manifest() -> dict[str, object]:
+    loaded: dict[str, object] = json.loads((REPO / ".claude-plugin" / "plugin.json").read_text(encoding="utf-8"))
+    return loaded
+
+
+def test_the_package_holds_the_one_version_the_manifests_state() -> None:
+    pyproject = (REPO / "pyproject.toml").read_text(encoding="utf-8")
+    assert 'version = {attr = "session_workflow.__version__"}' in pyproject
+    project = pyproject.split("\n[project]\n", 1)[1].split("\n[", 1)[0]
+    assert 'dynamic = ["version"]' in project and not re.search(r"^version\s*=", project, re.MULTILINE)
+    market = json.loads((REPO / ".claude-plugin" / "marketplace.json").read_text(encoding="utf-8"))
+    listed = [plugin["version"] for plugin in market["plugins"] if plugin["name"] == "session-workflow"]
+    assert manifest()["version"] == session_workflow.__version__
+    assert listed == [session_workflow.__version__]
+
+
+def test_the_build_warns_nothing_writes_nothing_here_and_ships_no_tests(tmp_path: Path) -> None:
+    pytest.importorskip("build")
+    copy, dist = checkout(tmp_path), tmp_path / "dist"
+    # setuptools' deprecations are UserWarnings: as errors they fail the build (pip's own warnings stay warnings).
+    env = a_newcomers_env(PYTHONWARNINGS="error::UserWarning")
+    command = [sys.executable, str(copy / "tools" / "build_dist.py"), str(dist), "--sdist", "--wheel"]
+    done = subprocess.run(command, cwd=copy, env=env, capture_output=True, text=True, timeout=600, check=False)
+    log = done.stdout + done.stderr
+    assert done.returncode == 0, log[-4000:]
+    assert not re.findall(r".*(?:warning|deprecat).*", log, re.IGNORECASE)
+    assert left_behind(copy) == []
+    version = session_workflow.__version__
+    assert sorted(path.name for path in dist.iterdir()) == [
+        f"session_workflow-{version}-py3-none-any.whl",
+        f"session_workflow-{version}.tar.gz",
+    ]
+
+    with tarfile.open(dist / f"session_workflow-{version}.tar.gz") as sdist:
+        names = {name.split("/", 1)[1] for name in sdist.getnames() if "/" in name}
+    files = {name for name in names if not name.startswith("src/session_workflow.egg-info/")}
+    made = {"PKG-INFO", "setup.cfg", "src", "src/session_workflow", "src/session_workflow.egg-info"}
+    folders = {str(Path(name).parent) for name in tracked() if name.startswith("src/")} - {"src"}
+    expected = {name for name in tracked() if name.startswith("src/")} | folders | made
+    assert files == expected | {"LICENSE", "MANIFEST.in", "README.md", "pyproject.toml"}  # no tests/ at all
+
+    with zipfile.ZipFile(dist / f"session_workflow-{version}-py3-none-any.whl") as wheel:
+        metadata = email.parser.Parser().parsestr(wheel.read(f"session_workflow-{version}.dist-info/METADATA").decode())
+        assert f"session_workflow-{version}.dist-info/licenses/LICENSE" in wheel.namelist()
+    assert (metadata["Version"], metadata["License-Expression"], metadata["Requires-Python"]) == (
+        version,
+        "MIT",
+        ">=3.9",
+    )
+    assert metadata.get_all("License-File") == ["LICENSE"]
+    classifiers = metadata.get_all("Classifier") or []
+    assert not [line for line in classifiers if line.startswith("License ::")]
+    python = [line for line in classifiers if line.startswith("Programming Language :: Python :: 3")]
+    assert python == ["Programming Language :: Python :: 3", "Programming Language :: Python :: 3 :: Only"] + [
+        f"Programming Language :: Python :: 3.{minor}" for minor in (9, 10, 11, 12, 13)
+    ]
+    repository = manifest()["repository"]
+    assert metadata.get_all("Project-URL") == [
+        f"Homepage, {repository}",
+        f"Source, {repository}",
+        f"Issues, {repository}/issues",
+    ]
+
+
+def demo() -> tuple[list[str], dict[str, str]]:
+    return [sys.executable, "bin/session-workflow", "demo"], {}
+
+
+def unit_tests() -> tuple[list[str], dict[str, str]]:
+    """Hypothesis's examples, pytest's cache, the bytecode of the ``-I -S`` hook subprocesses (which ignore the
+    PYTHONDONTWRITEBYTECODE that tox sets, as here, for the test modules)."""
+    files = ["tests/core/test_text.py", "tests/hook/test_prompt_submit.py"]
+    return [sys.executable, "-m", "pytest", "-q", "-x", *files], {"PYTHONDONTWRITEBYTECODE": "1"}
+
+
+def ruff() -> tuple[list[str], dict[str, str]]:
+    if importlib.util.find_spec("ruff") is None:
+        pytest.skip("ruff is not installed here (tox's lint env has it)")
+    return [sys.executable, "-m", "ruff", "check", "--quiet", "src", "hooks", "tests", "tools"], {}
+
+
+def mypy() -> tuple[list[str], dict[str, str]]:
+    if importlib.util.find_spec("mypy") is None:
+        pytest.skip("mypy is not installed here (tox's type env has it)")
+    # One small module (its cache is written all the same; a cold run of the whole tree takes a minute), checked
+    # for this interpreter's version, which any installed mypy supports.
+    return [sys.executable, "-m", "mypy", "--python-version", f"3.{sys.version_info[1]}", "tools/build_dist.py"], {}
+
+
+@pytest.mark.parametrize("command", [demo, unit_tests, ruff, mypy])
+def test_a_developer_command_leaves_nothing_in_the_plugin_folder(
+    command: Callable[[], tuple[list[str], dict[str, str]]], tmp_path: Path, wheels: Path
+) -> None:
+    argv, tox_env = command()
+    copy = checkout(tmp_path)
+    env = a_newcomers_env(SESSION_WORKFLOW_WHEELS=str(wheels), **tox_env)
+    done = subprocess.run(argv, cwd=copy, env=env, capture_output=True, text=True, timeout=600, check=False)
+    assert done.returncode == 0, (done.stdout + done.stderr)[-4000:]
+    assert left_behind(copy) == []
+
+
+@pytest.mark.parametrize(
+    "shim", ["session_start.py", "pre_compact.py", "user_prompt_submit.py", "anchor_inject.py --list-stale ."]
+)
+def test_a_hook_writes_bytecode_only_in_the_plugin_data_folder(shim: str, tmp_path: Path) -> None:
+    copy, data = checkout(tmp_path), tmp_path / "data"
+    name, *args = shim.split()
+    argv = [sys.executable, "-I", "-S", str(copy / "hooks" / name), *args]
+    payload = json.dumps({"session_id": "s", "cwd": str(tmp_path), "hook_event_name": "SessionStart"})
+    for env in ({"CLAUDE_PLUGIN_DATA": str(data)}, {}):
+        env.update(PATH=os.environ.get("PATH", ""), HOME=str(tmp_path / "home"))
+        subprocess.run(argv, input=payload, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60)
+        assert left_behind(copy) == []
+    cached = [str(path.relative_to(data)) for path in data.rglob("*.pyc")]
+    assert any(path.startswith(f"pycache{copy}/src/session_workflow/") for path in cached)  # for the next start
+    assert not list((tmp_path / "home").rglob("*.pyc"))
