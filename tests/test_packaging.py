@@ -165,7 +165,15 @@ def test_a_developer_command_leaves_nothing_in_the_plugin_folder(
 
 
 @pytest.mark.parametrize(
-    "shim", ["session_start.py", "pre_compact.py", "user_prompt_submit.py", "anchor_inject.py --list-stale ."]
+    "shim",
+    [
+        "session_start.py",
+        "pre_compact.py",
+        "user_prompt_submit.py",
+        "pre_tool_use.py",
+        "post_tool_use.py",
+        "anchor_inject.py --list-stale .",
+    ],
 )
 def test_a_hook_writes_bytecode_only_in_the_plugin_data_folder(shim: str, tmp_path: Path) -> None:
     copy, data = checkout(tmp_path), tmp_path / "data"
