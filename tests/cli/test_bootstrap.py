@@ -182,8 +182,9 @@ def script(path: Path, body: str) -> str:
 def test_find_pip_takes_the_first_that_runs(tmp_path: Path) -> None:
     broken = script(tmp_path / "broken-pip", "exit 1")
     working = script(tmp_path / "pip3", "exit 0")
-    assert find_pip([[str(tmp_path / "missing"), "-m", "pip"], [broken], [working], OWN_PIP]) == [working]
-    assert find_pip([[broken], [str(tmp_path / "missing")]]) is None
+    candidates = [[str(tmp_path / "missing"), "-m", "pip"], [broken], [working], OWN_PIP]
+    assert find_pip(candidates, str(tmp_path)) == [working]
+    assert find_pip([[broken], [str(tmp_path / "missing")]], str(tmp_path)) is None
 
 
 # --- where ---------------------------------------------------------------------------------------------------------
@@ -191,14 +192,16 @@ def test_find_pip_takes_the_first_that_runs(tmp_path: Path) -> None:
 
 def test_plugin_data_wins(tmp_path: Path) -> None:
     env = {"CLAUDE_PLUGIN_DATA": str(tmp_path / "d"), "CLAUDECODE": "1", "XDG_CACHE_HOME": "/x"}
-    assert data_dir("/plugin", env, "/home/u") == str(tmp_path / "d")
+    assert data_dir("/plugin", env, "/home/u") == (str(tmp_path / "d"), None)
 
 
 def test_inside_claude_code_a_plugin_dir_plugin_is_inline(tmp_path: Path) -> None:
     env = {"CLAUDECODE": "1", "CLAUDE_CONFIG_DIR": str(tmp_path / "cfg")}
-    assert data_dir("/plugin", env, "/home/u") == str(tmp_path / "cfg" / "plugins" / "data" / "session-workflow-inline")
+    inline = str(tmp_path / "cfg" / "plugins" / "data" / "session-workflow-inline")
+    assert data_dir("/plugin", env, "/home/u") == (inline, None)
     assert data_dir("/plugin", {"CLAUDECODE": "1"}, "/home/u") == (
-        "/home/u/.claude/plugins/data/session-workflow-inline"
+        "/home/u/.claude/plugins/data/session-workflow-inline",
+        None,
     )
 
 
@@ -225,7 +228,7 @@ def test_inside_claude_code_an_installed_plugin_uses_its_marketplace_id(tmp_path
     assert plugin_id(str(local), str(config)) == "session-workflow@local-dev"
     assert plugin_id(str(tmp_path / "unknown"), str(config)) == "session-workflow-inline"
     env = {"CLAUDECODE": "1", "CLAUDE_CONFIG_DIR": str(config)}
-    assert data_dir(str(cached), env, "/h") == str(plugins / "data" / "session-workflow-my-market")
+    assert data_dir(str(cached), env, "/h") == (str(plugins / "data" / "session-workflow-my-market"), None)
 
 
 def test_broken_plugin_registries_fall_back_to_inline(tmp_path: Path) -> None:
@@ -249,7 +252,7 @@ def test_broken_plugin_registries_fall_back_to_inline(tmp_path: Path) -> None:
     ],
 )
 def test_outside_claude_code_the_user_cache(env: dict[str, str], platform: str, expected: str) -> None:
-    assert data_dir("/plugin", env, "/home/u", platform) == expected
+    assert data_dir("/plugin", env, "/home/u", platform) == (expected, None)
 
 
 # --- install ---------------------------------------------------------------------------------------------------
@@ -500,8 +503,8 @@ def test_bin_offline_fails_in_one_line_with_the_command(tmp_path: Path) -> None:
     assert not (tmp_path / ".claude").exists()
 
 
-def test_bin_is_an_executable_python3_script() -> None:
-    assert Path(BIN).read_text().startswith("#!/usr/bin/env python3\n")
+def test_bin_is_an_executable_script_that_runs_python3_isolated() -> None:
+    assert Path(BIN).read_text().startswith("#!/bin/sh\n''''exec python3 -I -- \"$0\" \"$@\" # '''")
     assert os.access(BIN, os.X_OK)
 
 

@@ -82,7 +82,8 @@ env_extras = st.fixed_dictionaries(
     {},
     optional={
         "CLAUDE_CODE_TASK_LIST_ID": st.one_of(st.just("$SESSION"), hostile_ids, hostile_text),
-        "SESSION_WORKFLOW_TASKS_ROOT": st.sampled_from(("$TASKS", "/", "relative", "$NOWHERE")),
+        # A project's env block can set it for the Bash tool: in the project or relative, it is never written to.
+        "CLAUDE_PLUGIN_DATA": st.sampled_from(("$PROJECT", "relative", "$NOWHERE")),
         "SESSION_WORKFLOW_ANCHOR_HOOKS": st.sampled_from(("0", "1", "")),
     },
 )

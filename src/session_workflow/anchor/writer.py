@@ -51,7 +51,14 @@ from session_workflow.cli.parser import CliError
 from session_workflow.core import atomic
 from session_workflow.core.boundedio import read_prefix_and_stat
 from session_workflow.core.gitignore import ensure_gitignore
-from session_workflow.core.locations import ANCHORS_SUBDIR, SESSION_ENV, anchors_dir, is_inside, leads_outside
+from session_workflow.core.locations import (
+    ANCHORS_SUBDIR,
+    SESSION_ENV,
+    anchors_dir,
+    given_project_dir,
+    is_inside,
+    leads_outside,
+)
 from session_workflow.core.text import cut_code_points, one_line
 from session_workflow.hook import context
 from session_workflow.workstate.section import is_session_id
@@ -624,11 +631,12 @@ def session_start_dir(env: Mapping[str, str], home: str) -> str | None:
 
 
 def default_project_dir(env: Mapping[str, str], home: str, cwd: str) -> str:
-    """``CLAUDE_PROJECT_DIR``, else the session's start directory, else the current directory."""
-    given = env.get("CLAUDE_PROJECT_DIR", "")
-    if os.path.isabs(given) and os.path.isdir(given):
-        return given
-    return session_start_dir(env, home) or cwd
+    """``CLAUDE_PROJECT_DIR`` (never in the Bash tool: ``given_project_dir``), else the session's start directory,
+    else the current directory."""
+    given, ignored = given_project_dir(env)
+    if ignored:
+        print(ignored, file=sys.stderr)
+    return given or session_start_dir(env, home) or cwd
 
 
 def _project_dir(option: str | None) -> str:
