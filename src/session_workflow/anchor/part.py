@@ -36,7 +36,7 @@ from session_workflow.anchor.text import (
     updated_text,
 )
 from session_workflow.core import config
-from session_workflow.core.boundedio import read_prefix
+from session_workflow.core.boundedio import read_prefix, read_prefix_as
 from session_workflow.core.gitignore import ensure_gitignore
 from session_workflow.core.jsonlog import MAX_LOG_BYTES, append_record
 from session_workflow.core.locations import anchors_dir, resolves_inside
@@ -118,9 +118,11 @@ class Candidate:
         return self.recorded_kind if self.recorded_kind is not None else NOT_ANCHOR
 
     def load(self) -> bool:
-        """Read the HEAD if it was ranked by its recorded kind alone; False when the file is gone or unreadable."""
+        """Read the HEAD if it was ranked by its recorded kind alone; False when the file is gone, unreadable, or no
+        longer the identity the listing saw (and the registry vouched for)."""
         if self.anchor is None:
-            self.anchor = read_anchor(self.path)
+            identity = self.identity.as_tuple() if self.identity is not None else None  # what the trust check saw
+            self.anchor = head_of(lambda size: read_prefix_as(self.path, size, identity))
         return self.anchor is not None
 
     def title(self) -> str:

@@ -286,7 +286,8 @@ def data_dir(
         return fallback, None
     from session_workflow.core.text import escaped
 
-    said = f"session-workflow: ignored CLAUDE_PLUGIN_DATA={escaped(raw)} ({escaped(why or '')}); using {escaped(fallback)}"
+    why = escaped(why or "")
+    said = f"session-workflow: ignored CLAUDE_PLUGIN_DATA={escaped(raw)} ({why}); using {escaped(fallback)}"
     return fallback, said
 
 

@@ -15,7 +15,7 @@ from session_workflow.cli.parser import CliError, OneLineParser, RawDescriptionH
 from session_workflow.core.atomic import lock_path
 from session_workflow.core.boundedio import read_prefix
 from session_workflow.core.locations import SESSION_ENV, given_project_dir, leads_outside, state_path
-from session_workflow.core.text import one_line
+from session_workflow.core.text import one_line, visible_json
 from session_workflow.workstate import writer as workstate_writer
 from session_workflow.workstate.section import (
     MAX_STEP_POINTS,
@@ -278,7 +278,8 @@ def _run_show(args: argparse.Namespace) -> int:
     orphaned = None if state is None or owner is None else state.session != owner
     if args.json:
         document = json.loads(read[0]) if read is not None else None
-        print(json.dumps({"path": where.path, "orphaned": orphaned, "state": document}, ensure_ascii=False, indent=2))
+        shown = json.dumps({"path": where.path, "orphaned": orphaned, "state": document}, ensure_ascii=False, indent=2)
+        print(visible_json(shown))
         return 0
     if state is None:
         print(f"no work state in {where.path}")
