@@ -71,6 +71,13 @@ def records_dir(env: Mapping[str, str], project_dirs: Sequence[str]) -> str | No
     return os.path.join(base, RECORDS_FOLDER) if base and outside_projects(base, project_dirs, env) else None
 
 
+def _shown(value: str) -> str:
+    """A variable's value in a message: escaped (nothing hidden), a very long one cut."""
+    from session_workflow.core.text import cut_code_points, escaped
+
+    return escaped(cut_code_points(value, 300))
+
+
 def given_project_dir(env: Mapping[str, str]) -> tuple[str | None, str | None]:
     """``CLAUDE_PROJECT_DIR`` as the writers' project dir (absolute, an existing folder), and the one line that
     says why it was ignored (or None).
@@ -83,10 +90,10 @@ def given_project_dir(env: Mapping[str, str]) -> tuple[str | None, str | None]:
     if not given:
         return None, None
     if env.get("CLAUDECODE") == "1":
-        from session_workflow.core.text import cut_code_points, one_line
-
-        shown = cut_code_points(one_line(given), 40)
-        return None, f"session-workflow: ignored {PROJECT_ENV}={shown!r}: Claude Code sets it for hooks, not here."
+        return (
+            None,
+            f"session-workflow: ignored {PROJECT_ENV}={_shown(given)}: Claude Code sets it for hooks, not here.",
+        )
     return (given, None) if os.path.isabs(given) and os.path.isdir(given) else (None, None)
 
 
@@ -101,10 +108,7 @@ def ignored_folders(env: Mapping[str, str], project_dirs: Sequence[str]) -> list
         (PLUGIN_DATA_ENV, env.get(PLUGIN_DATA_ENV), lambda path: outside_projects(path, project_dirs, env)),
     ):
         if value and not accepted(value):
-            from session_workflow.core.text import cut_code_points, one_line
-
-            shown = cut_code_points(one_line(value), 40)
-            lines.append(f"session-workflow: ignored {name}={shown!r}: not an absolute path outside the project.")
+            lines.append(f"session-workflow: ignored {name}={_shown(value)}: not an absolute path outside the project.")
     return lines
 
 
