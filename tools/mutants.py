@@ -251,8 +251,8 @@ MUTANTS = [
     Mutant(
         "dependencies from a plugin data folder in the project",
         "cli/bootstrap.py",
-        "inside = [folder for folder in folders if _same_or_inside(folder, real)]",
-        "inside: list[str] = []",
+        "inside = containing_project(real, project_folders(env, cwd), env)",
+        "inside = None",
         (*REPOSITORY_INPUT, BOOTSTRAP),
     ),
     Mutant(
@@ -265,8 +265,8 @@ MUTANTS = [
     Mutant(
         "delivery records in the project",
         "core/locations.py",
-        "return not any(is_inside(real, os.path.realpath(folder)) for folder in project_dirs)",
-        "return True",
+        "        if is_inside(real, base):\n            return base",
+        "        if False:\n            return base",
         (*REPOSITORY_INPUT, "tests/core/test_locations.py"),
     ),
     Mutant(

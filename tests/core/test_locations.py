@@ -134,10 +134,14 @@ def test_a_folder_variable_counts_only_absolute_and_outside_every_project(tmp_pa
     for inside in (project, project / "sub" / "data", other / "back" / "data"):
         assert not outside_projects(str(inside), dirs, env), inside
     assert not outside_projects("data", [], env) and not outside_projects("/x\x00", [], env)
-    # Claude Code's own folder counts as outside, also for a session run in the home folder.
-    home = [str(tmp_path / "home")]
-    assert outside_projects(str(tmp_path / "home" / ".claude" / "plugins" / "data" / "x"), home, env)
-    assert not outside_projects(str(tmp_path / "home" / "data"), home, env)
+    # A session run in the home folder or above it has no repository there (~/.claude/settings.json is the user's
+    # own), and Claude Code's own folder counts as outside wherever it is.
+    for above in (tmp_path / "home", tmp_path, Path("/")):
+        assert outside_projects(str(tmp_path / "home" / ".local" / "data"), [str(above)], env), above
+    env_config = {**env, "CLAUDE_CONFIG_DIR": str(project / "cfg")}
+    assert outside_projects(str(project / "cfg" / "plugins" / "data" / "x"), dirs, env_config)
+    assert not outside_projects(str(project / "cfg2"), dirs, env_config)
+    assert not outside_projects("/x\ud800", [], env) and outside_projects(str(other), ["/p\ud800"], env)
     assert records_dir({**env, "CLAUDE_PLUGIN_DATA": str(project / "d")}, dirs) is None
     assert records_dir({**env, "CLAUDE_PLUGIN_DATA": str(other)}, dirs) == str(other / "work-state-delivered")
 
@@ -154,7 +158,7 @@ def test_a_relative_config_dir_is_ignored_and_named_once(tmp_path: Path) -> None
     assert ignored_folders({"CLAUDE_PLUGIN_DATA": str(tmp_path / "d\u202e")}, [str(tmp_path)]) == [
         f"session-workflow: ignored CLAUDE_PLUGIN_DATA={tmp_path}/d\\u202e: not an absolute path outside the project."
     ]
-    assert ignored_folders({"HOME": "/h", "CLAUDE_PLUGIN_DATA": "/h/.claude/plugins/data/x"}, ["/h"]) == []
+    assert ignored_folders({"HOME": "/h", "CLAUDE_PLUGIN_DATA": "/h/.claude/plugins/data/x"}, ["/h/p"]) == []
 
 
 def test_claude_project_dir_counts_outside_the_bash_tool_only(tmp_path: Path) -> None:

@@ -298,10 +298,11 @@ def _refusal(real: str, env: Mapping[str, str], cwd: str | None) -> str | None:
             cwd = os.getcwd()
         except OSError:  # deleted under the shell: CLAUDE_PROJECT_DIR and the folder's owner still count
             cwd = None
-    folders = project_folders(env, cwd)
-    inside = [folder for folder in folders if _same_or_inside(folder, real)]
-    if inside:
-        return f"inside the project folder {inside[0]}"
+    from session_workflow.core.locations import containing_project
+
+    inside = containing_project(real, project_folders(env, cwd), env)
+    if inside is not None:
+        return f"inside the project folder {inside}"
     uid = getattr(os, "getuid", None)
     return insecure(real, uid()) if uid is not None else None
 

@@ -48,20 +48,47 @@ def claude_config_dir(env: Mapping[str, str]) -> str | None:
     return os.path.join(home, ".claude") if os.path.isabs(home) and "\x00" not in home else None
 
 
+def containing_project(path: str, project_dirs: Sequence[str], env: Mapping[str, str]) -> str | None:
+    """The first project dir (resolved) that ``path`` resolves inside, or None.
+
+    A project dir that is the home folder or lies above it (a session run in ``~`` or ``/``) counts as none: its
+    ``.claude/settings.json`` is the user's own settings file, and every user-level folder lies below it. Claude
+    Code's configuration folder, where it puts CLAUDE_PLUGIN_DATA, is never inside one.
+    """
+    real = _real(path)
+    if real is None:  # no such name can exist (a lone surrogate): it is no folder of anyone's
+        return None
+    config = _real(claude_config_dir(env) or "")
+    if config is not None and is_inside(real, config):
+        return None
+    home = env.get("HOME", "")
+    real_home = _real(home) if os.path.isabs(home) else None
+    for folder in project_dirs:
+        base = _real(folder)
+        if base is None or (real_home is not None and is_inside(real_home, base)):
+            continue
+        if is_inside(real, base):
+            return base
+    return None
+
+
+def _real(path: str) -> str | None:
+    """``path`` resolved; None for the empty path or one the file system cannot hold."""
+    try:
+        return os.path.realpath(path) if path else None
+    except (OSError, ValueError):
+        return None
+
+
 def outside_projects(path: str, project_dirs: Sequence[str], env: Mapping[str, str]) -> bool:
-    """True when ``path`` is absolute and, resolved, lies outside every project dir, or inside Claude Code's
-    configuration folder (where Claude Code puts CLAUDE_PLUGIN_DATA, also for a session run in the home folder).
+    """True when ``path`` is absolute and resolves inside no project dir (``containing_project``).
 
     For a folder variable a project's ``env`` block can set whose content the plugin takes as authority: a folder
     inside the repository would be the repository's own content.
     """
-    if not os.path.isabs(path) or "\x00" in path:
+    if not os.path.isabs(path) or "\x00" in path or _real(path) is None:
         return False
-    real = os.path.realpath(path)
-    config = claude_config_dir(env)
-    if config is not None and is_inside(real, os.path.realpath(config)):
-        return True
-    return not any(is_inside(real, os.path.realpath(folder)) for folder in project_dirs)
+    return containing_project(path, project_dirs, env) is None
 
 
 def records_dir(env: Mapping[str, str], project_dirs: Sequence[str]) -> str | None:
