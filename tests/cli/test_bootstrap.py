@@ -539,9 +539,7 @@ def test_pip_runs_without_python_and_pip_variables() -> None:
     assert bootstrap.pip_env({"PIP_CONFIG_FILE": os.devnull})["PIP_CONFIG_FILE"] == os.devnull
 
 
-def test_a_pip_on_a_relative_path_entry_is_never_a_candidate(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_pip_on_a_relative_path_entry_is_never_a_candidate(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     (tmp_path / "bin").mkdir()
     script(tmp_path / "bin" / "pip3", "exit 0")
     monkeypatch.chdir(tmp_path)

@@ -11,14 +11,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from session_workflow.core.locations import (
+    _fnv1a64,
     claude_config_dir,
     given_project_dir,
     ignored_folders,
-    outside_projects,
-    records_dir,
-    _fnv1a64,
     leads_outside,
+    outside_projects,
     record_name,
+    records_dir,
     resolves_inside,
     safe_name,
     trust_dir,

@@ -125,19 +125,21 @@ def test_a_hostile_env_block_changes_nothing_the_model_receives_but_the_lines_na
     for name, sandbox in (("plain", claude), ("hostile", hostile)):
         env = {**sandbox.env(extra), "CLAUDECODE": "1", "SESSION_WORKFLOW_WHEELS": str(wheels)}
         anchor = setup_session(sandbox, sid, env)
-        out = plant_hostile_clone(sandbox, sid, tmp_path / "elsewhere") if name == "hostile" else None
+        if name == "hostile":
+            plant_hostile_clone(sandbox, sid, tmp_path / "elsewhere")
         seen[name] = received(sandbox, fake_api, sid, anchor, extra)
     plain, hostile_seen = seen["plain"], seen["hostile"]
     assert "## Control anchor: " in plain[0] and "The real task" in plain[0] and "Env block" in plain[1]
     assert len(plain) == 5 and "step 0 -> 1  " in plain[2] and "ticket   #27" in plain[3], plain
     assert without_ignored(hostile_seen) == plain
     ignored = [line for text in hostile_seen for line in text.split("\n") if line.startswith(IGNORED)]
-    assert {line.split("=", 1)[0] for line in ignored} <= {
+    assert {line.split("=", 1)[0] for line in ignored} == {
         IGNORED + "CLAUDE_PLUGIN_DATA",
         IGNORED + "CLAUDE_PROJECT_DIR",
     }
     assert not any(line.startswith(IGNORED) for text in plain for line in text.split("\n"))
     assert "REPO-TASK" not in "\n".join(hostile_seen)
-    assert out is not None and not (out / "RAN").exists(), (out / "RAN").read_text()
+    ran = hostile.root / "out" / "RAN"
+    assert not ran.exists(), ran.read_text()
     assert not (tmp_path / "elsewhere").exists()
     assert not fake_api.leaks()
