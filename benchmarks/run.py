@@ -158,7 +158,6 @@ def hook_env(load: workload.Workload, session: workload.Session, plugin_data: st
         CLAUDE_PLUGIN_DATA=plugin_data or load.plugin_data,
         CLAUDE_PROJECT_DIR=session.project,
         CLAUDE_CONFIG_DIR=session.config,
-        SESSION_WORKFLOW_TASKS_ROOT=os.path.join(session.config, "tasks"),
     )
     return env
 

@@ -176,14 +176,18 @@ def test_a_developer_command_leaves_nothing_in_the_plugin_folder(
     ],
 )
 def test_a_hook_writes_bytecode_only_in_the_plugin_data_folder(shim: str, tmp_path: Path) -> None:
-    copy, data = checkout(tmp_path), tmp_path / "data"
+    copy, data, project = checkout(tmp_path), tmp_path / "data", tmp_path / "project"
+    project.mkdir()
+    data.mkdir()  # Claude Code makes it
     name, *args = shim.split()
     argv = [sys.executable, "-I", "-S", str(copy / "hooks" / name), *args]
-    payload = json.dumps({"session_id": "s", "cwd": str(tmp_path), "hook_event_name": "SessionStart"})
-    for env in ({"CLAUDE_PLUGIN_DATA": str(data)}, {}):
+    payload = json.dumps({"session_id": "s", "cwd": str(project), "hook_event_name": "SessionStart"})
+    inside = {"CLAUDE_PLUGIN_DATA": str(project / "data")}  # a folder the repository could fill: none written
+    for env in ({"CLAUDE_PLUGIN_DATA": str(data)}, {}, inside):
         env.update(PATH=os.environ.get("PATH", ""), HOME=str(tmp_path / "home"))
-        subprocess.run(argv, input=payload, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60)
+        subprocess.run(argv, input=payload, cwd=project, env=env, capture_output=True, text=True, timeout=60)
         assert left_behind(copy) == []
+    assert not list(project.rglob("*.pyc"))
     cached = [str(path.relative_to(data)) for path in data.rglob("*.pyc")]
     assert any(path.startswith(f"pycache{copy}/src/session_workflow/") for path in cached)  # for the next start
     assert not list((tmp_path / "home").rglob("*.pyc"))

@@ -52,7 +52,7 @@ class TextPart(PreparedPart):
 def project_ctx(project: Path, source: str = "compact", session: str = SESSION, **env: str) -> HookContext:
     """A SessionStart context for ``project`` (no transcript: the cwd is the project dir)."""
     payload = {"hook_event_name": "SessionStart", "source": source, "session_id": session, "cwd": str(project)}
-    base = {"SESSION_WORKFLOW_TASKS_ROOT": str(project / "no-tasks"), **state_env()}
+    base = {"CLAUDE_CONFIG_DIR": str(project / "no-config"), **state_env()}
     return HookContext.from_payload(payload, {**base, **env}, NOW)
 
 
@@ -123,7 +123,7 @@ def test_the_real_parts_at_their_largest_stay_within_10000_units(tmp_path: Path)
     for task_id in range(1, 80):
         write_task(tmp_path / "tasks" / SESSION, task_id, "in_progress", "é" * 200, "😀" * 200)
     write_state(tmp_path, title="😀" * 200, step="😀" * 100, auto=True)
-    ctx = project_ctx(tmp_path, SESSION_WORKFLOW_TASKS_ROOT=str(tmp_path / "tasks"))
+    ctx = project_ctx(tmp_path, CLAUDE_CONFIG_DIR=str(tmp_path))
     text = compose.compose(ctx).text
     assert 9_000 <= utf16_len(text) <= 10_000
 
@@ -324,11 +324,16 @@ def test_two_older_candidates_are_ambiguous(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(("owner", "owned"), [(SESSION, True), ("another-session", False), (None, False)])
 def test_only_a_state_this_session_owns_is_delivered(
-    tmp_path: Path, owner: str | None, owned: bool, capsysbinary: pytest.CaptureFixture[bytes]
+    tmp_path: Path,
+    tmp_path_factory: pytest.TempPathFactory,
+    owner: str | None,
+    owned: bool,
+    capsysbinary: pytest.CaptureFixture[bytes],
 ) -> None:
     """The orphan rule (another owner) and the owner rule (no owner at all) on every hook that shows the state."""
     write_state(tmp_path, session=owner, title="owned-title")
-    env = {"CLAUDE_PLUGIN_DATA": str(tmp_path / "data"), "SESSION_WORKFLOW_TASKS_ROOT": str(tmp_path / "none")}
+    data = tmp_path_factory.mktemp("data")  # outside the project: delivery records in it would be the project's
+    env = {"CLAUDE_PLUGIN_DATA": str(data), "CLAUDE_CONFIG_DIR": str(tmp_path / "none")}
     ctx = project_ctx(tmp_path, **env)
     assert ("work state" in part_sizes(ctx)) == owned
     prompt = dict(hook_event_name="UserPromptSubmit", session_id=SESSION, cwd=str(tmp_path), prompt="hi")

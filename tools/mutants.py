@@ -25,6 +25,8 @@ PROMISES = "tests/test_promises.py"
 ANCHOR, HOOK, TASKS = ("tests/anchor",), ("tests/hook",), ("tests/tasks",)
 STATE = ("tests/workstate", "tests/hook")
 DOCTOR = ("tests/cli/test_doctor.py", "tests/core/test_health.py")
+REPOSITORY_INPUT = ("tests/reliability/test_repository_input.py",)
+BOOTSTRAP = "tests/cli/test_bootstrap.py"
 IGNORED = (".git", ".cache", ".tox", "node_modules", "__pycache__", ".hypothesis", ".mypy_cache", ".ruff_cache")
 
 
@@ -491,6 +493,91 @@ MUTANTS = [
         "if ANCHORS_MARK not in raw or len(raw) > MAX_PAYLOAD_BYTES:",
         "if len(raw) > MAX_PAYLOAD_BYTES:",
         ("tests/hook/test_tool_edit.py",),
+    ),
+    # Issue 27.
+    Mutant(
+        "pip runs in the caller's working directory",
+        "cli/bootstrap.py",
+        "            cwd=staging,\n            env=pip_env(os.environ),",
+        "            env=pip_env(os.environ),",
+        REPOSITORY_INPUT,
+    ),
+    Mutant(
+        "pip gets the PIP_* variables",
+        "cli/bootstrap.py",
+        'if not name.startswith(("PYTHON", "PIP_"))',
+        'if not name.startswith("PYTHON")',
+        (*REPOSITORY_INPUT, BOOTSTRAP),
+    ),
+    Mutant(
+        "pip gets the PYTHON* variables",
+        "cli/bootstrap.py",
+        'if not name.startswith(("PYTHON", "PIP_"))',
+        'if not name.startswith("PIP_")',
+        (*REPOSITORY_INPUT, BOOTSTRAP),
+    ),
+    Mutant(
+        "a pip3 from a relative PATH entry",
+        "cli/bootstrap.py",
+        "for entry in value.split(os.pathsep) if os.path.isabs(entry))",
+        "for entry in value.split(os.pathsep))",
+        (BOOTSTRAP,),
+    ),
+    Mutant(
+        "the bin script runs python3 without -I",
+        "../../bin/session-workflow",
+        "exec python3 -I -- ",
+        "exec python3 -- ",
+        REPOSITORY_INPUT,
+    ),
+    Mutant(
+        "dependencies from a plugin data folder in the project",
+        "cli/bootstrap.py",
+        "inside = containing_project(real, project_folders(env, cwd), env)",
+        "inside = None",
+        (*REPOSITORY_INPUT, BOOTSTRAP),
+    ),
+    Mutant(
+        "dependencies from a plugin data folder others can write",
+        "cli/bootstrap.py",
+        '            if info.st_mode & 0o022:\n                return f"{current} is writable by others"',
+        '            if False:\n                return f"{current} is writable by others"',
+        (*REPOSITORY_INPUT, BOOTSTRAP),
+    ),
+    Mutant(
+        "delivery records in the project",
+        "core/locations.py",
+        "        if is_inside(real, base):\n            return base",
+        "        if False:\n            return base",
+        (*REPOSITORY_INPUT, "tests/core/test_locations.py"),
+    ),
+    Mutant(
+        "a relative CLAUDE_CONFIG_DIR locates the task store",
+        "core/locations.py",
+        'if os.path.isabs(given) and "\\x00" not in given:\n        return given',
+        'if given and "\\x00" not in given:\n        return given',
+        (*REPOSITORY_INPUT, "tests/core/test_locations.py", "tests/tasks/test_store.py"),
+    ),
+    Mutant(
+        "CLAUDE_PROJECT_DIR counts in the Bash tool",
+        "core/locations.py",
+        'if env.get("CLAUDECODE") == "1":\n        return (',
+        "if False:\n        return (",
+        (*REPOSITORY_INPUT, "tests/core/test_locations.py"),
+    ),
+    Mutant(
+        "an anchor read by path, whatever its identity",
+        "core/boundedio.py",
+        "if identity is not None and (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns) != identity:",
+        "if False:",
+        (*REPOSITORY_INPUT, "tests/core/test_boundedio.py"),
+    ),
+    Mutant(
+        "state show --json prints hidden characters raw",
+        "core/text.py",
+        'if (char.isprintable() and not has_invisible(char)) or char == "\\n":',
+        "if True:",
+        ("tests/cli/test_state.py",),
     ),
 ]
 

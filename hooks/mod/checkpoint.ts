@@ -5,9 +5,11 @@
 // context fill on the main thread's tool calls and, once per crossing of a point ahead of the engine's own
 // auto-compaction threshold, asks the model to write the anchor this session keeps (one line, after a tool
 // result, never seen by the user). "Keeps" is what the module saw: this session's own Bash calls of
-// `session-workflow anchor new|step|write|close`, whose output names the anchor's absolute path. No disk read
-// is needed to know it, the time of the last write is exact, and a session that only read someone else's
-// anchor is never nagged about it. The same observations, plus the work state and the task store read after
+// `session-workflow anchor new|step|write|close`, whose output names the anchor's absolute path, counted only when
+// that path is a regular *.md file in the session's own project anchors folder and the writer's trust record
+// (outside every project, which a Bash call's output cannot forge) vouches for it as it is now, kept by this
+// session. The time of the last write is exact, and a session that only read someone else's anchor is never
+// nagged about it. The same observations, plus the work state and the task store read after
 // their writers run, feed one status row (drawn on the terminal's status line by statusline.ts), recomputed from
 // memory (no disk read) as time passes.
 import type { EngineInterface, PluginOptions, ToolCallInput, ToolCallResult } from 'claude-code'
@@ -18,7 +20,10 @@ import type {
   SessionWorkflowTicket,
   SessionWorkflowTasks,
 } from '../../types'
+import { oneLine, shellQuote } from './text'
 import { readStateFile, readStateRecord, utf8Length } from './workstate'
+
+export { oneLine } from './text'
 
 /** The reminder's bound: one line the model reads after a tool result. */
 export const MAX_REMINDER_BYTES = 300
@@ -112,23 +117,14 @@ export function judgeCrossing(
   return { crossing: remind ? { ...current, reminded: true } : current, remind }
 }
 
-/** Text from a file or the model, as one printable line: no control, bidi or zero-width character. */
-export function oneLine(text: string): string {
-  return text
-    .replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ')
-    .replace(/[\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g, '')
-    .replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd')
-    .replace(/ {2,}/g, ' ')
-    .trim()
-}
-
 function thousands(tokens: number): string {
   return tokens >= 10_000 ? `${Math.round(tokens / 1000)}k` : String(tokens)
 }
 
 /**
- * The reminder: one line within MAX_REMINDER_BYTES naming the anchor and the exact command, the ticket's step
- * riding along when it lags the anchor's last write. The longest variant that fits wins; a path too long for
+ * The reminder: one line within MAX_REMINDER_BYTES naming the anchor and the exact command (the path shell-quoted,
+ * so a path with spaces or quotes is one argument), the ticket's step riding along when it lags the anchor's last
+ * write. The longest variant that fits wins; a path too long for
  * any is named as the anchor `session-workflow anchor list` shows.
  */
 export function reminderLine(
@@ -137,7 +133,7 @@ export function reminderLine(
   ticket: { label: string; step: string } | null,
 ): string {
   const where = `Context at ${thousands(fill.tokens)} tokens, auto-compaction at ${thousands(fill.threshold)}:`
-  const step = `session-workflow anchor step ${path} "done: …; next: …"`
+  const step = `session-workflow anchor step ${shellQuote(path)} "done: …; next: …"`
   const write = '(or `anchor write` with the whole anchor when a line is not enough)'
   const lagging = ticket === null ? '' : `; ticket ${ticket.label} is still at step "${ticket.step}"`
   const state = ticket === null ? '' : `${lagging}: session-workflow state step <step>`
@@ -390,6 +386,102 @@ async function isThere($: EngineInterface, path: string): Promise<boolean> {
   }
 }
 
+/** Python's `safe_name`: every character but ASCII letters, digits, `_` and `-` made a `-` (by code point). */
+function safeName(text: string): string {
+  return Array.from(text, (char) => (/^[A-Za-z0-9_-]$/.test(char) ? char : '-')).join('')
+}
+
+function utf8Of(text: string): number[] {
+  const bytes: number[] = []
+  for (const char of text) {
+    const code = char.codePointAt(0)!
+    if (code < 0x80) bytes.push(code)
+    else if (code < 0x800) bytes.push(0xc0 | (code >> 6), 0x80 | (code & 63))
+    else if (code < 0x10000) bytes.push(0xe0 | (code >> 12), 0x80 | ((code >> 6) & 63), 0x80 | (code & 63))
+    else bytes.push(0xf0 | (code >> 18), 0x80 | ((code >> 12) & 63), 0x80 | ((code >> 6) & 63), 0x80 | (code & 63))
+  }
+  return bytes
+}
+
+/** The trust record's file for an anchor's real path, named as core/locations.py `record_name` names it. */
+export function recordFile(trustDir: string, realPath: string): string {
+  let hash = 0xcbf29ce484222325n
+  for (const byte of utf8Of(realPath)) hash = ((hash ^ BigInt(byte)) * 0x100000001b3n) & 0xffffffffffffffffn
+  const prefix = safeName(Array.from(realPath).slice(0, 64).join(''))
+  return `${trustDir}/${prefix}-${hash.toString(16).padStart(16, '0')}.json`
+}
+
+/**
+ * Whether a trust record's text vouches for the file at `realPath` as `stat` sees it now, kept by `session`: the
+ * record of this path (anchor/registry.py's format 1) holding an identity of this size and millisecond mtime (the
+ * engine's stat gives no inode) and naming the session among its keepers.
+ */
+export function recordVouches(
+  raw: string,
+  realPath: string,
+  stat: { size: number; mtimeMs: number },
+  session: string,
+): boolean {
+  let record: unknown
+  try {
+    record = JSON.parse(raw)
+  } catch {
+    return false
+  }
+  if (typeof record !== 'object' || record === null) return false
+  const { v, path, ids, sessions } = record as Record<string, unknown>
+  if (v !== 1 || path !== realPath || !Array.isArray(ids) || !Array.isArray(sessions)) return false
+  const matches = (id: unknown) =>
+    Array.isArray(id) &&
+    id.length === 4 &&
+    id[2] === stat.size &&
+    typeof id[3] === 'number' &&
+    Math.abs(id[3] / 1e6 - stat.mtimeMs) < 1
+  return ids.slice(0, 2).some(matches) && sessions.includes(session)
+}
+
+/** Where the Python side keeps the trust records (core/locations.py `trust_dir`: HOME and XDG_STATE_HOME, which a
+ * project's env block cannot set); null without a home. */
+async function trustDir($: EngineInterface): Promise<string | null> {
+  const state = (await $.env.get('XDG_STATE_HOME')) ?? ''
+  const home = (await $.env.get('HOME')) ?? ''
+  let base = state
+  if (!state.startsWith('/')) {
+    if (!home.startsWith('/')) return null
+    const system = await $.session.machine().then(({ sysname }) => sysname, () => '')
+    base = `${home}${system === 'Darwin' ? '/Library/Application Support' : '/.local/state'}`
+  }
+  return `${base.replace(/\/+$/, '')}/session-workflow/anchors`
+}
+
+/**
+ * The writer event when the module can verify it, else null: a `wrote` names a regular `*.md` file (not hidden,
+ * not closed) directly in the anchors folder of the session's project (its root, or its working directory), as
+ * resolved, that the writer's trust record vouches for as it is now, kept by this session; a `closed` names a
+ * path that is gone. A plain `echo` in the same Bash call can print any line but none of that.
+ */
+async function verified($: EngineInterface, event: WriterEvent, session: string): Promise<WriterEvent | null> {
+  if (event.verb === 'closed') return (await isThere($, event.path)) ? null : event
+  try {
+    const own = await $.fs.stat(event.path, { resolve: true })
+    const real = own.realPath
+    if (own.kind !== 'file' || real === undefined) return null
+    const root = await $.session.root()
+    const cwd = await $.session.cwd()
+    const folders = await Promise.all(
+      [...new Set([root, cwd])].map(async (dir) => (await $.fs.stat(dir, { resolve: true })).realPath),
+    )
+    const name = real.slice(real.lastIndexOf('/') + 1)
+    const inFolder = folders.some((dir) => dir !== undefined && real === `${dir.replace(/\/+$/, '')}/.claude/anchors/${name}`)
+    if (!inFolder || !name.endsWith('.md') || name.endsWith('.closed.md') || name.startsWith('.')) return null
+    const folder = await trustDir($)
+    const record = folder === null ? null : await readText($, recordFile(folder, real), 16 * 1024)
+    return record !== null && recordVouches(record, real, own, session) ? event : null
+  } catch {
+    return null
+  }
+}
+
 async function keptAnchor($: EngineInterface, event: WriterEvent, now: number): Promise<SessionWorkflowKeptAnchor> {
   const head = anchorHead((await readText($, event.path, ANCHOR_HEAD_BYTES)) ?? '')
   const name = event.path.slice(event.path.lastIndexOf('/') + 1, -'.md'.length)
@@ -488,7 +580,9 @@ export async function afterToolCall(
   let now: number | null = null
   const clock = async () => (now ??= await $.clock.now())
   if (e.tool === 'Bash' && typeof e.command === 'string') {
-    for (const event of writerEvents(e.command, typeof result.text === 'string' ? result.text : '')) {
+    for (const seen of writerEvents(e.command, typeof result.text === 'string' ? result.text : '')) {
+      const event = await verified($, seen, await $.session.id())
+      if (event === null) continue
       if (event.verb === 'wrote') state = { ...state, anchor: await keptAnchor($, event, await clock()) }
       else if (state.anchor?.path === event.path) state = { ...state, anchor: null }
     }

@@ -1,8 +1,9 @@
 // session-workflow's hooks module: the work-state section of the system prompt.
 //
-// The Python writer (`session-workflow state ...`) composes the section text and its snapshot key and stores
-// them in <project>/.claude/session-workflow/work-state.json; this module only reads, checks and latches
-// them, so the text is built in one place. The latch keeps the prompt cache: the text is taken again only
+// The Python writer (`session-workflow state ...`) keeps the work state in
+// <project>/.claude/session-workflow/work-state.json; this module reads and checks it and builds the section from
+// its fields exactly as the Python side does (text.ts, held to Python's output by the tests), so a stored or
+// hand-edited text never reaches the prompt as such. The latch keeps the prompt cache: the text is taken again only
 // when the ticket's identity changes, at session start and after a real compaction of the main conversation,
 // never on a step change. The engine itself sends a thread the system prompt it started with (a --resume
 // included), so what the model reads here is the state as of the thread's start; changes in between reach it

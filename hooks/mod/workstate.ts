@@ -2,18 +2,20 @@
 // whether a state is in play, shared by the system-prompt section and the status line.
 
 import type { EngineInterface } from 'claude-code'
+import type { SectionFields } from './text'
+import { sectionOf, slugOfIssueUrl } from './text'
+
+export { MAX_SECTION_BYTES } from './text'
 
 /** What the module takes from a work-state file: its owner session, the snapshot key and the section text. */
 export type StoredSection = { owner: string; key: string; text: string }
 
 export const STATE_FILE = '.claude/session-workflow/work-state.json'
 const FORMAT_VERSION = 1
-/** The writer guarantees this bound; the module still refuses a section over it rather than trust the file. */
-export const MAX_SECTION_BYTES = 1024
-// As the Python reader (workstate.py, workstate_section.py): a file over 64 KiB is not trusted, a ticket is
-// an issue number or a tracker id such as PROJ-12, an owner a printable session id.
+// As the Python reader (workstate/state.py, workstate/section.py): a file over 64 KiB is not trusted, a ticket
+// is an issue number or a tracker id such as PROJ-12, an owner a printable session id.
 export const MAX_FILE_BYTES = 64 * 1024
-const MAX_ISSUE_NUMBER = 2 ** 53
+const MAX_ISSUE_NUMBER = 10 ** 12
 const TICKET_ID = /^[A-Za-z0-9][A-Za-z0-9._:/#-]{0,63}$/
 const SESSION_ID = /^[!-~]{1,256}$/
 
@@ -33,24 +35,6 @@ export function utf8Length(text: string): number {
     } else bytes += 3
   }
   return bytes
-}
-
-/**
- * True when every line of the text is printable: no control character but the line breaks, and no lone
- * surrogate. The Python writer never stores either; a hand-edited file could, and a lone surrogate in the system
- * prompt makes the Messages API refuse every request of the session.
- */
-export function isPrintableSection(text: string): boolean {
-  if (/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028\u2029]/.test(text)) return false
-  for (let index = 0; index < text.length; index++) {
-    const unit = text.charCodeAt(index)
-    if (unit >= 0xd800 && unit <= 0xdbff) {
-      const next = index + 1 < text.length ? text.charCodeAt(index + 1) : 0
-      if (next < 0xdc00 || next > 0xdfff) return false
-      index++
-    } else if (unit >= 0xdc00 && unit <= 0xdfff) return false
-  }
-  return true
 }
 
 /**
@@ -74,17 +58,36 @@ export function readStateRecord(raw: string): Record<string, unknown> | null {
   return state
 }
 
+/** The fields of a trusted record that the section names, defaulted as the Python reader defaults them. */
+function sectionFields(state: Record<string, unknown>): SectionFields {
+  const text = (value: unknown) => (typeof value === 'string' ? value : null)
+  return {
+    ticket: state.ticket as number | string,
+    title: state.title as string,
+    map: typeof state.map === 'number' ? state.map : null,
+    url: text(state.url),
+    step: text(state.step) ?? '',
+    paused: state.paused === true,
+    auto: state.auto === true,
+  }
+}
+
 /**
- * The section a work-state file's text stores, or null when it is not one this module can use: an untrusted
- * record (readStateRecord), or no section of non-empty key and text within MAX_SECTION_BYTES. Pure: tested
- * without an engine.
+ * The section of a work-state file, or null when its record is not one this module can trust (readStateRecord).
+ * Built from the state's fields as the Python side builds it (text.ts `sectionOf`), never taken from the file: the
+ * stored text counts only as the choice between the section without links and the one with the links of the
+ * ticket's GitHub URL (the Python reader, failing both, adds the links of the origin remote, which this module
+ * does not read). The key is the fields the Python snapshot key names (never the step). Pure: tested without an
+ * engine.
  */
 export function parseWorkState(raw: string): StoredSection | null {
   const state = readStateRecord(raw)
-  if (state === null || !isRecord(state.section)) return null
-  const { key, text } = state.section
-  if (typeof key !== 'string' || key === '' || typeof text !== 'string' || text.trim() === '') return null
-  if (utf8Length(text) > MAX_SECTION_BYTES || !isPrintableSection(text)) return null
+  if (state === null) return null
+  const fields = sectionFields(state)
+  const stored = isRecord(state.section) ? state.section.text : undefined
+  const bare = sectionOf(fields, null)
+  const text = stored === bare ? bare : sectionOf(fields, slugOfIssueUrl(fields.url))
+  const key = JSON.stringify([fields.map, fields.ticket, fields.title, fields.auto])
   return { owner: state.session as string, key, text }
 }
 

@@ -258,12 +258,12 @@ def test_something_is_always_chosen(tmp_path: Path) -> None:
 def test_vanished_between_listing_and_reading(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     write_anchor(tmp_path, "a.md", live("A"), 0)
     write_anchor(tmp_path, "b.md", live("B"), 1)
-    real = boundedio.read_prefix
+    real = boundedio.read_prefix_as
 
-    def flaky(path: str, max_bytes: int) -> tuple[bytes, int] | None:
-        return None if path.endswith("a.md") else real(path, max_bytes)
+    def flaky(path: str, max_bytes: int, identity: tuple[int, int, int, int] | None) -> tuple[bytes, bool] | None:
+        return None if path.endswith("a.md") else real(path, max_bytes, identity)
 
-    monkeypatch.setattr(discover, "read_prefix", flaky)
+    monkeypatch.setattr(discover, "read_prefix_as", flaky)
     text = rendered(make_ctx(tmp_path))
     assert "b.md" in text and "a.md" not in text
 
@@ -544,13 +544,13 @@ def test_huge_anchor_is_read_boundedly(tmp_path: Path, monkeypatch: pytest.Monke
     os.utime(path, (NOW, NOW))
     trust(path)
     reads: list[int] = []
-    real = boundedio.read_prefix
+    real = boundedio.read_prefix_as
 
-    def spy(target: str, max_bytes: int) -> tuple[bytes, int] | None:
+    def spy(target: str, max_bytes: int, identity: tuple[int, int, int, int] | None) -> tuple[bytes, bool] | None:
         reads.append(max_bytes)
-        return real(target, max_bytes)
+        return real(target, max_bytes, identity)
 
-    monkeypatch.setattr(discover, "read_prefix", spy)
+    monkeypatch.setattr(discover, "read_prefix_as", spy)
     text = rendered(make_ctx(tmp_path))
     assert max(reads) <= HEAD_READ_BYTES and sum(reads) <= 2 * HEAD_READ_BYTES
     assert "- Next action: do it" in text

@@ -179,8 +179,9 @@ def script(path: Path, body: str) -> str:
 def test_find_pip_takes_the_first_that_runs(tmp_path: Path) -> None:
     broken = script(tmp_path / "broken-pip", "exit 1")
     working = script(tmp_path / "pip3", "exit 0")
-    assert find_pip([[str(tmp_path / "missing"), "-m", "pip"], [broken], [working], OWN_PIP]) == [working]
-    assert find_pip([[broken], [str(tmp_path / "missing")]]) is None
+    candidates = [[str(tmp_path / "missing"), "-m", "pip"], [broken], [working], OWN_PIP]
+    assert find_pip(candidates, str(tmp_path)) == [working]
+    assert find_pip([[broken], [str(tmp_path / "missing")]], str(tmp_path)) is None
 
 
 # --- where ---------------------------------------------------------------------------------------------------------
@@ -188,14 +189,16 @@ def test_find_pip_takes_the_first_that_runs(tmp_path: Path) -> None:
 
 def test_plugin_data_wins(tmp_path: Path) -> None:
     env = {"CLAUDE_PLUGIN_DATA": str(tmp_path / "d"), "CLAUDECODE": "1", "XDG_CACHE_HOME": "/x"}
-    assert data_dir("/plugin", env, "/home/u") == str(tmp_path / "d")
+    assert data_dir("/plugin", env, "/home/u") == (str(tmp_path / "d"), None)
 
 
 def test_inside_claude_code_a_plugin_dir_plugin_is_inline(tmp_path: Path) -> None:
     env = {"CLAUDECODE": "1", "CLAUDE_CONFIG_DIR": str(tmp_path / "cfg")}
-    assert data_dir("/plugin", env, "/home/u") == str(tmp_path / "cfg" / "plugins" / "data" / "session-workflow-inline")
+    inline = str(tmp_path / "cfg" / "plugins" / "data" / "session-workflow-inline")
+    assert data_dir("/plugin", env, "/home/u") == (inline, None)
     assert data_dir("/plugin", {"CLAUDECODE": "1"}, "/home/u") == (
-        "/home/u/.claude/plugins/data/session-workflow-inline"
+        "/home/u/.claude/plugins/data/session-workflow-inline",
+        None,
     )
 
 
@@ -222,7 +225,7 @@ def test_inside_claude_code_an_installed_plugin_uses_its_marketplace_id(tmp_path
     assert plugin_id(str(local), str(config)) == "session-workflow@local-dev"
     assert plugin_id(str(tmp_path / "unknown"), str(config)) == "session-workflow-inline"
     env = {"CLAUDECODE": "1", "CLAUDE_CONFIG_DIR": str(config)}
-    assert data_dir(str(cached), env, "/h") == str(plugins / "data" / "session-workflow-my-market")
+    assert data_dir(str(cached), env, "/h") == (str(plugins / "data" / "session-workflow-my-market"), None)
 
 
 def test_broken_plugin_registries_fall_back_to_inline(tmp_path: Path) -> None:
@@ -246,7 +249,7 @@ def test_broken_plugin_registries_fall_back_to_inline(tmp_path: Path) -> None:
     ],
 )
 def test_outside_claude_code_the_user_cache(env: dict[str, str], platform: str, expected: str) -> None:
-    assert data_dir("/plugin", env, "/home/u", platform) == expected
+    assert data_dir("/plugin", env, "/home/u", platform) == (expected, None)
 
 
 # --- install ---------------------------------------------------------------------------------------------------
@@ -497,8 +500,8 @@ def test_bin_offline_fails_in_one_line_with_the_command(tmp_path: Path) -> None:
     assert not (tmp_path / ".claude").exists()
 
 
-def test_bin_is_an_executable_python3_script() -> None:
-    assert Path(BIN).read_text().startswith("#!/usr/bin/env python3\n")
+def test_bin_is_an_executable_script_that_runs_python3_isolated() -> None:
+    assert Path(BIN).read_text().startswith("#!/bin/sh\n''''exec python3 -I -- \"$0\" \"$@\" # '''")
     assert os.access(BIN, os.X_OK)
 
 
@@ -513,3 +516,62 @@ def test_bin_refuses_an_old_python_in_one_line() -> None:
     assert done.returncode == 1 and done.stdout == ""
     assert done.stderr.startswith("session-workflow: needs Python 3.9 or newer (this is 3.")
     assert done.stderr.count("\n") == 1
+
+
+# --- nothing of the repository runs (issue 27) ---------------------------------------------------------------------
+
+
+def test_pip_runs_without_python_and_pip_variables() -> None:
+    environ = {"PATH": "/bin", "HOME": "/h", "PYTHONPATH": "/r", "PYTHONHOME": "/r", "PIP_PYTHON": "/r/py"}
+    environ.update(PIP_CONFIG_FILE="/r/pip.conf", PIP_INDEX_URL="http://127.0.0.1:9", HTTPS_PROXY="http://127.0.0.1:9")
+    assert bootstrap.pip_env(environ) == {
+        "PATH": "/bin",
+        "HOME": "/h",
+        "HTTPS_PROXY": "http://127.0.0.1:9",
+        "PIP_USER": "0",
+        "PIP_REQUIRE_VIRTUALENV": "0",
+        "PIP_NO_INPUT": "1",
+        "PIP_DISABLE_PIP_VERSION_CHECK": "1",
+    }
+    assert bootstrap.pip_env({"PIP_CONFIG_FILE": os.devnull})["PIP_CONFIG_FILE"] == os.devnull
+
+
+def test_a_pip_on_a_relative_path_entry_is_never_a_candidate(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "bin").mkdir()
+    script(tmp_path / "bin" / "pip3", "exit 0")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("PATH", os.pathsep.join(["bin", "."]))
+    assert all(not command[0].endswith("pip3") for command in bootstrap.default_pips())
+    monkeypatch.setenv("PATH", str(tmp_path / "bin"))
+    assert [str(tmp_path / "bin" / "pip3")] in bootstrap.default_pips()
+
+
+def test_plugin_data_in_a_project_or_open_to_others_gives_way_to_the_default(tmp_path: Path) -> None:
+    clone = tmp_path / "clone"
+    (clone / "sub").mkdir(parents=True)
+    (clone / ".git").mkdir()
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o775)
+    env = {"CLAUDECODE": "1", "CLAUDE_CONFIG_DIR": str(tmp_path / "cfg")}
+    default = str(tmp_path / "cfg" / "plugins" / "data" / "session-workflow-inline")
+    ignored = "session-workflow: ignored CLAUDE_PLUGIN_DATA="
+    cases = {
+        str(clone / "data"): f"inside the project folder {clone}",
+        "data": "not an absolute path",
+        str(shared / "data"): f"{shared} is writable by others",
+    }
+    for given, why in cases.items():
+        found = data_dir("/plugin", {**env, "CLAUDE_PLUGIN_DATA": given}, "/h", cwd=str(clone / "sub"))
+        assert found == (default, f"{ignored}{given} ({why}); using {default}")
+    project_env = {**env, "CLAUDE_PROJECT_DIR": str(tmp_path / "p"), "CLAUDE_PLUGIN_DATA": str(tmp_path / "p" / "d")}
+    (tmp_path / "p").mkdir()
+    assert data_dir("/plugin", project_env, "/h", cwd=str(clone))[1] == (
+        f"{ignored}{tmp_path / 'p' / 'd'} (inside the project folder {tmp_path / 'p'}); using {default}"
+    )
+    mine = tmp_path / "mine"
+    assert data_dir("/plugin", {**env, "CLAUDE_PLUGIN_DATA": str(mine)}, "/h", cwd=str(clone)) == (str(mine), None)
+    assert data_dir("/plugin", {**env, "CLAUDE_PLUGIN_DATA": default}, "/h", cwd=str(tmp_path / "cfg")) == (
+        default,
+        None,
+    )

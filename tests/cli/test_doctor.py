@@ -49,7 +49,6 @@ class Sandbox:
             "PATH": str(self.bin),
             "CLAUDECODE": "1",
             "CLAUDE_CONFIG_DIR": str(self.config),
-            "CLAUDE_PROJECT_DIR": str(self.project),
             "CLAUDE_CODE_SESSION_ID": SESSION,
             "AI_AGENT": "claude-code_2-1-332_agent",
         }
@@ -57,7 +56,7 @@ class Sandbox:
 
     def target(self) -> Path:
         """The dependency folder bootstrap installs into for this environment."""
-        data = bootstrap.data_dir(bootstrap.PLUGIN_ROOT, self.env, str(self.home))
+        data, _ignored = bootstrap.data_dir(bootstrap.PLUGIN_ROOT, self.env, str(self.home))
         return Path(data) / deps.DEPS_FOLDER / deps.PIN_KEY
 
     def install_deps(self) -> None:
@@ -86,8 +85,10 @@ class Sandbox:
 @pytest.fixture()
 def box(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Sandbox:
     monkeypatch.setattr(doctor, "_importable", lambda _name: False)  # as on a python3 without the two packages
-    monkeypatch.setattr(bootstrap, "find_pip", lambda _pips: ["/usr/bin/pip3"])
-    return Sandbox(tmp_path)
+    monkeypatch.setattr(bootstrap, "find_pip", lambda _pips, _cwd: ["/usr/bin/pip3"])
+    box = Sandbox(tmp_path)
+    monkeypatch.chdir(box.project)  # the Bash tool: in the project, no CLAUDE_PROJECT_DIR
+    return box
 
 
 GOLDEN = """\
@@ -199,7 +200,7 @@ def test_a_trust_folder_that_cannot_be_made_is_essential(box: Sandbox) -> None:
 
 
 def test_no_dependencies_and_no_pip_is_essential(box: Sandbox, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(bootstrap, "find_pip", lambda _pips: None)
+    monkeypatch.setattr(bootstrap, "find_pip", lambda _pips, _cwd: None)
     lines, code = lines_of(box)
     assert code == 1
     python = sys.executable

@@ -43,9 +43,11 @@ class Fresh:
         path = os.pathsep.join([str(self.venv / "bin"), os.environ.get("PATH", "")])
         return {**env, "PATH": path, "HOME": str(self.home), "PYTHONNOUSERSITE": "1", **extra}
 
-    def run(self, argv: list[str], env: dict[str, str], stdin: str = "") -> subprocess.CompletedProcess[str]:
+    def run(
+        self, argv: list[str], env: dict[str, str], stdin: str = "", cwd: Path | None = None
+    ) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
-            argv, input=stdin, capture_output=True, text=True, env=env, cwd=self.root, timeout=300, check=False
+            argv, input=stdin, capture_output=True, text=True, env=env, cwd=cwd or self.root, timeout=300, check=False
         )
 
 
@@ -81,7 +83,8 @@ def test_the_demo_installs_once_and_shows_both_injections(fresh: Fresh, wheels: 
 
 
 def test_a_writer_from_claude_codes_bash_tool_installs_into_the_plugin_data(fresh: Fresh, wheels: Path) -> None:
-    """As the Bash tool runs it: by name on PATH (the plugin's bin/), its shebang finding the fresh python3."""
+    """As the Bash tool runs it: by name on PATH (the plugin's bin/), its first line running the fresh python3, in
+    the project (the Bash tool has no CLAUDE_PROJECT_DIR)."""
     config = fresh.root / "config"
     project = fresh.root / "project"
     project.mkdir()
@@ -89,17 +92,16 @@ def test_a_writer_from_claude_codes_bash_tool_installs_into_the_plugin_data(fres
         PATH=os.pathsep.join([str(REPO / "bin"), fresh.env()["PATH"]]),
         CLAUDECODE="1",
         CLAUDE_CONFIG_DIR=str(config),
-        CLAUDE_PROJECT_DIR=str(project),
         CLAUDE_CODE_SESSION_ID=str(uuid.uuid4()),
         SESSION_WORKFLOW_WHEELS=str(wheels),
     )
-    done = fresh.run(["session-workflow", "anchor", "new", "--task", "Fresh machine"], env)
+    done = fresh.run(["session-workflow", "anchor", "new", "--task", "Fresh machine"], env, cwd=project)
     assert done.returncode == 0, done.stderr
     target = config / "plugins" / "data" / "session-workflow-inline" / "python-deps" / pin_key()
     assert done.stderr == f"{INSTALLING} from {wheels} into {target} (once, for the writers)\n"
     anchor = Path(done.stdout.strip())
     assert anchor.parent == project / ".claude" / "anchors" and anchor.is_file()
-    step = fresh.run(["session-workflow", "anchor", "step", str(anchor), "first step"], env)
+    step = fresh.run(["session-workflow", "anchor", "step", str(anchor), "first step"], env, cwd=project)
     assert (step.returncode, step.stderr) == (0, "")
 
 
@@ -155,11 +157,10 @@ def test_doctor_runs_before_the_first_use_install_and_does_not_start_it(fresh: F
         PATH=os.pathsep.join([str(REPO / "bin"), fresh.env()["PATH"]]),
         CLAUDECODE="1",
         CLAUDE_CONFIG_DIR=str(config),
-        CLAUDE_PROJECT_DIR=str(project),
         CLAUDE_CODE_SESSION_ID=str(uuid.uuid4()),
         SESSION_WORKFLOW_WHEELS=str(wheels),
     )
-    done = fresh.run(["session-workflow", "doctor"], env)
+    done = fresh.run(["session-workflow", "doctor"], env, cwd=project)  # the Bash tool: no CLAUDE_PROJECT_DIR
     assert (done.returncode, done.stderr) == (0, ""), done.stdout
     target = config / "plugins" / "data" / "session-workflow-inline" / "python-deps" / pin_key()
     lines = done.stdout.splitlines()

@@ -80,7 +80,7 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
             record = {"type": "user", "promptSource": "sdk", "cwd": str(folder), "sessionId": SESSION}
             handle.write(json.dumps({**record, "message": {"role": "user", "content": text}}) + "\n")
     workstate_writer.set_ticket(state_path(str(folder)), SESSION, ticket=34, title="Ship", now=time.time())
-    for name in ("CLAUDE_PROJECT_DIR", "AI_AGENT", "SESSION_WORKFLOW_TASKS_ROOT"):
+    for name in ("CLAUDE_PROJECT_DIR", "AI_AGENT"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(config))
     monkeypatch.setenv("CLAUDE_CODE_SESSION_ID", SESSION)
@@ -154,11 +154,10 @@ def full_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     state = {"version": 1, "ticket": 34, "title": "Fix the parser", "map": 12, "step": "plan", "session": SESSION}
     (folder / ".claude" / "session-workflow").mkdir(parents=True)
     (folder / ".claude" / "session-workflow" / "work-state.json").write_text(json.dumps(state), encoding="utf-8")
-    write_task(tmp_path / "tasks" / SESSION, 1, "in_progress", "Write the refund port")
+    write_task(tmp_path / "config" / "tasks" / SESSION, 1, "in_progress", "Write the refund port")
     records = tmp_path / "data" / "work-state-delivered"
     records.mkdir(parents=True)
     (records / f"{SESSION}.key").write_text("a key from an earlier thread")
-    monkeypatch.setenv("SESSION_WORKFLOW_TASKS_ROOT", str(tmp_path / "tasks"))
     monkeypatch.setenv("CLAUDE_PLUGIN_DATA", str(tmp_path / "data"))
     monkeypatch.delenv("SESSION_WORKFLOW_ANCHOR_HOOKS", raising=False)
     monkeypatch.delenv("CLAUDE_CODE_TASK_LIST_ID", raising=False)

@@ -229,3 +229,17 @@ def test_the_real_command_never_prints_a_traceback(tmp_path: Path) -> None:
         )
         assert result.returncode == code, result.stderr
         assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
+
+
+def test_show_json_escapes_control_bidi_and_invisible_characters(capsys: pytest.CaptureFixture[str]) -> None:
+    """A hand-edited title's U+202E (and any hidden character) is printed as its escape; the JSON is the same."""
+    title = "Fix \u202eexe.txt\u00ad\u2028x\U000e0041 é"
+    path = Path(locations.state_path(os.getcwd()))
+    path.parent.mkdir(parents=True)
+    document = {"version": 1, "ticket": 7, "title": title, "step": "plan", "session": "s1"}
+    path.write_text(json.dumps(document, ensure_ascii=False), encoding="utf-8")
+    code, out, _err = run(capsys, "show", "--json")
+    assert code == 0 and out.isprintable() is False  # the newlines of the indent only
+    assert all(line.isprintable() for line in out.splitlines())
+    assert "\\u202e" in out and "\\u00ad" in out and "\\u2028" in out and "\\udb40\\udc41" in out and " é" in out
+    assert json.loads(out)["state"]["title"] == title

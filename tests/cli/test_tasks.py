@@ -12,11 +12,11 @@ from tests.tasks.test_store import write_task
 
 @pytest.fixture(autouse=True)
 def store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("SESSION_WORKFLOW_TASKS_ROOT", str(tmp_path))
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path))
     monkeypatch.setenv("CLAUDE_CODE_SESSION_ID", "mine")
     monkeypatch.delenv("CLAUDE_CODE_TASK_LIST_ID", raising=False)
-    write_task(tmp_path / "prev", 4, "pending", "Carry on")
-    return tmp_path
+    write_task(tmp_path / "tasks" / "prev", 4, "pending", "Carry on")
+    return tmp_path / "tasks"
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:

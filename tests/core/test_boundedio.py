@@ -165,3 +165,20 @@ def test_marked_lines_refuse_what_is_not_a_regular_file(tmp_path: Path) -> None:
     link.symlink_to("/dev/zero")
     for path in (fifo, link, tmp_path, tmp_path / "missing.jsonl"):
         assert list(iter_marked_lines_from_end(str(path), 1 << 20, [b"x"])) == []
+
+
+def test_read_prefix_as_reads_only_the_identity_that_was_checked(tmp_path: Path) -> None:
+    """The bytes of a file replaced since its ``stat`` (a rename over it, an edit) are never returned."""
+    from session_workflow.core.boundedio import read_prefix_as
+
+    path = tmp_path / "a.md"
+    path.write_bytes(b"checked bytes\n")
+    info = os.stat(path)
+    identity = (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns)
+    assert read_prefix_as(str(path), 7, identity) == (b"checked", True)
+    assert read_prefix_as(str(path), 100, identity) == (b"checked bytes\n", False)
+    (tmp_path / "b.md").write_bytes(b"other bytes!!\n")
+    os.utime(tmp_path / "b.md", ns=(info.st_atime_ns, info.st_mtime_ns))  # same size and mtime, another inode
+    os.replace(tmp_path / "b.md", path)
+    assert read_prefix_as(str(path), 100, identity) is None
+    assert read_prefix_as(str(path), 100, None) == (b"other bytes!!\n", False)

@@ -12,8 +12,13 @@ from hypothesis import strategies as st
 
 from session_workflow.core.locations import (
     _fnv1a64,
+    claude_config_dir,
+    given_project_dir,
+    ignored_folders,
     leads_outside,
+    outside_projects,
     record_name,
+    records_dir,
     resolves_inside,
     safe_name,
     trust_dir,
@@ -111,3 +116,57 @@ def test_safe_name_in_utf16_is_claude_codes_id_mapping(text: str) -> None:
 def test_safe_name_keeps_a_uuid_and_defuses_paths() -> None:
     assert safe_name("0c5e0e4e-8c8f-4a5e-9f0e-2b7d1f3a9c11") == "0c5e0e4e-8c8f-4a5e-9f0e-2b7d1f3a9c11"
     assert safe_name("../a.b/é\u00a0z") == "---a-b---z"
+
+
+# --- folder variables a project's env block can set (issue 27) ----------------------------------------------------
+
+
+def test_a_folder_variable_counts_only_absolute_and_outside_every_project(tmp_path: Path) -> None:
+    project, other = tmp_path / "proj", tmp_path / "other"
+    (project / "sub").mkdir(parents=True)
+    other.mkdir()
+    (project / "link").symlink_to(other)
+    (other / "back").symlink_to(project / "sub")
+    env = {"HOME": str(tmp_path / "home")}
+    dirs = [str(project)]
+    assert outside_projects(str(other / "data"), dirs, env)
+    assert outside_projects(str(project / "link" / "data"), dirs, env)  # resolved: it lands outside
+    for inside in (project, project / "sub" / "data", other / "back" / "data"):
+        assert not outside_projects(str(inside), dirs, env), inside
+    assert not outside_projects("data", [], env) and not outside_projects("/x\x00", [], env)
+    # A session run in the home folder or above it has no repository there (~/.claude/settings.json is the user's
+    # own), and Claude Code's own folder counts as outside wherever it is.
+    for above in (tmp_path / "home", tmp_path, Path("/")):
+        assert outside_projects(str(tmp_path / "home" / ".local" / "data"), [str(above)], env), above
+    env_config = {**env, "CLAUDE_CONFIG_DIR": str(project / "cfg")}
+    assert outside_projects(str(project / "cfg" / "plugins" / "data" / "x"), dirs, env_config)
+    assert not outside_projects(str(project / "cfg2"), dirs, env_config)
+    assert not outside_projects("/x\ud800", [], env) and outside_projects(str(other), ["/p\ud800"], env)
+    assert records_dir({**env, "CLAUDE_PLUGIN_DATA": str(project / "d")}, dirs) is None
+    assert records_dir({**env, "CLAUDE_PLUGIN_DATA": str(other)}, dirs) == str(other / "work-state-delivered")
+
+
+def test_a_relative_config_dir_is_ignored_and_named_once(tmp_path: Path) -> None:
+    env = {"HOME": "/home/u", "CLAUDE_CONFIG_DIR": "cfg", "XDG_STATE_HOME": "st", "CLAUDE_PLUGIN_DATA": "data"}
+    assert claude_config_dir(env) == "/home/u/.claude"
+    assert claude_config_dir({"CLAUDE_CONFIG_DIR": "/c"}) == "/c" and claude_config_dir({}) is None
+    assert ignored_folders(env, []) == [
+        "session-workflow: ignored CLAUDE_CONFIG_DIR=cfg: not an absolute path outside the project.",
+        "session-workflow: ignored XDG_STATE_HOME=st: not an absolute path outside the project.",
+        "session-workflow: ignored CLAUDE_PLUGIN_DATA=data: not an absolute path outside the project.",
+    ]
+    assert ignored_folders({"CLAUDE_PLUGIN_DATA": str(tmp_path / "d\u202e")}, [str(tmp_path)]) == [
+        f"session-workflow: ignored CLAUDE_PLUGIN_DATA={tmp_path}/d\\u202e: not an absolute path outside the project."
+    ]
+    assert ignored_folders({"HOME": "/h", "CLAUDE_PLUGIN_DATA": "/h/.claude/plugins/data/x"}, ["/h/p"]) == []
+
+
+def test_claude_project_dir_counts_outside_the_bash_tool_only(tmp_path: Path) -> None:
+    given = {"CLAUDE_PROJECT_DIR": str(tmp_path)}
+    assert given_project_dir(given) == (str(tmp_path), None)
+    assert given_project_dir({"CLAUDE_PROJECT_DIR": "rel"}) == (None, None)
+    assert given_project_dir({**given, "CLAUDECODE": "1"}) == (
+        None,
+        f"session-workflow: ignored CLAUDE_PROJECT_DIR={tmp_path}: Claude Code sets it for hooks, not here.",
+    )
+    assert given_project_dir({"CLAUDECODE": "1"}) == (None, None)

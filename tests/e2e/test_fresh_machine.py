@@ -1,6 +1,6 @@
 """A writer called from Claude Code's Bash tool on a python3 that has neither filelock nor platformdirs, nor pip.
 
-The plugin's ``bin/`` is on the Bash tool's PATH and its ``#!/usr/bin/env python3`` finds the fresh interpreter
+The plugin's ``bin/`` is on the Bash tool's PATH and its first line (``exec python3 -I``) finds the fresh interpreter
 (a venv made ``--without-pip``, first on PATH, ``PYTHONNOUSERSITE=1``); the first writer has its base
 interpreter's pip install the two pinned wheels into the plugin's data folder, from the ``wheels`` folder instead
 of an index, and says so in one line. The hooks run on the same interpreter and need neither package.

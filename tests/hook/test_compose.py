@@ -228,13 +228,17 @@ def test_parts_without_state_on_disk_are_not_even_imported(tmp_path: Path) -> No
         "import json, sys; sys.path.insert(0, sys.argv[1])\n"
         "from session_workflow.core import context\nfrom session_workflow.hook import compose\n"
         "payload = {'source': 'startup', 'session_id': 's1', 'cwd': sys.argv[2]}\n"
-        "env = {'CLAUDE_PLUGIN_DATA': sys.argv[2], 'SESSION_WORKFLOW_TASKS_ROOT': sys.argv[2],"
-        " 'XDG_STATE_HOME': sys.argv[2]}\n"
+        "env = {'CLAUDE_PLUGIN_DATA': sys.argv[3], 'CLAUDE_CONFIG_DIR': sys.argv[3], 'XDG_STATE_HOME': sys.argv[3]}\n"
         "assert compose.compose(context.HookContext.from_payload(payload, env, 0.0)).text == ''\n"
         "print(sorted(m for m in sys.modules if m.startswith('session_workflow.')))"
     )
+    (tmp_path / "proj").mkdir()
+    (tmp_path / "data").mkdir()
     done = subprocess.run(
-        [sys.executable, "-c", script, SRC, str(tmp_path)], capture_output=True, text=True, check=True
+        [sys.executable, "-c", script, SRC, str(tmp_path / "proj"), str(tmp_path / "data")],
+        capture_output=True,
+        text=True,
+        check=True,
     )
     loaded = set(ast.literal_eval(done.stdout))
     assert not loaded & {

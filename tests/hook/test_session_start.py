@@ -82,7 +82,7 @@ class Project:
                 handle.write(json.dumps({**record, "message": {"role": "user", "content": text}}) + "\n")
 
     def env(self, **extra: str) -> dict[str, str]:
-        tasks = {"SESSION_WORKFLOW_TASKS_ROOT": str(self.tasks_root), "CLAUDE_PLUGIN_DATA": str(self.data)}
+        tasks = {"CLAUDE_CONFIG_DIR": str(self.tasks_root.parent), "CLAUDE_PLUGIN_DATA": str(self.data)}
         return {**tasks, **state_env(), **extra}
 
     def payload(self, source: str | None, **extra: object) -> dict[str, object]:

@@ -29,7 +29,9 @@ import pytest
 
 from session_workflow.anchor.frame import HEAD_CLOSE, QUOTE
 from session_workflow.anchor.writer import vouch_as_read
+from session_workflow.core.bytecode import bytecode_folder
 from session_workflow.core.context import HookContext
+from session_workflow.core.locations import records_dir
 from session_workflow.core.text import utf16_len
 from session_workflow.hook import compose, precompact, prompt_submit
 from session_workflow.tasks.render import HEADER_EXACT
@@ -204,9 +206,16 @@ class Sandbox:
         }
         return places.get(value, value)
 
-    def allowed_roots(self, project_dirs: list[str]) -> list[str]:
-        """The anchors and work-state folders of the project dirs the hook looks at, and the plugin data dir."""
-        roots = [self.plugin_data]
+    def allowed_roots(self, project_dirs: list[str], env: Mapping[str, str] | None = None) -> list[str]:
+        """The anchors and work-state folders of the project dirs the hook looks at, the plugin data dir, the
+        user-level delivery records (where a plugin data dir that is not usable sends them, when platformdirs is
+        importable: in process, never under the hooks' ``python3 -I -S``), and with ``env`` the folders its own
+        ``CLAUDE_PLUGIN_DATA`` gives when the product's rules accept it (records, bytecode: outside the project)."""
+        roots = [self.plugin_data, os.path.join(self.xdg, "state", "session-workflow", "work-state-delivered")]
+        if env is not None:
+            cwd = env.get("CLAUDE_PROJECT_DIR", "")  # where run_shim runs a hook
+            given = [records_dir(env, project_dirs), bytecode_folder(env, cwd if os.path.isdir(cwd) else os.getcwd())]
+            roots += [folder for folder in given if folder is not None]
         for folder in project_dirs:
             roots += [self.anchors(folder), self.state_dir(folder)]
         return roots
@@ -602,10 +611,16 @@ def changed_paths(before: Snapshot, after: Snapshot) -> list[str]:
 
 
 def assert_written_only_under(before: Snapshot, after: Snapshot, allowed: list[str]) -> None:
-    """Every created, changed or removed entry lies inside one of the ``allowed`` folders."""
+    """Every created, changed or removed entry lies inside one of the ``allowed`` folders (or is a folder made on
+    the way to one: an allowed folder's parents)."""
     outside = [
         path
         for path in changed_paths(before, after)
-        if not any(path == root or path.startswith(root.rstrip(os.sep) + os.sep) for root in allowed)
+        if not any(
+            path == root
+            or path.startswith(root.rstrip(os.sep) + os.sep)
+            or (os.path.isdir(path) and root.startswith(path.rstrip(os.sep) + os.sep))
+            for root in allowed
+        )
     ]
     assert not outside, f"written outside {allowed}: {outside}"

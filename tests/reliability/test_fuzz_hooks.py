@@ -82,7 +82,8 @@ env_extras = st.fixed_dictionaries(
     {},
     optional={
         "CLAUDE_CODE_TASK_LIST_ID": st.one_of(st.just("$SESSION"), hostile_ids, hostile_text),
-        "SESSION_WORKFLOW_TASKS_ROOT": st.sampled_from(("$TASKS", "/", "relative", "$NOWHERE")),
+        # A project's env block can set it for the Bash tool: in the project or relative, it is never written to.
+        "CLAUDE_PLUGIN_DATA": st.sampled_from(("$PROJECT", "relative", "$NOWHERE")),
         "SESSION_WORKFLOW_ANCHOR_HOOKS": st.sampled_from(("0", "1", "")),
     },
 )
@@ -107,7 +108,7 @@ def run_checked(box: Sandbox, event: str, payload: dict[str, object], env: dict[
     before = snapshot(box.root)
     stdout = run_in_process(event, payload, env)
     text = check_run(box, event, payload, stdout)
-    allowed = box.allowed_roots(hook_dirs(payload, env))
+    allowed = box.allowed_roots(hook_dirs(payload, env), env)
     assert_written_only_under(before, snapshot(box.root), allowed)
     return text
 
@@ -184,7 +185,7 @@ def test_shim_subprocess(size: Size, tally: Tally) -> None:
                 assert run.stdout == b""
                 return
             check_run(box, event, parsed, run.stdout)
-            assert_written_only_under(before, snapshot(box.root), box.allowed_roots(hook_dirs(parsed, env)))
+            assert_written_only_under(before, snapshot(box.root), box.allowed_roots(hook_dirs(parsed, env), env))
 
         prop()
 

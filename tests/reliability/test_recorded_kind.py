@@ -43,15 +43,17 @@ def test_a_chosen_anchor_read_as_another_kind_is_ranked_by_what_was_read(monkeyp
         said_live = box.write_anchor("said-live.md", anchor_text("SAID-LIVE").encode(), age=10)
         from session_workflow.anchor import discover
 
-        real = boundedio.read_prefix
+        real = boundedio.read_prefix_as
 
-        def replaced(target: str, max_bytes: int) -> tuple[bytes, int] | None:
+        def replaced(
+            target: str, max_bytes: int, identity: tuple[int, int, int, int] | None
+        ) -> tuple[bytes, bool] | None:
             if target == said_live:  # what the file holds by the time it is read
                 data = done_text("SAID-LIVE").encode()
-                return data[:max_bytes], len(data)
-            return real(target, max_bytes)
+                return data[:max_bytes], len(data) > max_bytes
+            return real(target, max_bytes, identity)
 
-        monkeypatch.setattr(discover, "read_prefix", replaced)
+        monkeypatch.setattr(discover, "read_prefix_as", replaced)
         text = block(box)
         assert f"## Control anchor: {live}" in text, text[:300]
 

@@ -82,13 +82,13 @@ def spy_reads(monkeypatch: pytest.MonkeyPatch, missing: str | None = None) -> li
     from session_workflow.anchor import discover
 
     opened: list[str] = []
-    real = boundedio.read_prefix
+    real = boundedio.read_prefix_as
 
-    def spy(target: str, max_bytes: int) -> tuple[bytes, int] | None:
+    def spy(target: str, max_bytes: int, identity: tuple[int, int, int, int] | None) -> tuple[bytes, bool] | None:
         opened.append(target)
-        return None if target == missing else real(target, max_bytes)
+        return None if target == missing else real(target, max_bytes, identity)
 
-    monkeypatch.setattr(discover, "read_prefix", spy)
+    monkeypatch.setattr(discover, "read_prefix_as", spy)
     return opened
 
 

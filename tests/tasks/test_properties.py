@@ -86,8 +86,8 @@ def test_any_store_renders_within_budget_with_exact_counts(
     files: dict[int, object], mtimes: list[float], budget: int
 ) -> None:
     with tempfile.TemporaryDirectory() as root:
-        expected_open = write_store(os.path.join(root, "s"), files, mtimes)
-        ctx = HookContext.from_payload({"session_id": "s"}, {"SESSION_WORKFLOW_TASKS_ROOT": root}, 2e9)
+        expected_open = write_store(os.path.join(root, "tasks", "s"), files, mtimes)
+        ctx = HookContext.from_payload({"session_id": "s"}, {"CLAUDE_CONFIG_DIR": root}, 2e9)
         part = tasks.prepare(ctx)
     valid = sum(isinstance(spec, dict) for spec in files.values())
     if expected_open == 0:

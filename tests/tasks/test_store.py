@@ -79,7 +79,7 @@ def make_ctx(
         "cwd": cwd,
         "transcript_path": str(transcript if transcript is not None else root / "projects" / f"{session_id}.jsonl"),
     }
-    return HookContext.from_payload(payload, {"SESSION_WORKFLOW_TASKS_ROOT": str(root / "tasks"), **(env or {})}, NOW)
+    return HookContext.from_payload(payload, {"CLAUDE_CONFIG_DIR": str(root), **(env or {})}, NOW)
 
 
 def render(ctx: HookContext, budget: int = 10_000) -> str | None:
@@ -371,7 +371,7 @@ def run_hook(tmp_path: Path, payload: bytes) -> subprocess.CompletedProcess[byte
     env = {
         "PATH": os.environ.get("PATH", ""),
         "HOME": str(tmp_path / "home"),
-        "SESSION_WORKFLOW_TASKS_ROOT": str(tmp_path / "tasks"),
+        "CLAUDE_CONFIG_DIR": str(tmp_path),
     }
     return subprocess.run(
         [sys.executable, str(REPO / "hooks" / "session_start.py")],
@@ -504,8 +504,9 @@ def test_claude_config_dir_and_home_locate_the_store(tmp_path: Path) -> None:
     env = {"CLAUDE_CONFIG_DIR": str(tmp_path / "config"), "HOME": str(tmp_path / "home")}
     assert "in config dir" in (render(HookContext.from_payload(base, env, NOW)) or "")
     assert "in home" in (render(HookContext.from_payload(base, {"HOME": str(tmp_path / "home")}, NOW)) or "")
-    override = {**env, "SESSION_WORKFLOW_TASKS_ROOT": str(tmp_path / "config" / "tasks")}
-    assert "in config dir" in (render(HookContext.from_payload(base, override, NOW)) or "")
+    # A relative CLAUDE_CONFIG_DIR is not a folder of Claude Code's: the home's store it is.
+    relative = {**env, "CLAUDE_CONFIG_DIR": "config"}
+    assert "in home" in (render(HookContext.from_payload(base, relative, NOW)) or "")
 
 
 def test_task_list_id_env_wins_over_session_id(tmp_path: Path) -> None:
@@ -550,7 +551,7 @@ def test_non_task_files_are_ignored_not_malformed(tmp_path: Path) -> None:
 
 def test_no_session_id_and_no_list_id_means_nothing(tmp_path: Path) -> None:
     write_task(tmp_path / "tasks" / "x", 1)
-    ctx = HookContext.from_payload({"source": "compact"}, {"SESSION_WORKFLOW_TASKS_ROOT": str(tmp_path)}, NOW)
+    ctx = HookContext.from_payload({"source": "compact"}, {"CLAUDE_CONFIG_DIR": str(tmp_path)}, NOW)
     assert tasks.prepare(ctx) is None
 
 

@@ -301,7 +301,7 @@ def test_recovery_follows_tasks_in_the_composed_block(tmp_path: Path) -> None:
     tasks_dir.mkdir(parents=True)
     task = {"id": "1", "subject": "s", "description": "", "status": "pending", "blocks": [], "blockedBy": []}
     (tasks_dir / "1.json").write_text(json.dumps(task))
-    ctx = compact_ctx(FIXTURES / "todowrite.jsonl", env={"SESSION_WORKFLOW_TASKS_ROOT": str(tmp_path / "tasks")})
+    ctx = compact_ctx(FIXTURES / "todowrite.jsonl", env={"CLAUDE_CONFIG_DIR": str(tmp_path)})
     text = compose.compose(ctx).text
     assert text.index("#1 [pending] s") < text.index(PROMPTS_HEADER)
     assert TODOS_HEADER not in text, "a session with a task list has no TodoWrite, so its tail is not searched"
@@ -351,7 +351,7 @@ def test_multibyte_newest_prompt_still_renders_at_the_floor(char: str) -> None:
 
 
 def test_a_session_with_a_task_list_is_not_searched_for_todos(tmp_path: Path) -> None:
-    env = {"SESSION_WORKFLOW_TASKS_ROOT": str(tmp_path / "tasks")}
+    env = {"CLAUDE_CONFIG_DIR": str(tmp_path)}
     part = recovery.prepare(compact_ctx(FIXTURES / "todowrite.jsonl", env=env))
     assert part is not None and part.todos
     (tmp_path / "tasks" / SESSION).mkdir(parents=True)

@@ -44,6 +44,11 @@ def context(
     return HookContext.from_payload(payload, env, NOW)
 
 
+def outside(project: Path) -> Path:
+    """A plugin data folder beside the project, not in it (one in the project is the project's own content)."""
+    return project.with_name(project.name + "-data")
+
+
 def transcript_starting_in(path: Path, folder: Path) -> Path:
     path.write_text(json.dumps({"type": "user", "cwd": str(folder)}) + "\n")
     return path
@@ -194,9 +199,9 @@ def test_record_names_are_safe_and_distinct() -> None:
 def test_the_delivery_record_lives_under_plugin_data_one_file_per_session(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    record = DeliveryRecord.for_session(context(tmp_path, tmp_path / "data"))
+    record = DeliveryRecord.for_session(context(tmp_path, outside(tmp_path)))
     assert record is not None
-    assert record.path == str(tmp_path / "data" / "work-state-delivered" / f"{SESSION}.key")
+    assert record.path == str(outside(tmp_path) / "work-state-delivered" / f"{SESSION}.key")
     assert not record.holds("k")
     record.store("k")
     assert record.holds("k") and not record.holds("other")
@@ -216,7 +221,7 @@ def test_storing_a_record_prunes_month_old_ones(tmp_path: Path) -> None:
     for name, age_days in (("old.key", 31), ("dead-hook.key.123.tmp", 40), ("recent.key", 29), ("other.txt", 90)):
         (folder / name).write_text("k")
         os.utime(folder / name, (NOW - age_days * 86400, NOW - age_days * 86400))
-    record = DeliveryRecord.for_session(context(tmp_path, tmp_path))
+    record = DeliveryRecord.for_session(context(tmp_path / "proj", tmp_path))
     assert record is not None
     record.store("k")
     assert sorted(p.name for p in folder.iterdir()) == [".pruned", f"{SESSION}.key", "other.txt", "recent.key"]
@@ -224,7 +229,7 @@ def test_storing_a_record_prunes_month_old_ones(tmp_path: Path) -> None:
 
 def test_the_part_is_all_or_nothing_and_resets_the_record(tmp_path: Path) -> None:
     put(tmp_path)
-    ctx = context(tmp_path, tmp_path / "data", source="startup")
+    ctx = context(tmp_path, outside(tmp_path), source="startup")
     part = workstate_part.prepare(ctx)
     assert isinstance(part, workstate_part.WorkStatePart)
     loaded = workstate.owned_state(ctx)
@@ -243,7 +248,7 @@ def test_the_part_is_all_or_nothing_and_resets_the_record(tmp_path: Path) -> Non
 
 
 def test_prepare_gives_nothing_for_an_orphaned_or_absent_state_and_resets_the_record(tmp_path: Path) -> None:
-    ctx = context(tmp_path, tmp_path / "data", source="compact")
+    ctx = context(tmp_path, outside(tmp_path), source="compact")
     record = DeliveryRecord.for_session(ctx)
     assert record is not None
     record.store("stale")
@@ -257,7 +262,7 @@ def test_prepare_gives_nothing_for_an_orphaned_or_absent_state_and_resets_the_re
 
 def test_the_session_start_block_leads_with_the_section_unless_the_mod_delivers_it(tmp_path: Path) -> None:
     put(tmp_path)
-    ctx = context(tmp_path, tmp_path / "data", source="compact")
+    ctx = context(tmp_path, outside(tmp_path), source="compact")
     loaded = workstate.owned_state(ctx)
     assert loaded is not None and loaded.stored_text is not None
     composition = compose.compose(ctx)

@@ -18,7 +18,7 @@ from session_workflow.anchor.text import (
     AnchorText,
     split_head,
 )
-from session_workflow.core.boundedio import read_prefix
+from session_workflow.core.boundedio import read_prefix, read_prefix_as
 from session_workflow.core.locations import anchors_dir, resolves_inside
 from session_workflow.core.text import cut_utf16, one_line
 
@@ -76,9 +76,11 @@ class Candidate:
         return self.recorded_kind if self.recorded_kind is not None else NOT_ANCHOR
 
     def load(self) -> bool:
-        """Read the HEAD if it was ranked by its recorded kind alone; False when the file is gone or unreadable."""
+        """Read the HEAD if it was ranked by its recorded kind alone; False when the file is gone, unreadable, or no
+        longer the identity the listing saw (and the registry vouched for)."""
         if self.anchor is None:
-            self.anchor = read_anchor(self.path)
+            identity = self.identity.as_tuple() if self.identity is not None else None  # what the trust check saw
+            self.anchor = head_of(lambda size: read_prefix_as(self.path, size, identity))
         return self.anchor is not None
 
     def title(self) -> str:

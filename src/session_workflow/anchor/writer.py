@@ -50,6 +50,7 @@ from session_workflow.core.locations import (
     SESSION_ENV,
     anchors_dir,
     config_dir,
+    given_project_dir,
     is_inside,
     leads_outside,
     trust_dir,
@@ -676,8 +677,9 @@ def session_start_dir(env: Mapping[str, str], home: str) -> str | None:
 
 
 def default_project_dir(env: Mapping[str, str], home: str, cwd: str) -> str:
-    """``CLAUDE_PROJECT_DIR``, else the session's start directory, else the current directory."""
-    given = env.get("CLAUDE_PROJECT_DIR", "")
-    if os.path.isabs(given) and os.path.isdir(given):
-        return given
-    return session_start_dir(env, home) or cwd
+    """``CLAUDE_PROJECT_DIR`` (never in the Bash tool: ``given_project_dir``), else the session's start directory,
+    else the current directory."""
+    given, ignored = given_project_dir(env)
+    if ignored:
+        print(ignored, file=sys.stderr)
+    return given or session_start_dir(env, home) or cwd

@@ -15,6 +15,13 @@ installs from instead of an index (offline machines, tests); the hashes are chec
 hash of the pins, so a changed pin gets a fresh folder (and folders of pins no set has any more are removed); an
 install that fails says so in one line with the command to run. Read-only commands and ``--help`` never trigger an
 install.
+
+Nothing of the repository runs: pip runs in the staging folder (never the working directory, which ``-m`` would
+put first on ``sys.path``), without the ``PYTHON*`` variables and without ``PIP_*`` ones (a project's
+``.claude/settings.json`` ``env`` block sets those, and ``PIP_PYTHON`` or ``PIP_CONFIG_FILE`` would run its code);
+pip's own configuration files still apply. A ``pip3`` on PATH counts only from an absolute PATH entry. And the
+dependency folder from ``CLAUDE_PLUGIN_DATA`` (which that ``env`` block can set for the Bash tool) is used only
+outside every project folder of the call, owned by this user and writable by no one else (see ``data_dir``).
 """
 
 from __future__ import annotations
@@ -147,19 +154,111 @@ def user_cache_dir(env: Mapping[str, str], home: str, platform: str = sys.platfo
     return os.path.join(_absolute(env.get("XDG_CACHE_HOME")) or os.path.join(home, ".cache"), PLUGIN_NAME)
 
 
-def data_dir(plugin_root: str, env: Mapping[str, str], home: str, platform: str = sys.platform) -> str:
-    """Where the dependencies go: the plugin's persistent data folder, or the user cache outside Claude Code.
+def default_data_dir(plugin_root: str, env: Mapping[str, str], home: str, platform: str = sys.platform) -> str:
+    """The user-level folder for the dependencies: the plugin's data folder in Claude Code, else the user cache.
 
-    Hooks get ``CLAUDE_PLUGIN_DATA``; the Bash tool's shell does not, but it has ``CLAUDECODE=1``, and the
-    folder is ``<config dir>/plugins/data/<plugin id>`` (config dir: ``CLAUDE_CONFIG_DIR`` or ``~/.claude``).
+    The Bash tool's shell has ``CLAUDECODE=1``, and the folder is ``<config dir>/plugins/data/<plugin id>``
+    (config dir: ``CLAUDE_CONFIG_DIR`` or ``~/.claude``, which a project's ``env`` block cannot set).
     """
-    given = _absolute(env.get("CLAUDE_PLUGIN_DATA"))
-    if given:
-        return given
     if env.get("CLAUDECODE") == "1":
         config = config_dir(env, home)
         return os.path.join(config, "plugins", "data", _sanitise(plugin_id(plugin_root, config)))
     return user_cache_dir(env, home, platform)
+
+
+def project_folders(env: Mapping[str, str], cwd: str | None) -> list[str]:
+    """The folders a repository's content may fill for this call, resolved: the working directory, the work tree
+    holding it (the nearest folder at or above it with a ``.git``) and ``CLAUDE_PROJECT_DIR``."""
+    found = []
+    if cwd is not None:
+        folder = os.path.realpath(cwd)
+        found.append(folder)
+        while not os.path.lexists(os.path.join(folder, ".git")) and os.path.dirname(folder) != folder:
+            folder = os.path.dirname(folder)
+        if os.path.lexists(os.path.join(folder, ".git")):
+            found.append(folder)
+    given = _absolute(env.get("CLAUDE_PROJECT_DIR"))
+    if given:
+        found.append(os.path.realpath(given))
+    return found
+
+
+def insecure(path: str, uid: int) -> str | None:
+    """Why code under ``path`` could be someone else's (None when it cannot): the folder, or its nearest existing
+    ancestor when it is not there yet, must be this user's and writable by no group or other; every folder above
+    it this user's or root's, and writable by others only when sticky (``/tmp``), as OpenSSH asks of ``~/.ssh``."""
+    import stat
+
+    current, first = path, True
+    while True:
+        try:
+            info = os.stat(current)
+        except FileNotFoundError:
+            info = None
+        except OSError as error:
+            return f"cannot check {current}: {error.strerror or error}"
+        if info is not None and first:
+            first = False
+            if info.st_uid != uid:
+                return f"{current} is not owned by this user"
+            if info.st_mode & 0o022:
+                return f"{current} is writable by others"
+        elif info is not None:
+            if info.st_uid not in (uid, 0):
+                return f"{current} is owned by another user"
+            if info.st_mode & 0o022 and not info.st_mode & stat.S_ISVTX:
+                return f"{current} is writable by others"
+        parent = os.path.dirname(current)
+        if parent == current:
+            return None
+        current = parent
+
+
+def data_dir(
+    plugin_root: str,
+    env: Mapping[str, str],
+    home: str,
+    platform: str = sys.platform,
+    cwd: str | None = None,
+) -> tuple[str, str | None]:
+    """Where the dependencies go, and the one line that says why ``CLAUDE_PLUGIN_DATA`` was not used (or None).
+
+    Hooks get ``CLAUDE_PLUGIN_DATA`` from Claude Code, but in the Bash tool only a project's ``env`` block sets it,
+    so the folder it names holds code this CLI imports only when it is absolute, resolves outside every project
+    folder of the call and passes ``insecure``; otherwise the user-level default (``default_data_dir``) is used.
+    """
+    fallback = default_data_dir(plugin_root, env, home, platform)
+    raw = env.get("CLAUDE_PLUGIN_DATA")
+    if not raw:
+        return fallback, None
+    given = _absolute(raw)
+    real = os.path.realpath(given) if given else None
+    why = "not an absolute path" if real is None else _refusal(real, env, cwd)
+    if given is not None and why is None:
+        return given, None
+    if real == os.path.realpath(fallback):
+        return fallback, None
+    from session_workflow.core.text import escaped
+
+    why = escaped(why or "")
+    said = f"session-workflow: ignored CLAUDE_PLUGIN_DATA={escaped(raw)} ({why}); using {escaped(fallback)}"
+    return fallback, said
+
+
+def _refusal(real: str, env: Mapping[str, str], cwd: str | None) -> str | None:
+    """Why the resolved data folder ``real`` may not hold the dependencies, or None."""
+    if cwd is None:
+        try:
+            cwd = os.getcwd()
+        except OSError:  # deleted under the shell: CLAUDE_PROJECT_DIR and the folder's owner still count
+            cwd = None
+    from session_workflow.core.locations import containing_project
+
+    inside = containing_project(real, project_folders(env, cwd), env)
+    if inside is not None:
+        return f"inside the project folder {inside}"
+    uid = getattr(os, "getuid", None)
+    return insecure(real, uid()) if uid is not None else None
 
 
 def python_version() -> str:
@@ -193,24 +292,39 @@ def pip_candidates(
     return unique
 
 
+def absolute_path(value: str) -> str:
+    """A PATH value without its relative entries: those name folders under the working directory."""
+    return os.pathsep.join(entry for entry in value.split(os.pathsep) if os.path.isabs(entry))
+
+
 def default_pips() -> list[list[str]]:
-    """``pip_candidates`` for the running interpreter."""
+    """``pip_candidates`` for the running interpreter (a ``pip3`` or ``pip`` from an absolute PATH entry only)."""
     import shutil
 
     base = getattr(sys, "_base_executable", "") or sys.executable
-    on_path = [shutil.which("pip3"), shutil.which("pip")]
+    path = absolute_path(os.environ.get("PATH", ""))
+    on_path = [shutil.which("pip3", path=path), shutil.which("pip", path=path)] if path else []
     return pip_candidates(sys.executable, base, sys.prefix, sys.base_prefix, on_path, python_version())
 
 
-def _pip_env() -> dict[str, str]:
-    """pip settings a user's config must not override for a ``--target`` install."""
-    env = dict(os.environ)
+def pip_env(environ: Mapping[str, str]) -> dict[str, str]:
+    """The environment pip runs in: ``environ`` without ``PYTHON*`` and ``PIP_*`` variables, plus the pip settings
+    a ``--target`` install needs.
+
+    A project's ``env`` block can set both kinds (``PYTHONPATH``, ``PIP_PYTHON``, ``PIP_CONFIG_FILE``, ``PIP_LOG``
+    would run code or write files of its choosing); pip's configuration files, found from HOME and XDG_*, which that
+    block cannot set, still give the user's index, proxy and certificates. ``PIP_CONFIG_FILE`` passes only as the
+    null device, which turns configuration off, never on.
+    """
+    env = {name: value for name, value in environ.items() if not name.startswith(("PYTHON", "PIP_"))}
+    if environ.get("PIP_CONFIG_FILE") == os.devnull:
+        env["PIP_CONFIG_FILE"] = os.devnull
     env.update(PIP_USER="0", PIP_REQUIRE_VIRTUALENV="0", PIP_NO_INPUT="1", PIP_DISABLE_PIP_VERSION_CHECK="1")
     return env
 
 
-def find_pip(candidates: Sequence[Sequence[str]]) -> list[str] | None:
-    """The first candidate that runs (``pip --version`` exits 0), or None."""
+def find_pip(candidates: Sequence[Sequence[str]], cwd: str) -> list[str] | None:
+    """The first candidate that runs (``pip --version`` exits 0, run in ``cwd``), or None."""
     import subprocess
 
     for command in candidates:
@@ -220,7 +334,8 @@ def find_pip(candidates: Sequence[Sequence[str]]) -> list[str] | None:
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,
-                env=_pip_env(),
+                cwd=cwd,
+                env=pip_env(os.environ),
                 timeout=PROBE_TIMEOUT_SECONDS,
                 check=False,
             )
@@ -276,7 +391,8 @@ def _run_pip(pip: Sequence[str], arguments: Sequence[str], staging: str, site: s
             capture_output=True,
             text=True,
             errors="replace",
-            env=_pip_env(),
+            cwd=staging,
+            env=pip_env(os.environ),
             timeout=PIP_TIMEOUT_SECONDS,
             check=False,
         )
@@ -325,19 +441,13 @@ def install(target: str, pips: Sequence[Sequence[str]], wheels: str | None, stde
     interpreter's version. One line on stderr either way: what was installed where, or why not and the command to
     run. Two processes racing both install; the first rename wins and the other discards its copy.
     """
+    import contextlib
     import shutil
     import tempfile
     import time
 
     what = describe()
     own = list(pips[0])
-    pip = find_pip(pips)
-    if pip is None:
-        raise DependencyError(
-            f"cannot install {what}: no pip for {own[0]}, its base interpreter or on PATH; install one"
-            f" (`{own[0]} -m ensurepip`, or the system's python3-pip package), then retry"
-        )
-    version = None if pip == own else python_version()
     parent = os.path.dirname(target)
     try:
         os.makedirs(parent, exist_ok=True)
@@ -346,6 +456,16 @@ def install(target: str, pips: Sequence[Sequence[str]], wheels: str | None, stde
         raise DependencyError(f"cannot create {parent}: {error.strerror or error}") from error
     staging = tempfile.mkdtemp(prefix=STAGING_PREFIX, dir=parent)
     try:
+        pip = find_pip(pips, staging)
+        if pip is None:
+            shutil.rmtree(staging, ignore_errors=True)
+            with contextlib.suppress(OSError):
+                os.rmdir(parent)  # nothing to install with: leave no empty folder behind
+            raise DependencyError(
+                f"cannot install {what}: no pip for {own[0]}, its base interpreter or on PATH; install one"
+                f" (`{own[0]} -m ensurepip`, or the system's python3-pip package), then retry"
+            )
+        version = None if pip == own else python_version()
         site = os.path.join(staging, "site")
         problem = _run_pip(pip, pip_arguments(site, wheels, version), staging, site)
         if problem is not None:
@@ -387,8 +507,12 @@ class DeferredDependencies:
         self.failure: DependencyError | None = None
 
     def target(self) -> str:
-        home = os.path.expanduser("~")
-        return os.path.join(data_dir(self.plugin_root, os.environ, home), DEPS_FOLDER, pin_key())
+        folder, refused = data_dir(self.plugin_root, os.environ, os.path.expanduser("~"))
+        if refused is not None:
+            stderr = self.stderr or sys.stderr
+            print(refused, file=stderr)
+            stderr.flush()
+        return os.path.join(folder, DEPS_FOLDER, pin_key())
 
     def provide(self) -> str:
         """The folder holding the pins, installing them on first use; raises the same error on every call."""

@@ -161,7 +161,6 @@ def build_project(base: str, deps: list[str]) -> tuple[str, str, dict[str, str]]
         XDG_STATE_HOME=os.path.join(base, "state"),  # the demo anchor's trust record goes with the demo
     )
     env.pop("CLAUDE_CODE_TASK_LIST_ID", None)
-    env.pop("SESSION_WORKFLOW_TASKS_ROOT", None)
     for option in config.HOOK_OPTIONS:  # the demo shows the defaults, whatever this shell has set
         for name in option.names():
             env.pop(name, None)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import shlex
 import sys
+import tempfile
 
 from session_workflow.anchor import registry
 from session_workflow.anchor.discover import list_open
@@ -67,13 +68,14 @@ def dependency_check(env: Mapping[str, str], home: str) -> Check:
     names = [name for name, _version, _digest in deps.PINS]
     if all(_importable(name) for name in names):
         return Check(OK, f"{what}: {' and '.join(names)} importable by {escaped(sys.executable)}")
-    data = bootstrap.data_dir(bootstrap.PLUGIN_ROOT, env, home)
+    data, ignored = bootstrap.data_dir(bootstrap.PLUGIN_ROOT, env, home)
     target = os.path.join(data, deps.DEPS_FOLDER, deps.PIN_KEY)
     pins = bootstrap.describe()
     if deps.is_complete(target):
-        return Check(OK, f"{what}: {pins} in {escaped(target)}")
+        return Check(OK, f"{what}: {pins} in {escaped(target)}", ignored)
     pips = bootstrap.default_pips()
-    pip = bootstrap.find_pip(pips)
+    with tempfile.TemporaryDirectory() as empty:  # as the installer probes: never in a folder a repository fills
+        pip = bootstrap.find_pip(pips, empty)
     if pip is None:
         return Check(
             FAIL,

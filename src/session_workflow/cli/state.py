@@ -14,8 +14,8 @@ import time
 from session_workflow.cli.parser import CliError, OneLineParser, RawDescriptionHelpFormatter, add_verbs
 from session_workflow.core.atomic import lock_path
 from session_workflow.core.boundedio import read_prefix
-from session_workflow.core.locations import SESSION_ENV, leads_outside, state_path
-from session_workflow.core.text import one_line
+from session_workflow.core.locations import SESSION_ENV, given_project_dir, leads_outside, state_path
+from session_workflow.core.text import one_line, visible_json
 from session_workflow.workstate import writer as workstate_writer
 from session_workflow.workstate.section import (
     MAX_STEP_POINTS,
@@ -36,16 +36,16 @@ if TYPE_CHECKING:
     from session_workflow.cli.parser import Setup, Verb
     from session_workflow.workstate.writer import Change
 
-PROJECT_ENV = "CLAUDE_PROJECT_DIR"
 MAX_TITLE_POINTS = 1024
 WHITEBOARD = "none"
 DESCRIPTION = """\
 The work state (map, ticket, step) that the session-workflow hooks and mod deliver to the agent.
 
-Where: --dir, else CLAUDE_PROJECT_DIR, else the nearest directory at or above the current one that holds a
-work state or a .git (so a subdirectory finds its project), else the current directory itself. Only when the
-current directory cannot be read (deleted under the shell) and neither option is set does the state go to the
-user-level state dir (platformdirs). The file is <dir>/.claude/session-workflow/work-state.json; each write
+Where: --dir, else CLAUDE_PROJECT_DIR (not in Claude Code's Bash tool, where only a settings env block sets
+it), else the nearest directory at or above the current one that holds a work state or a .git (so a
+subdirectory finds its project), else the current directory itself. Only when the current directory cannot be
+read (deleted under the shell) and neither option is set does the state go to the user-level state dir
+(platformdirs). The file is <dir>/.claude/session-workflow/work-state.json; each write
 also appends a line to work-state.log beside it.
 
 Who: --session, else CLAUDE_CODE_SESSION_ID (set in Claude Code's Bash tool). set, step, pause, resume and
@@ -85,8 +85,10 @@ def locate(dir_arg: str | None, env: Mapping[str, str]) -> Location:
     """Find the state file (the rules are in ``DESCRIPTION``)."""
     if dir_arg:
         return Location(state_path(dir_arg), dir_arg)
-    project = env.get(PROJECT_ENV)
-    if project and os.path.isabs(project) and os.path.isdir(project):
+    project, ignored = given_project_dir(env)
+    if ignored:
+        print(ignored, file=sys.stderr)
+    if project:
         return Location(state_path(project), project)
     try:
         cwd = os.getcwd()
@@ -276,7 +278,8 @@ def _run_show(args: argparse.Namespace) -> int:
     orphaned = None if state is None or owner is None else state.session != owner
     if args.json:
         document = json.loads(read[0]) if read is not None else None
-        print(json.dumps({"path": where.path, "orphaned": orphaned, "state": document}, ensure_ascii=False, indent=2))
+        shown = json.dumps({"path": where.path, "orphaned": orphaned, "state": document}, ensure_ascii=False, indent=2)
+        print(visible_json(shown))
         return 0
     if state is None:
         print(f"no work state in {where.path}")

@@ -22,8 +22,11 @@ def _run_adopt(args: argparse.Namespace) -> int:
     own = os.environ.get(LIST_ID_ENV) or args.session
     if not own:
         raise CliError(f"no session: pass --session, or run it from Claude Code's Bash tool (it sets {SESSION_ENV})", 2)
+    root = tasks_root(os.environ)
+    if root is None:
+        raise CliError("no task store: HOME is not set and CLAUDE_CONFIG_DIR is not an absolute path", 1)
     try:
-        result = adopt(tasks_root(os.environ), args.predecessor, own)
+        result = adopt(root, args.predecessor, own)
     except (AdoptError, OSError) as error:
         raise CliError(str(error), 1) from error
     for line in report(result, args.predecessor):

@@ -71,6 +71,22 @@ def read_prefix_and_stat(path: str, max_bytes: int) -> tuple[bytes, os.stat_resu
         os.close(fd)
 
 
+def read_prefix_as(path: str, max_bytes: int, identity: tuple[int, int, int, int] | None) -> tuple[bytes, bool] | None:
+    """(at most ``max_bytes`` from the start, whether more follow), only when the file opened is still ``identity``
+    (device, inode, size, mtime in ns, as a listing's ``stat`` saw it); None otherwise.
+
+    For bytes whose trust was checked on that ``stat``: comparing the descriptor's own ``fstat`` closes the window
+    in which the path could be replaced between the check and the read. ``identity`` None compares nothing.
+    """
+    read = read_prefix_and_stat(path, max_bytes)
+    if read is None:
+        return None
+    data, info = read
+    if identity is not None and (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns) != identity:
+        return None
+    return data, info.st_size > len(data)
+
+
 def read_text_prefix(path: str, max_bytes: int) -> tuple[str, bool] | None:
     """Decode up to ``max_bytes`` of a regular file as UTF-8 (BOM dropped, bad bytes replaced).
 

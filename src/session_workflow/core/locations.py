@@ -12,11 +12,13 @@ import sys
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Mapping, Sequence
 
 ANCHORS_SUBDIR = os.path.join(".claude", "anchors")
 STATE_RELPATH = ".claude/session-workflow/work-state.json"
 PLUGIN_DATA_ENV = "CLAUDE_PLUGIN_DATA"
+CONFIG_ENV = "CLAUDE_CONFIG_DIR"
+PROJECT_ENV = "CLAUDE_PROJECT_DIR"
 # Set in Claude Code's Bash tool: the session a CLI command runs for.
 SESSION_ENV = "CLAUDE_CODE_SESSION_ID"
 RECORDS_FOLDER = "work-state-delivered"
@@ -28,9 +30,8 @@ KEPT_FOLDER = "sessions"
 
 
 def config_dir(env: Mapping[str, str], home: str) -> str:
-    """Claude Code's configuration folder: ``CLAUDE_CONFIG_DIR`` or ``~/.claude``."""
-    given = env.get("CLAUDE_CONFIG_DIR")
-    return given if given and os.path.isabs(given) and "\x00" not in given else os.path.join(home, ".claude")
+    """``claude_config_dir`` with ``home`` for ``~`` (the CLI's home, never None)."""
+    return claude_config_dir({CONFIG_ENV: env.get(CONFIG_ENV, ""), "HOME": home}) or os.path.join(home, ".claude")
 
 
 def anchors_dir(project_dir: str) -> str:
@@ -43,10 +44,106 @@ def state_path(project_dir: str) -> str:
     return os.path.join(project_dir, *STATE_RELPATH.split("/"))
 
 
-def records_dir(env: Mapping[str, str]) -> str | None:
-    """The folder of per-session delivery records under CLAUDE_PLUGIN_DATA (None when that is not set)."""
+def claude_config_dir(env: Mapping[str, str]) -> str | None:
+    """Claude Code's configuration folder: ``CLAUDE_CONFIG_DIR`` when absolute, else ``~/.claude`` (None without a
+    home). A project's ``env`` block cannot set either (Claude Code drops CLAUDE_CONFIG_DIR, HOME and XDG_* there);
+    a relative CLAUDE_CONFIG_DIR is ignored and named by ``ignored_folders``."""
+    given = env.get(CONFIG_ENV, "")
+    if os.path.isabs(given) and "\x00" not in given:
+        return given
+    home = env.get("HOME", "")
+    return os.path.join(home, ".claude") if os.path.isabs(home) and "\x00" not in home else None
+
+
+def containing_project(path: str, project_dirs: Sequence[str], env: Mapping[str, str]) -> str | None:
+    """The first project dir (resolved) that ``path`` resolves inside, or None.
+
+    A project dir that is the home folder or lies above it (a session run in ``~`` or ``/``) counts as none: its
+    ``.claude/settings.json`` is the user's own settings file, and every user-level folder lies below it. Claude
+    Code's configuration folder, where it puts CLAUDE_PLUGIN_DATA, is never inside one.
+    """
+    real = _real(path)
+    if real is None:  # no such name can exist (a lone surrogate): it is no folder of anyone's
+        return None
+    config = _real(claude_config_dir(env) or "")
+    if config is not None and is_inside(real, config):
+        return None
+    home = env.get("HOME", "")
+    real_home = _real(home) if os.path.isabs(home) else None
+    for folder in project_dirs:
+        base = _real(folder)
+        if base is None or (real_home is not None and is_inside(real_home, base)):
+            continue
+        if is_inside(real, base):
+            return base
+    return None
+
+
+def _real(path: str) -> str | None:
+    """``path`` resolved; None for the empty path or one the file system cannot hold."""
+    try:
+        return os.path.realpath(path) if path else None
+    except (OSError, ValueError):
+        return None
+
+
+def outside_projects(path: str, project_dirs: Sequence[str], env: Mapping[str, str]) -> bool:
+    """True when ``path`` is absolute and resolves inside no project dir (``containing_project``).
+
+    For a folder variable a project's ``env`` block can set whose content the plugin takes as authority: a folder
+    inside the repository would be the repository's own content.
+    """
+    if not os.path.isabs(path) or "\x00" in path or _real(path) is None:
+        return False
+    return containing_project(path, project_dirs, env) is None
+
+
+def records_dir(env: Mapping[str, str], project_dirs: Sequence[str]) -> str | None:
+    """The folder of per-session delivery records under CLAUDE_PLUGIN_DATA (None when that is not set, or not
+    an absolute path outside the project: ``outside_projects``)."""
     base = env.get(PLUGIN_DATA_ENV)
-    return os.path.join(base, RECORDS_FOLDER) if base and os.path.isabs(base) else None
+    return os.path.join(base, RECORDS_FOLDER) if base and outside_projects(base, project_dirs, env) else None
+
+
+def _shown(value: str) -> str:
+    """A variable's value in a message: escaped (nothing hidden), a very long one cut."""
+    from session_workflow.core.text import cut_code_points, escaped
+
+    return escaped(cut_code_points(value, 300))
+
+
+def given_project_dir(env: Mapping[str, str]) -> tuple[str | None, str | None]:
+    """``CLAUDE_PROJECT_DIR`` as the writers' project dir (absolute, an existing folder), and the one line that
+    says why it was ignored (or None).
+
+    Claude Code gives it to hooks only: in its Bash tool (``CLAUDECODE=1``, which the engine sets over any
+    ``env`` block) a value came from a settings ``env`` block, a repository's one included, and would aim the
+    writers at another project's anchors and work state; there it is ignored.
+    """
+    given = env.get(PROJECT_ENV, "")
+    if not given:
+        return None, None
+    if env.get("CLAUDECODE") == "1":
+        return (
+            None,
+            f"session-workflow: ignored {PROJECT_ENV}={_shown(given)}: Claude Code sets it for hooks, not here.",
+        )
+    return (given, None) if os.path.isabs(given) and os.path.isdir(given) else (None, None)
+
+
+def ignored_folders(env: Mapping[str, str], project_dirs: Sequence[str]) -> list[str]:
+    """One line per folder variable the hooks ignore: a relative ``CLAUDE_CONFIG_DIR`` or ``XDG_STATE_HOME``
+    (the task store, the trust records), a ``CLAUDE_PLUGIN_DATA`` that is not absolute or lies in the project
+    (the delivery records). Hot-path safe: ``core.text`` is imported only to show such a value."""
+    lines = []
+    for name, value, accepted in (
+        (CONFIG_ENV, env.get(CONFIG_ENV), os.path.isabs),
+        ("XDG_STATE_HOME", env.get("XDG_STATE_HOME"), os.path.isabs),
+        (PLUGIN_DATA_ENV, env.get(PLUGIN_DATA_ENV), lambda path: outside_projects(path, project_dirs, env)),
+    ):
+        if value and not accepted(value):
+            lines.append(f"session-workflow: ignored {name}={_shown(value)}: not an absolute path outside the project.")
+    return lines
 
 
 def user_state_dir() -> str | None:
@@ -204,7 +301,7 @@ def any_work_state(project_dirs: list[str], env: Mapping[str, str], session_id: 
     """
     if not project_dirs or any_state_file(project_dirs):
         return True
-    records = records_dir(env)
+    records = records_dir(env, project_dirs)
     if records is None or not session_id:
         return False
     return os.path.lexists(os.path.join(records, record_name(session_id)))

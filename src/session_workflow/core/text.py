@@ -88,6 +88,25 @@ def one_line(text: str) -> str:
     return re.sub(_BREAKING, " ", text).strip()
 
 
+def visible_json(dumped: str) -> str:
+    """A ``json.dumps(..., ensure_ascii=False)`` text with every character that is not printable or is invisible
+    (controls, line separators, bidi and other format characters, lone surrogates) written as its ``\\u`` escape
+    (a surrogate pair beyond U+FFFF): the same JSON, shown with nothing hidden and nothing that reorders a line.
+    Outside strings JSON holds only ASCII, so only string contents change."""
+    if dumped.isascii():
+        return dumped
+    out = []
+    for char in dumped:
+        if (char.isprintable() and not has_invisible(char)) or char == "\n":
+            out.append(char)
+        elif ord(char) < 0x10000:
+            out.append(f"\\u{ord(char):04x}")
+        else:
+            high, low = divmod(ord(char) - 0x10000, 0x400)
+            out.append(f"\\u{0xD800 + high:04x}\\u{0xDC00 + low:04x}")
+    return "".join(out)
+
+
 def escaped(text: str, also: str = "") -> str:
     """``text`` on one visible line with nothing hidden: a backslash, the characters in ``also`` and every
     character that is not printable or is invisible become escapes (``\\\\``, ``\\xNN``, ``\\uNNNN``, ``\\UNNNNNNNN``).

@@ -189,8 +189,8 @@ def allocate(
     that is below the part's own floor, the part (which outranks the later ones) may use what is left. A part
     that still cannot fit is left out and named in the closing line; one that failed (to read or to render) is
     named in the line after it. A part that one of the ``earlier`` blocks (of this thread, newest first) holds
-    whole is replaced by ``unchanged_line``. ``notes`` (one line each: an option that did not parse) follow the
-    header.
+    whole is replaced by ``unchanged_line``. ``notes`` (one line each: an option that did not parse, a folder
+    variable ignored) follow the header.
     """
     head = "\n".join([header(source), *notes])
     remaining = cap - utf16_len(head) - OMITTED_NOTE_RESERVE
@@ -247,7 +247,8 @@ def compose(ctx: HookContext) -> Composition:
             earlier = blocks_in_thread(ctx.transcript_path, header_prefix())
         except Exception:  # unsure what the thread holds: send everything
             earlier = None
-    return allocate(ctx.source, parts, earlier=earlier, notes=config.problems(ctx.env))
+    notes = [*config.problems(ctx.env), *locations.ignored_folders(ctx.env, ctx.project_dirs())]
+    return allocate(ctx.source, parts, earlier=earlier, notes=notes)
 
 
 def session_start(ctx: HookContext) -> None:

@@ -12,7 +12,7 @@ import os
 
 from session_workflow.core.boundedio import read_prefix_and_stat
 from session_workflow.core.jsonload import loads
-from session_workflow.core.locations import SAFE_NAME_BYTES, is_safe_name, safe_name
+from session_workflow.core.locations import SAFE_NAME_BYTES, claude_config_dir, is_safe_name, safe_name
 from session_workflow.tasks.render import (
     HEADER_EXACT,
     OPEN_STATUSES,
@@ -28,7 +28,6 @@ if TYPE_CHECKING:
 
     from session_workflow.core.context import HookContext
 
-ROOT_ENV = "SESSION_WORKFLOW_TASKS_ROOT"
 LIST_ID_ENV = "CLAUDE_CODE_TASK_LIST_ID"
 
 # A real task is well under a kilobyte; a file that does not fit in this prefix is not one.
@@ -65,13 +64,11 @@ class Unreadable:
 UNREADABLE = Unreadable()
 
 
-def tasks_root(env: Mapping[str, str]) -> str:
-    """``SESSION_WORKFLOW_TASKS_ROOT``, else ``$CLAUDE_CONFIG_DIR/tasks``, else ``~/.claude/tasks``."""
-    override = env.get(ROOT_ENV)
-    if override:
-        return override
-    config = env.get("CLAUDE_CONFIG_DIR") or os.path.join(env.get("HOME") or os.path.expanduser("~"), ".claude")
-    return os.path.join(config, "tasks")
+def tasks_root(env: Mapping[str, str]) -> str | None:
+    """Claude Code's own store, ``<config dir>/tasks`` (``core.locations.claude_config_dir``: a project's ``env``
+    block cannot move it); None without a home. Tests point ``CLAUDE_CONFIG_DIR`` at a folder of their own."""
+    config = claude_config_dir(env)
+    return os.path.join(config, "tasks") if config is not None else None
 
 
 def sanitize_list_id(raw: str) -> str:
@@ -332,6 +329,8 @@ def prepare(ctx: HookContext) -> TaskListPart | TaskHintPart | None:
     if not raw_id:
         return None
     root = tasks_root(ctx.env)
+    if root is None:
+        return None
     list_id = sanitize_list_id(raw_id)
     directory = os.path.join(root, list_id)
     ids = list_task_ids(directory)

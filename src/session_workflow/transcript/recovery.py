@@ -251,7 +251,8 @@ def has_task_list(ctx: HookContext) -> bool:
     from session_workflow.tasks.store import LIST_ID_ENV, sanitize_list_id, tasks_root
 
     raw_id = ctx.env.get(LIST_ID_ENV) or ctx.session_id
-    return bool(raw_id) and os.path.isdir(os.path.join(tasks_root(ctx.env), sanitize_list_id(raw_id or "")))
+    root = tasks_root(ctx.env)
+    return bool(raw_id and root) and os.path.isdir(os.path.join(root or "", sanitize_list_id(raw_id or "")))
 
 
 def prepare(ctx: HookContext) -> RecoveryPart | None:

@@ -65,7 +65,7 @@ class DeliveryRecord:
         """Under CLAUDE_PLUGIN_DATA, else the user state dir; None without a usable session id or location."""
         if not ctx.session_id or len(ctx.session_id) > MAX_SESSION_ID_CHARS:
             return None
-        folder = records_dir(ctx.env)
+        folder = records_dir(ctx.env, ctx.project_dirs())
         if folder is None:
             fallback = user_state_dir()
             folder = os.path.join(fallback, RECORDS_FOLDER) if fallback else None

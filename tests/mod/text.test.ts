@@ -1,0 +1,53 @@
+// The mod's text rules held to the Python side's: the cleaner over every code point against the one table
+// (tests/core/test_text.py holds Python's `one_line` to the same table), and the section and the shell quoting
+// against what Python gives for the same inputs (tests/mod/python-text.ts, generated and checked by that test).
+import { describe, expect, test } from 'claude-code/testing'
+import { BREAKING_SPANS, INVISIBLE_SPANS, oneLine, sectionOf, shellQuote } from '../../hooks/mod/text'
+import type { SectionFields } from '../../hooks/mod/text'
+import { PYTHON_TEXT } from './python-text'
+
+const inSpans = (spans: readonly (readonly [number, number])[], code: number) =>
+  spans.some(([first, last]) => first <= code && code <= last)
+
+describe('oneLine', () => {
+  test('strips exactly the table, breaks on exactly the table, over every code point', () => {
+    // A plane at a time, each code point between two Zs (which keep a run from meeting its neighbour's and the
+    // ends from being trimmed): the flattened text, split at the Zs, is each code point's own outcome.
+    const wrong: string[] = []
+    let stripped = 0
+    for (let plane = 0; plane <= 0x10; plane++) {
+      const codes: number[] = []
+      for (let code = plane * 0x10000; code < (plane + 1) * 0x10000; code++) if (code !== 0x5a) codes.push(code)
+      const outcomes = oneLine(`Z${codes.map((code) => String.fromCodePoint(code)).join('Z')}Z`).split('Z').slice(1, -1)
+      expect(outcomes.length).toBe(codes.length)
+      codes.forEach((code, index) => {
+        const char = String.fromCodePoint(code)
+        const expected = inSpans(INVISIBLE_SPANS, code) ? '' : inSpans(BREAKING_SPANS, code) ? ' ' : char
+        if (outcomes[index] !== expected && wrong.length < 10) wrong.push(code.toString(16))
+        if (outcomes[index] === '') stripped++
+      })
+    }
+    expect(oneLine('aZb')).toBe('aZb')
+    expect(wrong).toEqual([])
+    expect(stripped).toBe(4206)
+  })
+
+  test('runs become one space, the ends are trimmed', () => {
+    expect(oneLine(' \t a\u00a0\u2028\u00ad b \u3000')).toBe('a b')
+    expect(oneLine('x\ud800y\udfffz')).toBe('x y z')
+    expect(oneLine('🙂\u{e0041}')).toBe('🙂')
+  })
+})
+
+describe('as the Python side gives them', () => {
+  test('the work-state section of each state', () => {
+    for (const { fields, slug, text } of PYTHON_TEXT.sections) {
+      const state: SectionFields = { paused: false, auto: false, ...(fields as Omit<SectionFields, 'paused' | 'auto'>) }
+      expect(sectionOf(state, slug), JSON.stringify(fields).slice(0, 80)).toBe(text)
+    }
+  })
+
+  test('a path as one shell word', () => {
+    for (const { path, quoted } of PYTHON_TEXT.quotes) expect(shellQuote(path), JSON.stringify(path)).toBe(quoted)
+  })
+})
