@@ -129,7 +129,7 @@ RECOVERY_MARK = "> and keep the old API"
         ("compact", {ANCHOR_MARK, TASK_MARK, STATE_MARK, RECOVERY_MARK}),
         ("resume", {ANCHOR_MARK, TASK_MARK, STATE_MARK}),
         ("startup", {ANCHOR_MARK, TASK_MARK, STATE_MARK}),
-        ("clear", {ANCHOR_MARK}),
+        ("clear", {ANCHOR_MARK, TASK_MARK, STATE_MARK}),
         ("fork", {ANCHOR_MARK, TASK_MARK}),
     ],
 )
