@@ -79,7 +79,7 @@ def foreign_line(state: WorkState, age: float) -> str:
     step = cut_code_points(one_line(state.step), MAX_STEP_POINTS) or "(not set)"
     paused = ", paused" if state.paused else ""
     return (
-        f'Work state of another session, not this one\'s (so no work-state section here): {ticket_label(state.ticket)}'
+        f"Work state of another session (its section is not given to this one): {ticket_label(state.ticket)}"
         f' "{display_title(state.title)}", step {step}{paused}, {age_words(age)}. If this session carries on with'
         " that ticket, take it over first: `session-workflow state adopt`."
     )
