@@ -3,10 +3,10 @@
 Claude Code silently replaces a hook's additionalContext longer than 10,000 UTF-16 units with a 2 KB preview
 and a file path, so this module owns the allocator that keeps every output inside that cap while losing the
 least. Parts come in priority order; each gets min(its own cap, what is left minus the floors reserved for the
-parts after it), renders within that, and names anything it had to cut. On a resume, a part that an earlier
-block of the same thread (a fork's: its parent's) still carries word for word is replaced by one line saying so. A part whose reading or
-rendering fails (a RecursionError on a deeply nested record, a MemoryError, a bug) is named as unreadable; it
-costs only itself, the others still render.
+parts after it), renders within that, and names anything it had to cut. On a resume or a fork, a part that an
+earlier block of the same thread (a fork's: its parent's) still carries word for word is replaced by one line
+saying so. A part whose reading or rendering fails (a RecursionError on a deeply nested record, a MemoryError, a
+bug) is named as unreadable; it costs only itself, the others still render.
 """
 
 from __future__ import annotations
