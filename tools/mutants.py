@@ -210,6 +210,77 @@ MUTANTS = [
         "if utf16_len(text + piece) > MAX_CHARS:",
         "if len(text + piece) > MAX_CHARS:",
     ),
+    # Issue 25 (new session, fork).
+    Mutant(
+        "clear without the recovered tasks",
+        "hook/compose.py",
+        '"clear": ("work state", "anchor", "tasks"),',
+        '"clear": ("work state", "anchor"),',
+        (*HOOK, *TASKS),
+    ),
+    Mutant(
+        "clear without the work-state line",
+        "hook/compose.py",
+        '"clear": ("work state", "anchor", "tasks"),',
+        '"clear": ("anchor", "tasks"),',
+        HOOK,
+    ),
+    Mutant(
+        "the foreign work state at startup ignores the window",
+        "workstate/part.py",
+        'if ctx.source == "startup" and age >',
+        'if ctx.source == "startup" and age < 0 and age >',
+        STATE,
+    ),
+    Mutant(
+        "the foreign line without state adopt",
+        "workstate/part.py",
+        '" that ticket, take it over first: `session-workflow state adopt`."',
+        '" that ticket, see `session-workflow state show`."',
+        STATE,
+    ),
+    Mutant(
+        "the foreign line's title unflattened",
+        "workstate/part.py",
+        """f' "{display_title(state.title)}", step""",
+        """f' "{state.title}", step""",
+        STATE,
+    ),
+    Mutant(
+        "the mod's session gets no foreign line",
+        "hook/compose.py",
+        "if not state_elsewhere:  # the mod",
+        "if False:  # the mod",
+        HOOK,
+    ),
+    Mutant(
+        "a fork reads its own (absent) transcript",
+        "hook/compose.py",
+        'thread = fork_parent(ctx.transcript_path) if ctx.source == "fork" else ctx.transcript_path',
+        "thread = ctx.transcript_path",
+        HOOK,
+    ),
+    Mutant(
+        "a resume's command line names a fork parent",
+        "transcript/thread.py",
+        'if "--fork-session" not in argv:',
+        'if "--fork-session" in argv and False:',
+        ("tests/transcript/test_thread.py", *HOOK),
+    ),
+    Mutant(
+        "a fork parent outside the folder",
+        "transcript/thread.py",
+        'if not session or "/" in session or',
+        "if not session or",
+        ("tests/transcript/test_thread.py",),
+    ),
+    Mutant(
+        "a fork block without the fork note",
+        "hook/compose.py",
+        "notes = [FORK_NOTE, *notes]",
+        "notes = [*notes]",
+        HOOK,
+    ),
 ]
 
 

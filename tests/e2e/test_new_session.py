@@ -46,7 +46,9 @@ def recovered(session: str) -> str:
 
 
 def test_startup_after_a_crash_names_the_state_with_adopt_and_recovers_the_tasks(
-    claude: Claude, fake_api: FakeAnthropic, delivery: str  # noqa: F811
+    claude: Claude,
+    fake_api: FakeAnthropic,
+    delivery: str,  # noqa: F811
 ) -> None:
     crashed = new_session_id()
     claude.write_task(crashed, 1, "Finish the lexer", "in_progress")
@@ -68,7 +70,9 @@ def test_startup_after_a_crash_names_the_state_with_adopt_and_recovers_the_tasks
 
 
 def test_clear_names_the_state_and_recovers_the_cleared_sessions_tasks(
-    claude: Claude, fake_api: FakeAnthropic, delivery: str  # noqa: F811
+    claude: Claude,
+    fake_api: FakeAnthropic,
+    delivery: str,  # noqa: F811
 ) -> None:
     sid = new_session_id()
     anchor = write_anchor(claude.project)
@@ -80,7 +84,9 @@ def test_clear_names_the_state_and_recovers_the_cleared_sessions_tasks(
     after = fake_api.message_requests()[-1]
     block = the_block(after, "clear")
     parts = block.split("\n\n")
-    assert parts[:2] == ["session-workflow: state restored from disk at SessionStart (clear).", FOREIGN_LINE], show(after)
+    assert parts[:2] == ["session-workflow: state restored from disk at SessionStart (clear).", FOREIGN_LINE], show(
+        after
+    )
     assert parts[2].startswith(f"{ANCHOR_HEADING}{anchor}") and parts[-1] == recovered(sid), show(after)
     # The work state belongs to the cleared session: no section in the new thread, system prompt or block.
     assert system_section(after) is None and WORK_STATE_HEADING not in json.dumps(after), show(after)

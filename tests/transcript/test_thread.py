@@ -101,7 +101,9 @@ def test_fork_parent_is_the_named_sibling_transcript_or_none(tmp_path: Path, mon
     fork = tmp_path / "fork.jsonl"
     (tmp_path / "parent.jsonl").write_text("")
     (tmp_path.parent / "outside.jsonl").write_text("")
-    for named, found in (("parent", tmp_path / "parent.jsonl"), ("gone", None), ("fork", None), ("../outside", None)):
+    (tmp_path / "sub").mkdir()
+    cases = [("parent", tmp_path / "parent.jsonl"), ("gone", None), ("fork", None), ("../outside", None)]
+    for named, found in [*cases, ("sub/../../outside", None)]:
         monkeypatch.setattr(
             thread, "parent_argv", lambda pid, named=named: ["claude", "--resume", named, "--fork-session"]
         )
