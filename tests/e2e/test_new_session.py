@@ -66,7 +66,7 @@ def test_startup_after_a_crash_names_the_state_with_adopt_and_recovers_the_tasks
     assert system_section(body) is None and WORK_STATE_HEADING not in json.dumps(body), show(body)
     # The command the line names is the one that works, run as the model would run it.
     adopted = str(F.last_tool_results(fake_api.message_requests()[2]))
-    assert f'adopted #34 "Make the parser fast"' in adopted and f"from session {crashed}" in adopted, adopted
+    assert 'adopted #34 "Make the parser fast"' in adopted and f"from session {crashed}" in adopted, adopted
 
 
 def test_clear_names_the_state_and_recovers_the_cleared_sessions_tasks(
