@@ -500,3 +500,12 @@ def test_the_real_shim_finds_a_forks_parent_from_its_parent_process(full: Projec
         context = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
         assert ("Control anchor: unchanged since the session-workflow SessionStart (compact) block" in context) == held
         assert (ANCHOR_MARK in context) != held
+
+
+@pytest.mark.parametrize("source", ["startup", "clear"])
+def test_the_real_shim_names_another_sessions_state_cold(project: Project, source: str) -> None:
+    """``python3 -I -S`` as Claude Code runs it (tox runs this on every interpreter): the same one line."""
+    project.work_state(owner="crashed-session")
+    done = _run_shim("session_start.py", json.dumps(project.payload(source)).encode(), project.env())
+    context = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert context.split("\n\n")[1] == FOREIGN_LINE.format(title="Ship the exporter", age="<1 min ago")
