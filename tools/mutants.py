@@ -275,6 +275,13 @@ MUTANTS = [
         ("tests/transcript/test_thread.py",),
     ),
     Mutant(
+        "a block with a note after its header named 'earlier'",
+        "hook/compose.py",
+        'block.startswith(header(source) + "\\n")',
+        "block.startswith(header(source) + SEPARATOR)",
+        HOOK,
+    ),
+    Mutant(
         "a fork block without the fork note",
         "hook/compose.py",
         "notes = [FORK_NOTE, *notes]",

@@ -509,3 +509,19 @@ def test_the_real_shim_names_another_sessions_state_cold(project: Project, sourc
     done = _run_shim("session_start.py", json.dumps(project.payload(source)).encode(), project.env())
     context = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
     assert context.split("\n\n")[1] == FOREIGN_LINE.format(title="Ship the exporter", age="<1 min ago")
+
+
+def test_a_block_with_a_line_after_its_header_is_named_by_its_source(
+    full: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A fork of a fork: the thread's block is a fork's (its note follows the header), and is named as one."""
+    from session_workflow.transcript import thread
+
+    monkeypatch.setattr(thread, "parent_argv", lambda pid: [])
+    fork = full.transcript.with_name("f0f0f0f0-0000-4000-8000-000000000001.jsonl")
+    first = full.inject("fork", transcript_path=str(fork), session_id=fork.stem)
+    assert ANCHOR_MARK in first  # the parent unknown: everything sent
+    _thread(full.transcript, first)
+    monkeypatch.setattr(thread, "parent_argv", lambda pid: ["claude", "--resume", SESSION, "--fork-session"])
+    again = full.inject("fork", transcript_path=str(fork), session_id=fork.stem)
+    assert "Control anchor: unchanged since the session-workflow SessionStart (fork) block above" in again

@@ -124,7 +124,7 @@ def earlier_source(part: PreparedPart, text: str, earlier: list[str]) -> str | N
     wanted = SEPARATOR + part.stable(text) + SEPARATOR
     for block in earlier:
         if wanted in part.stable(block) + SEPARATOR:
-            return next((source for source in SOURCES if block.startswith(header(source) + SEPARATOR)), "earlier")
+            return next((source for source in SOURCES if block.startswith(header(source) + "\n")), "earlier")
     return None
 
 
