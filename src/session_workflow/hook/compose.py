@@ -49,7 +49,8 @@ PARTS_BY_SOURCE: dict[str, tuple[str, ...]] = {
     "fork": ("anchor", "tasks"),
 }
 
-# The line after a fork's header: the parts may be the parent's, held above word for word, so it is not theirs.
+# The line after a fork's header, whatever follows (the anchor may be one line, held above): whose the work state
+# and the tasks are, and that the parent may still write the anchor.
 FORK_NOTE = (
     "This session is a fork: the session it was forked from keeps its work state (a work-state section carried in"
     " the system prompt is that session's) and its task list, and may still update the anchor: re-read it"
