@@ -375,7 +375,9 @@ def test_auto_compact_mid_run_restores_cursor_tasks_ticket_step_and_prompts(
 # Scenario 3: /clear and --resume.
 
 
-def test_clear_reinjects_the_anchor_only(claude: Claude, fake_api: FakeAnthropic) -> None:
+def test_clear_reinjects_the_anchor_and_names_what_the_cleared_session_left(
+    claude: Claude, fake_api: FakeAnthropic
+) -> None:
     sid = new_session_id()
     anchor = write_anchor(claude.project)
     claude.write_task(sid, 1, "Write the parser for rule 7", "in_progress")
@@ -386,7 +388,10 @@ def test_clear_reinjects_the_anchor_only(claude: Claude, fake_api: FakeAnthropic
     after = fake_api.message_requests()[-1]
     block = the_block(after, "clear")
     has(block, f"{ANCHOR_HEADING}{anchor}", "Next action: write the parser for rule 7", body=after)
-    lacks(block, TASKS_HEADER, "#1 [", PROMPTS_HEADER, body=after)
+    # The cleared session's tasks as the recovered list, its work state as one line (tests/e2e/test_new_session.py).
+    has(block, f"recovered from session {sid}", f"session-workflow tasks adopt {sid}", "#1 [", body=after)
+    has(block, "`session-workflow state adopt`", body=after)
+    lacks(block, TASKS_HEADER, PROMPTS_HEADER, body=after)
     # The work state belongs to the cleared session: orphaned, so no section in the new thread at all.
     assert not any(section_count(after).values()), show(after)
 
@@ -718,8 +723,11 @@ def test_orphaned_work_state_is_delivered_nowhere(claude: Claude, fake_api: Fake
     set_ticket(claude, new_session_id(), ticket="77", title="Someone else's ticket")
     claude.write_task(sid, 1, "Write the parser for rule 7", "in_progress")
     claude.converse(["turn one", "/compact", "turn two"], session_id=sid)
+    named = 'Work state of another session (its section is not given to this one): #77 "Someone else\'s ticket"'
+    first = the_block(fake_api.message_requests()[0], "startup")
+    assert first.split("\n\n")[1].startswith(named), show(fake_api.message_requests()[0])  # startup names it, once
     for body in fake_api.message_requests():
         assert section_count(body)["system"] == 0 and section_count(body)["messages"] == 0, show(body)
-        assert "#77" not in all_text(body) and "Someone else's ticket" not in all_text(body), show(body)
+        assert all_text(body).replace(named, "").count("#77") == 0, show(body)
     after = after_compaction(fake_api)
     has(the_block(after, "compact"), "#1 [in_progress] Write the parser for rule 7", body=after)

@@ -486,12 +486,36 @@ def test_8_a_task_too_big_for_the_room_left_is_skipped_not_cut() -> None:
     assert text == HEADER_EXACT + "\n#2 [pending] s\n…1 more: call TaskList"
 
 
-# --- 9. clear emits nothing
+# --- 9. clear: the cleared session's open tasks come as the recovered list, found as at startup
 
 
-def test_9_clear_emits_nothing(tmp_path: Path) -> None:
-    write_task(tmp_path / "tasks" / SESSION, 1)
-    assert compose.compose(make_ctx(tmp_path, source="clear")).text == ""
+CLEARED = "5d1e0c9a-7b1f-4e0a-9c3d-2a6b8f4e1c70"
+
+
+def test_9_clear_recovers_the_cleared_sessions_tasks_with_tasks_adopt(tmp_path: Path) -> None:
+    # Measured on 2.1.332: /clear gives a new session id whose transcript does not exist yet at SessionStart; the
+    # cleared session's transcript sits beside it, older than the hook's start.
+    write_task(tmp_path / "tasks" / CLEARED, 3, "in_progress", "Finish the lexer", "rule 7 left")
+    touch(tmp_path / "projects" / f"{CLEARED}.jsonl", NOW - 30)
+    assert compose.compose(make_ctx(tmp_path, source="clear")).text == "\n".join(
+        [
+            "session-workflow: state restored from disk at SessionStart (clear).",
+            "",
+            f"STRUCTURED TASK LIST (compact-proof, recovered from session {CLEARED}; TaskList and TaskUpdate"
+            f" cannot see these here until you run `session-workflow tasks adopt {CLEARED}`, which copies them"
+            " into this session's list under the same ids):",
+            "#3 [in_progress] Finish the lexer",
+            "  description: rule 7 left",
+        ]
+    )
+
+
+def test_9_clear_with_two_candidate_sessions_gives_the_hint_as_startup_does(tmp_path: Path) -> None:
+    for name, age in ((CLEARED, 30), ("other-session", 60)):
+        write_task(tmp_path / "tasks" / name, 1, subject="Open")
+        touch(tmp_path / "projects" / f"{name}.jsonl", NOW - age)
+    texts = [compose.compose(make_ctx(tmp_path, source=source)).text for source in ("clear", "startup")]
+    assert texts[0].endswith("\n\n" + FALLBACK_HINT) and texts[1].endswith("\n\n" + FALLBACK_HINT)
 
 
 # --- lookup extras: config dir, list id, sanitising, file names, bounded work

@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 import json
+import os
+import sys
 from pathlib import Path
 
+import pytest
+
+from session_workflow.transcript import thread
 from session_workflow.transcript.thread import blocks_in_thread
 
 PREFIX = "session-workflow: state restored"
@@ -65,3 +70,41 @@ def test_real_transcripts_after_compact_hold_only_the_newest_blocks() -> None:
     assert blocks == ["E2E-PROBE-SESSIONSTART source=compact"]
     resumed = blocks_in_thread(str(FIXTURES / "resume.jsonl"), "E2E-PROBE-SESSIONSTART")
     assert resumed == ["E2E-PROBE-SESSIONSTART source=resume", "E2E-PROBE-SESSIONSTART source=startup"]
+
+
+# --- a fork's parent: named by Claude Code's own command line, never guessed
+
+
+@pytest.mark.parametrize(
+    ("argv", "session"),
+    [
+        (["claude", "-p", "--resume", "abc", "--fork-session", "two"], "abc"),
+        (["claude", "--fork-session", "--resume=abc"], "abc"),
+        (["claude", "-r", "abc", "--fork-session"], "abc"),
+        (["claude", "--resume", "abc", "two"], None),  # a resume, not a fork
+        (["claude", "--resume", "--fork-session"], None),  # the picker: no id on the command line
+        (["claude", "--resume=", "--fork-session"], None),
+        ([], None),
+    ],
+)
+def test_resumed_session_is_the_id_a_fork_command_line_names(argv: list[str], session: str | None) -> None:
+    assert thread.resumed_session(argv) == session
+
+
+def test_parent_argv_reads_a_process_command_line_and_nothing_for_none() -> None:
+    if os.path.exists(f"/proc/{os.getpid()}/cmdline"):  # Linux: this very process's arguments
+        assert sys.argv[-1] in thread.parent_argv(os.getpid())
+    assert thread.parent_argv(2**30) == []
+
+
+def test_fork_parent_is_the_named_sibling_transcript_or_none(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    fork = tmp_path / "fork.jsonl"
+    (tmp_path / "parent.jsonl").write_text("")
+    (tmp_path.parent / "outside.jsonl").write_text("")
+    (tmp_path / "sub").mkdir()
+    cases = [("parent", tmp_path / "parent.jsonl"), ("gone", None), ("fork", None), ("../outside", None)]
+    for named, found in [*cases, ("sub/../../outside", None)]:
+        monkeypatch.setattr(
+            thread, "parent_argv", lambda pid, named=named: ["claude", "--resume", named, "--fork-session"]
+        )
+        assert thread.fork_parent(str(fork)) == (str(found) if found else None), named

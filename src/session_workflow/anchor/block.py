@@ -195,12 +195,6 @@ class AnchorBlock:
         lines.append("Verify it against durable state (git log, the files on disk), then continue from its cursor.")
         if self.source == "startup":
             lines.append(STARTUP_NOTE)
-        elif self.source == "fork":
-            lines.append(
-                "This session is a fork: the session it was forked from keeps its work state (a work-state section "
-                "carried in the system prompt is that session's) and its task list, and may still update this "
-                "anchor: re-read it (`session-workflow anchor show`) before writing it."
-            )
         step = one_line(self.anchor.frontmatter.get("step", ""))[:20]
         status = updated_text(self.age).capitalize() + (f", step {step}" if step else "") + "."
         if self.anchor.tail:

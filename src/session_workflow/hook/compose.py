@@ -3,10 +3,10 @@
 Claude Code silently replaces a hook's additionalContext longer than 10,000 UTF-16 units with a 2 KB preview
 and a file path, so this module owns the allocator that keeps every output inside that cap while losing the
 least. Parts come in priority order; each gets min(its own cap, what is left minus the floors reserved for the
-parts after it), renders within that, and names anything it had to cut. On a resume, a part that an earlier
-block of the same thread still carries word for word is replaced by one line saying so. A part whose reading or
-rendering fails (a RecursionError on a deeply nested record, a MemoryError, a bug) is named as unreadable; it
-costs only itself, the others still render.
+parts after it), renders within that, and names anything it had to cut. On a resume or a fork, a part that an
+earlier block of the same thread (a fork's: its parent's) still carries word for word is replaced by one line
+saying so. A part whose reading or rendering fails (a RecursionError on a deeply nested record, a MemoryError, a
+bug) is named as unreadable; it costs only itself, the others still render.
 """
 
 from __future__ import annotations
@@ -28,24 +28,34 @@ SEPARATOR = "\n\n"
 # Room kept for the closing "omitted for space" and "could not be read" lines, written only when needed.
 OMITTED_NOTE_RESERVE = 200
 
-# Sources whose thread keeps its history, earlier SessionStart blocks included: measured on 2.1.332, a fork
-# copies the thread into a new transcript (which does not exist yet when the hook runs, so a fork sends
-# everything, as when the transcript cannot be read).
+# Sources whose thread keeps its history, earlier SessionStart blocks included. Measured on 2.1.332, a fork
+# copies the thread into a new transcript that does not exist yet when the hook runs, and its payload names
+# neither the parent session nor its transcript: the thread is the parent's (``transcript.thread.fork_parent``).
 RESUME_SOURCES = ("resume", "fork")
 PART_LABELS = {"work state": "Work state", "anchor": "Control anchor", "tasks": "Task list"}
 
 # Which parts each SessionStart source gets, in block order. /clear starts a new session id, so its tasks and
-# work state belong to the session that was cleared away. --fork-session (measured on 2.1.332) carries the
+# work state belong to the session that was cleared away: as at startup, that work state is named in one line
+# with the command that takes it over, and the cleared session's open tasks come as the recovered list (not
+# visible to TaskList until `tasks adopt` copies them). --fork-session (measured on 2.1.332) carries the
 # conversation under a new session id whose task list starts empty, while the work state stays owned by the
-# session it was forked from, which may still be running: no work state, and the parent's open tasks come as the
-# recovered list (not visible to TaskList until `tasks adopt` copies them). Any other source gets nothing at all.
+# session it was forked from, which may still be running: no work state, the parent's open tasks as the
+# recovered list, and ``FORK_NOTE``. Any other source gets nothing at all.
 PARTS_BY_SOURCE: dict[str, tuple[str, ...]] = {
     "compact": ("work state", "anchor", "tasks", "recovery"),
     "resume": ("work state", "anchor", "tasks"),
     "startup": ("work state", "anchor", "tasks"),
-    "clear": ("anchor",),
+    "clear": ("work state", "anchor", "tasks"),
     "fork": ("anchor", "tasks"),
 }
+
+# The line after a fork's header, whatever follows (the anchor may be one line, held above): whose the work state
+# and the tasks are, and that the parent may still write the anchor.
+FORK_NOTE = (
+    "This session is a fork: the session it was forked from keeps its work state (a work-state section carried in"
+    " the system prompt is that session's) and its task list, and may still update the anchor: re-read it"
+    " (`session-workflow anchor show`) before writing it."
+)
 
 
 # The block's one authority sentence, only where a summary or a gap exists for the restored state to outrank.
@@ -115,7 +125,7 @@ def earlier_source(part: PreparedPart, text: str, earlier: list[str]) -> str | N
     wanted = SEPARATOR + part.stable(text) + SEPARATOR
     for block in earlier:
         if wanted in part.stable(block) + SEPARATOR:
-            return next((source for source in SOURCES if block.startswith(header(source) + SEPARATOR)), "earlier")
+            return next((source for source in SOURCES if block.startswith(header(source) + "\n")), "earlier")
     return None
 
 
@@ -142,6 +152,9 @@ def prepare_parts(ctx: HookContext) -> list[PreparedPart]:
                     state_elsewhere = workstate_part.note_mod_delivery(ctx, record=ctx.source != "resume")
                 except Exception:  # as in ``guarded``
                     prepared.append(FailedPart(name))
+                else:
+                    if not state_elsewhere:  # the mod adds no section for a state this session does not own
+                        prepared.append(guarded(name, workstate_part.prepare_foreign, ctx))
         elif name == "anchor" and config.switch(config.ANCHOR_HOOKS, ctx.env) and _anchors_to_see(ctx, folders):
             from session_workflow.anchor import part as anchor_part
 
@@ -241,13 +254,16 @@ def compose(ctx: HookContext) -> Composition:
     parts = prepare_parts(ctx)
     earlier = None
     if parts and ctx.source in RESUME_SOURCES and ctx.transcript_path:
-        from session_workflow.transcript.thread import blocks_in_thread
+        from session_workflow.transcript.thread import blocks_in_thread, fork_parent
 
         try:
-            earlier = blocks_in_thread(ctx.transcript_path, header_prefix())
+            thread = fork_parent(ctx.transcript_path) if ctx.source == "fork" else ctx.transcript_path
+            earlier = blocks_in_thread(thread, header_prefix()) if thread else None
         except Exception:  # unsure what the thread holds: send everything
             earlier = None
     notes = [*config.problems(ctx.env), *locations.ignored_folders(ctx.env, ctx.project_dirs())]
+    if ctx.source == "fork":
+        notes = [FORK_NOTE, *notes]
     return allocate(ctx.source, parts, earlier=earlier, notes=notes)
 
 

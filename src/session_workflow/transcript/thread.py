@@ -6,11 +6,16 @@ never rewrites the file, so anything before the newest ``compact_boundary`` is n
 resume block then needs to carry only what changed. Transcripts reach hundreds of MB, so only their last few MB
 are read, backwards, and only lines holding one of the two record markers are parsed. Record shapes are Claude
 Code 2.1.332's, measured (tests/fixtures/transcripts/README.md).
+
+A fork (``--resume <id> --fork-session``) carries its parent's thread under a new session id, but its transcript
+does not exist yet when SessionStart runs and the payload names no parent: ``fork_parent`` finds the parent's
+transcript from Claude Code's own command line, and says nothing when it cannot be sure (then every part is sent).
 """
 
 from __future__ import annotations
 
 import json
+import os
 
 from session_workflow.core.boundedio import iter_marked_lines_from_end
 
@@ -19,6 +24,9 @@ TAIL_BYTES = 4 << 20
 MAX_BLOCKS = 16
 CONTEXT_MARKER = b'"hook_additional_context"'
 BOUNDARY_MARKER = b'"compact_boundary"'
+# A command line longer than this is not one we read for the forked session's id.
+MAX_CMDLINE_BYTES = 64 * 1024
+TRANSCRIPT_SUFFIX = ".jsonl"
 
 
 def _record(line: bytes) -> dict[str, object] | None:
@@ -61,3 +69,55 @@ def blocks_in_thread(path: str, prefix: str, max_bytes: int = TAIL_BYTES) -> lis
         if len(found) >= MAX_BLOCKS:
             break
     return found[:MAX_BLOCKS]
+
+
+def resumed_session(argv: list[str]) -> str | None:
+    """The session id a ``--resume <id> --fork-session`` command line forks (``--resume=<id>`` and ``-r <id>``
+    too); None for any other command line."""
+    if "--fork-session" not in argv:
+        return None
+    for index, arg in enumerate(argv):
+        if arg.startswith("--resume="):
+            return arg[len("--resume=") :] or None
+        if arg in ("--resume", "-r") and index + 1 < len(argv) and not argv[index + 1].startswith("-"):
+            return argv[index + 1]
+    return None
+
+
+def parent_argv(pid: int) -> list[str]:
+    """The command line of process ``pid`` (Linux ``/proc``), bounded; empty when it cannot be read."""
+    try:
+        fd = os.open(f"/proc/{pid}/cmdline", os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except (OSError, ValueError):
+        return []
+    chunks: list[bytes] = []
+    size = 0
+    try:
+        while size <= MAX_CMDLINE_BYTES:
+            chunk = os.read(fd, MAX_CMDLINE_BYTES + 1 - size)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+    except OSError:
+        return []
+    finally:
+        os.close(fd)
+    if size > MAX_CMDLINE_BYTES:
+        return []
+    return b"".join(chunks).decode("utf-8", "surrogateescape").split("\0")
+
+
+def fork_parent(transcript_path: str, pid: int | None = None) -> str | None:
+    """The transcript of the session this fork was forked from, beside the fork's own; None when unsure.
+
+    The hook's parent process is Claude Code itself, whose command line names the session ``--resume`` forks
+    (read from Linux's ``/proc``; elsewhere, or for a fork made another way, None). Nothing here comes from the
+    repository, and nothing is guessed: a wrong parent would tell the model that text it never saw is above.
+    """
+    folder = os.path.dirname(transcript_path)
+    session = resumed_session(parent_argv(os.getppid() if pid is None else pid))
+    if not session or "/" in session or "\0" in session or session.startswith("."):
+        return None
+    path = os.path.join(folder, session + TRANSCRIPT_SUFFIX)
+    return path if path != transcript_path and os.path.isfile(path) else None

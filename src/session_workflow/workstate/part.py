@@ -1,12 +1,21 @@
-"""The work-state part of the SessionStart block, and the note of what the mod delivered instead."""
+"""The work-state part of the SessionStart block, the note of what the mod delivered instead, and the one line
+that names another session's state at a new session."""
 
 from __future__ import annotations
 
+from session_workflow.core import config
 from session_workflow.core.parts import PreparedPart
-from session_workflow.core.text import utf8_len
+from session_workflow.core.text import cut_code_points, one_line, utf8_len
 from session_workflow.workstate.records import DeliveryRecord
-from session_workflow.workstate.section import MAX_SECTION_BYTES, snapshot_key
-from session_workflow.workstate.state import owned_state, section_text
+from session_workflow.workstate.section import (
+    MAX_SECTION_BYTES,
+    MAX_STEP_POINTS,
+    WorkState,
+    display_title,
+    snapshot_key,
+    ticket_label,
+)
+from session_workflow.workstate.state import foreign_state, owned_state, section_text
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -41,6 +50,59 @@ class WorkStatePart(PreparedPart):
             self.record.forget()
 
 
+class ForeignStatePart(PreparedPart):
+    """One line naming a state another session owns, with the command that takes it over: never its section."""
+
+    name = "work state"
+    cap = MAX_SECTION_BYTES
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.floor = utf8_len(text)
+
+    def render(self, budget: int) -> str:
+        return self.text if self.floor <= budget else ""
+
+
+def age_words(age: float) -> str:
+    """``updated 5 min ago`` (minutes under an hour, whole hours above), or that the mtime is ahead of the clock."""
+    if age < -60:
+        return "updated at a future time"
+    seconds = max(0, int(age))
+    if seconds < 60:
+        return "updated <1 min ago"
+    return f"updated {seconds // 60} min ago" if seconds < 3600 else f"updated {seconds // 3600}h ago"
+
+
+def foreign_line(state: WorkState, age: float) -> str:
+    """The line: the file's ticket, title and step as quoted one-line data, how old, and the adopt command."""
+    step = cut_code_points(one_line(state.step), MAX_STEP_POINTS) or "(not set)"
+    paused = ", paused" if state.paused else ""
+    return (
+        f"Work state of another session (its section is not given to this one): {ticket_label(state.ticket)}"
+        f' "{display_title(state.title)}", step {step}{paused}, {age_words(age)}. If this session carries on with'
+        " that ticket, take it over first: `session-workflow state adopt`."
+    )
+
+
+# Where a new session id starts with no work state of its own, so a state left by another session is named.
+FOREIGN_SOURCES = ("startup", "clear")
+
+
+def prepare_foreign(ctx: HookContext) -> PreparedPart | None:
+    """The line for a state another session owns, at ``startup`` (when its file changed within the startup
+    window: an older one is history, not a crash to recover from) and at ``clear``; None otherwise."""
+    if ctx.source not in FOREIGN_SOURCES:
+        return None
+    loaded = foreign_state(ctx)
+    if loaded is None:
+        return None
+    age = ctx.now - loaded.mtime
+    if ctx.source == "startup" and age > config.hours(config.STARTUP_WINDOW_HOURS, ctx.env) * 3600:
+        return None
+    return ForeignStatePart(foreign_line(loaded.state, age))
+
+
 def note_mod_delivery(ctx: HookContext, record: bool) -> bool:
     """The mod delivers the section: say whether this session owns a work state, and (``record``) note the
     snapshot the mod puts in a new thread's system prompt, so UserPromptSubmit does not repeat it."""
@@ -55,7 +117,8 @@ def note_mod_delivery(ctx: HookContext, record: bool) -> bool:
 
 
 def prepare(ctx: HookContext) -> PreparedPart | None:
-    """The work-state part for SessionStart; None (and the delivery record reset) when no owned state exists.
+    """The work-state part for SessionStart; when no owned state exists, the delivery record reset and, at a new
+    session, the line naming another session's state (``prepare_foreign``), else None.
 
     The reset happens here because a part that says nothing gets no ``after_emit``: a new context without the
     section must let the next prompt deliver it, even if the same snapshot returns (adopted back, say).
@@ -66,5 +129,5 @@ def prepare(ctx: HookContext) -> PreparedPart | None:
     if loaded is None or not text:
         if record is not None and not ctx.dry_run:
             record.forget()
-        return None
+        return prepare_foreign(ctx) if loaded is None else None
     return WorkStatePart(text, snapshot_key(loaded.state, False), record)

@@ -2,14 +2,14 @@
 
 Hot path: bounded reads, no locks (the writer replaces the file atomically, so a read sees the old or the new
 state), no platformdirs unless there is no project dir or no CLAUDE_PLUGIN_DATA. A state owned by another
-session is orphaned here and yields nothing, as does an absent or untrustworthy one.
+session is orphaned here: it is never delivered, and at a new session (``foreign_state``) only named.
 """
 
 from __future__ import annotations
 
 import os
 
-from session_workflow.core.boundedio import read_prefix, read_text_prefix
+from session_workflow.core.boundedio import read_prefix_and_stat, read_text_prefix
 from session_workflow.core.jsonload import loads
 from session_workflow.core.locations import resolves_inside, state_path, user_state_dir
 from session_workflow.core.text import utf8_len
@@ -44,13 +44,21 @@ def fallback_state_path() -> str | None:
 
 
 class LoadedState:
-    """A trusted state read from ``path``, with the section text and key the writer stored beside it."""
+    """A trusted state read from ``path``, with the section text and key the writer stored beside it and the file's
+    mtime (when the writer last wrote it)."""
 
-    __slots__ = ("path", "project_dir", "state", "stored_key", "stored_text")
+    __slots__ = ("mtime", "path", "project_dir", "state", "stored_key", "stored_text")
 
     def __init__(
-        self, path: str, project_dir: str | None, state: WorkState, stored_key: str | None, stored_text: str | None
+        self,
+        path: str,
+        project_dir: str | None,
+        state: WorkState,
+        stored_key: str | None,
+        stored_text: str | None,
+        mtime: float = 0.0,
     ) -> None:
+        self.mtime = mtime
         self.path = path
         self.project_dir = project_dir
         self.state = state
@@ -84,13 +92,13 @@ def decode(data: bytes) -> tuple[WorkState, str | None, str | None] | None:
 
 def load(path: str, project_dir: str | None) -> LoadedState | None:
     """Read one state file, bounded; None when it is absent, not a regular file, too large or invalid."""
-    read = read_prefix(path, MAX_STATE_BYTES + 1)
+    read = read_prefix_and_stat(path, MAX_STATE_BYTES + 1)
     if read is None:
         return None
     decoded = decode(read[0])
     if decoded is None:
         return None
-    return LoadedState(path, project_dir, *decoded)
+    return LoadedState(path, project_dir, *decoded, mtime=read[1].st_mtime)
 
 
 def _candidates(ctx: HookContext) -> list[tuple[str, str | None]]:
@@ -101,20 +109,32 @@ def _candidates(ctx: HookContext) -> list[tuple[str, str | None]]:
     return [(fallback, None)] if fallback else []
 
 
-def owned_state(ctx: HookContext) -> LoadedState | None:
-    """The first state, in ``ctx.project_dirs()`` order, that this session owns; others are orphaned here.
-
-    A state reached through a symlink out of its project is not read.
-    """
-    if not ctx.session_id:
-        return None
+def _states(ctx: HookContext) -> list[LoadedState]:
+    """Every valid state in ``ctx.project_dirs()`` order; one reached through a symlink out of its project is not
+    read."""
+    found: list[LoadedState] = []
     for path, project_dir in _candidates(ctx):
         if project_dir is not None and not resolves_inside(path, project_dir):
             continue
         loaded = load(path, project_dir)
-        if loaded is not None and loaded.state.session == ctx.session_id:
-            return loaded
-    return None
+        if loaded is not None:
+            found.append(loaded)
+    return found
+
+
+def owned_state(ctx: HookContext) -> LoadedState | None:
+    """The first state, in ``ctx.project_dirs()`` order, that this session owns; others are orphaned here."""
+    if not ctx.session_id:
+        return None
+    return next((loaded for loaded in _states(ctx) if loaded.state.session == ctx.session_id), None)
+
+
+def foreign_state(ctx: HookContext) -> LoadedState | None:
+    """The first state another session (or none) owns, when this session owns none: what a new session names."""
+    states = _states(ctx)
+    if any(ctx.session_id and loaded.state.session == ctx.session_id for loaded in states):
+        return None
+    return next((loaded for loaded in states if loaded.state.session != ctx.session_id), None)
 
 
 def section_text(loaded: LoadedState) -> str | None:
