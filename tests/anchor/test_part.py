@@ -8,8 +8,11 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -120,8 +123,28 @@ def rendered(ctx: HookContext, budget: int = CAP) -> str:
     return text
 
 
-def assert_golden(name: str, text: str, tmp_path: Path) -> None:
-    text = text.replace(str(tmp_path), "<TMP>")
+# The block depends on the project path's length (it cuts by it): a golden must not depend on where the test runs
+# (pytest -n's worker folders, a long --basetemp, macOS's temp dir), so its project path is always this long.
+GOLDEN_PATH_CHARS = 64
+
+
+@pytest.fixture()
+def golden_dir() -> Iterator[Path]:
+    """A folder whose path is exactly ``GOLDEN_PATH_CHARS`` characters, under a short temp dir of its own."""
+    base = tempfile.mkdtemp(prefix="swg-", dir="/tmp" if os.path.isdir("/tmp") else None)
+    room = GOLDEN_PATH_CHARS - len(base) - 1
+    assert room >= 1, f"{base} leaves no room for a {GOLDEN_PATH_CHARS}-character golden path"
+    folder = Path(base) / ("g" * room)
+    folder.mkdir()
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(base)
+
+
+def assert_golden(name: str, text: str, golden_dir: Path) -> None:
+    assert len(str(golden_dir)) == GOLDEN_PATH_CHARS
+    text = text.replace(str(golden_dir), "<TMP>")
     path = GOLDEN / f"{name}.txt"
     if os.environ.get("SESSION_WORKFLOW_UPDATE_GOLDEN") == "1":
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -132,89 +155,89 @@ def assert_golden(name: str, text: str, tmp_path: Path) -> None:
 # --- golden blocks ---------------------------------------------------------------------------------------------
 
 
-def test_golden_full_alone(tmp_path: Path) -> None:
-    write_anchor(tmp_path, "2033-05-18-billing.md", LIVE_ANCHOR, 2 * HOUR)
-    assert_golden("full_alone", rendered(make_ctx(tmp_path)), tmp_path)
+def test_golden_full_alone(golden_dir: Path) -> None:
+    write_anchor(golden_dir, "2033-05-18-billing.md", LIVE_ANCHOR, 2 * HOUR)
+    assert_golden("full_alone", rendered(make_ctx(golden_dir)), golden_dir)
 
 
-def test_golden_full_startup_with_others(tmp_path: Path) -> None:
-    write_anchor(tmp_path, "2033-05-18-billing.md", LIVE_ANCHOR, 1 * HOUR)
-    write_anchor(tmp_path, "newer-parked.md", "---\nformat: anchor/v1\nparked: waiting\n---\n# P\n", 0)
-    write_anchor(tmp_path, "done.md", live("Done one") + "Status: landed on main\n", 0.5 * HOUR)
-    write_anchor(tmp_path, "notes.md", "# Just notes\n", 0.2 * HOUR)
-    write_anchor(tmp_path, "older-live.md", live("Older"), 3 * HOUR)
-    assert_golden("full_startup_others", rendered(make_ctx(tmp_path, source="startup")), tmp_path)
+def test_golden_full_startup_with_others(golden_dir: Path) -> None:
+    write_anchor(golden_dir, "2033-05-18-billing.md", LIVE_ANCHOR, 1 * HOUR)
+    write_anchor(golden_dir, "newer-parked.md", "---\nformat: anchor/v1\nparked: waiting\n---\n# P\n", 0)
+    write_anchor(golden_dir, "done.md", live("Done one") + "Status: landed on main\n", 0.5 * HOUR)
+    write_anchor(golden_dir, "notes.md", "# Just notes\n", 0.2 * HOUR)
+    write_anchor(golden_dir, "older-live.md", live("Older"), 3 * HOUR)
+    assert_golden("full_startup_others", rendered(make_ctx(golden_dir, source="startup")), golden_dir)
 
 
-def test_golden_full_over_budget_names_dropped_and_reserves_cursor(tmp_path: Path) -> None:
-    write_anchor(tmp_path, "2033-05-18-billing.md", LIVE_ANCHOR, 2 * HOUR)
-    text = rendered(make_ctx(tmp_path), 700)
+def test_golden_full_over_budget_names_dropped_and_reserves_cursor(golden_dir: Path) -> None:
+    write_anchor(golden_dir, "2033-05-18-billing.md", LIVE_ANCHOR, 2 * HOUR)
+    text = rendered(make_ctx(golden_dir), 700)
     assert "- Next action: port the refund consumer" in text
-    assert_golden("full_budget_700", text, tmp_path)
+    assert_golden("full_budget_700", text, golden_dir)
 
 
-def test_golden_full_cursor_cut_and_floor(tmp_path: Path) -> None:
+def test_golden_full_cursor_cut_and_floor(golden_dir: Path) -> None:
     long_cursor = "\n".join(f"- Step {n}: did thing number {n}" for n in range(60, 0, -1))
-    write_anchor(tmp_path, "big.md", live("Big", long_cursor) + "## Later\nx\n", HOUR)
-    part = prepare(make_ctx(tmp_path))
+    write_anchor(golden_dir, "big.md", live("Big", long_cursor) + "## Later\nx\n", HOUR)
+    part = prepare(make_ctx(golden_dir))
     assert part is not None
-    assert_golden("full_cursor_cut", part.render(900), tmp_path)
+    assert_golden("full_cursor_cut", part.render(900), golden_dir)
     floor = part.render(part.floor)
     assert utf16_len(floor) == part.floor
     assert part.render(part.floor - 1) == ""
-    assert_golden("full_floor", floor, tmp_path)
+    assert_golden("full_floor", floor, golden_dir)
 
 
-def test_golden_pointer(tmp_path: Path) -> None:
-    write_anchor(tmp_path, "2033-05-18-billing.md", LIVE_ANCHOR, 30 * HOUR)
-    text = rendered(make_ctx(tmp_path))
+def test_golden_pointer(golden_dir: Path) -> None:
+    write_anchor(golden_dir, "2033-05-18-billing.md", LIVE_ANCHOR, 30 * HOUR)
+    text = rendered(make_ctx(golden_dir))
     assert len(text) < POINTER_LIMIT
-    assert_golden("pointer_alone", text, tmp_path)
+    assert_golden("pointer_alone", text, golden_dir)
 
 
-def test_golden_pointer_with_others(tmp_path: Path) -> None:
-    write_anchor(tmp_path, "2033-05-18-billing.md", LIVE_ANCHOR, 30 * HOUR)
-    write_anchor(tmp_path, "done.md", live("Done") + "**Status:** merged\n", 40 * HOUR)
+def test_golden_pointer_with_others(golden_dir: Path) -> None:
+    write_anchor(golden_dir, "2033-05-18-billing.md", LIVE_ANCHOR, 30 * HOUR)
+    write_anchor(golden_dir, "done.md", live("Done") + "**Status:** merged\n", 40 * HOUR)
     for n in range(6):
-        write_anchor(tmp_path, f"junk{n}.md", f"# Junk {n}\n", 50 * HOUR + n)
-    text = rendered(make_ctx(tmp_path, source="resume"))
+        write_anchor(golden_dir, f"junk{n}.md", f"# Junk {n}\n", 50 * HOUR + n)
+    text = rendered(make_ctx(golden_dir, source="resume"))
     assert len(text) < POINTER_LIMIT
-    assert_golden("pointer_others", text, tmp_path)
+    assert_golden("pointer_others", text, golden_dir)
 
 
-def test_golden_parked(tmp_path: Path) -> None:
+def test_golden_parked(golden_dir: Path) -> None:
     text = LIVE_ANCHOR.replace("step: 7\n", 'step: 7\nparked: "waiting for the DBA to approve the migration"\n')
-    write_anchor(tmp_path, "2033-05-18-billing.md", text, 50 * HOUR)
-    assert_golden("parked_alone", rendered(make_ctx(tmp_path, source="clear")), tmp_path)
+    write_anchor(golden_dir, "2033-05-18-billing.md", text, 50 * HOUR)
+    assert_golden("parked_alone", rendered(make_ctx(golden_dir, source="clear")), golden_dir)
 
 
-def test_golden_parked_with_others(tmp_path: Path) -> None:
+def test_golden_parked_with_others(golden_dir: Path) -> None:
     text = LIVE_ANCHOR.replace("step: 7\n", "step: 7\nparked: holiday\n")
-    write_anchor(tmp_path, "a.md", text, HOUR)
-    write_anchor(tmp_path, "b.md", "---\nformat: anchor/v1\nparked: later\n---\n# B\n", 2 * HOUR)
-    assert_golden("parked_others", rendered(make_ctx(tmp_path)), tmp_path)
+    write_anchor(golden_dir, "a.md", text, HOUR)
+    write_anchor(golden_dir, "b.md", "---\nformat: anchor/v1\nparked: later\n---\n# B\n", 2 * HOUR)
+    assert_golden("parked_others", rendered(make_ctx(golden_dir)), golden_dir)
 
 
-def test_golden_cwd_move_start_dir_chosen(tmp_path: Path) -> None:
-    start, cwd = tmp_path / "proj", tmp_path / "elsewhere"
+def test_golden_cwd_move_start_dir_chosen(golden_dir: Path) -> None:
+    start, cwd = golden_dir / "proj", golden_dir / "elsewhere"
     write_anchor(start, "2033-05-18-billing.md", LIVE_ANCHOR, HOUR)
     write_anchor(cwd, "other.md", live("Other track"), 0)
     write_anchor(cwd, "other2.md", live("Other track 2"), 0)
-    ctx = make_ctx(cwd, transcript=transcript_from(tmp_path, start))
-    assert_golden("full_cwd_move", rendered(ctx), tmp_path)
+    ctx = make_ctx(cwd, transcript=transcript_from(golden_dir, start))
+    assert_golden("full_cwd_move", rendered(ctx), golden_dir)
 
 
-def test_golden_cwd_move_cwd_chosen_pointer(tmp_path: Path) -> None:
-    start, cwd = tmp_path / "proj", tmp_path / "elsewhere"
+def test_golden_cwd_move_cwd_chosen_pointer(golden_dir: Path) -> None:
+    start, cwd = golden_dir / "proj", golden_dir / "elsewhere"
     start.mkdir()
     write_anchor(cwd, "2033-05-18-billing.md", LIVE_ANCHOR, 25 * HOUR)
-    ctx = make_ctx(cwd, transcript=transcript_from(tmp_path, start))
-    assert_golden("pointer_cwd_move", rendered(ctx), tmp_path)
+    ctx = make_ctx(cwd, transcript=transcript_from(golden_dir, start))
+    assert_golden("pointer_cwd_move", rendered(ctx), golden_dir)
 
 
-def test_golden_done_chosen_when_nothing_better(tmp_path: Path) -> None:
-    write_anchor(tmp_path, "x.md", live("Finished run", "- Shipped v2") + "Status: done\n", HOUR)
-    assert_golden("full_done_only", rendered(make_ctx(tmp_path)), tmp_path)
+def test_golden_done_chosen_when_nothing_better(golden_dir: Path) -> None:
+    write_anchor(golden_dir, "x.md", live("Finished run", "- Shipped v2") + "Status: done\n", HOUR)
+    assert_golden("full_done_only", rendered(make_ctx(golden_dir)), golden_dir)
 
 
 # --- discovery and ranking -------------------------------------------------------------------------------------
@@ -625,19 +648,19 @@ def test_sections_of_golden_anchor() -> None:
     ]
 
 
-def test_golden_untrusted_only(tmp_path: Path) -> None:
-    folder = tmp_path / ".claude" / "anchors"
+def test_golden_untrusted_only(golden_dir: Path) -> None:
+    folder = golden_dir / ".claude" / "anchors"
     folder.mkdir(parents=True)
     for n in range(5):
         (folder / f"cloned-{n}.md").write_text(live(f"Cloned {n}"), encoding="utf-8")
         os.utime(folder / f"cloned-{n}.md", (NOW - n * 60, NOW - n * 60))
-    assert_golden("untrusted_only", rendered(make_ctx(tmp_path)), tmp_path)
+    assert_golden("untrusted_only", rendered(make_ctx(golden_dir)), golden_dir)
 
 
-def test_golden_parallel_track(tmp_path: Path) -> None:
-    mine = write_anchor(tmp_path, "mine.md", live("Mine"), 2 * HOUR)
+def test_golden_parallel_track(golden_dir: Path) -> None:
+    mine = write_anchor(golden_dir, "mine.md", live("Mine"), 2 * HOUR)
     trust(mine, session="sess-1")
-    theirs = write_anchor(tmp_path, "theirs.md", live("Theirs"), HOUR)
+    theirs = write_anchor(golden_dir, "theirs.md", live("Theirs"), HOUR)
     trust(theirs, session="sess-2")
-    (tmp_path / ".claude" / "anchors" / "cloned.md").write_text(live("Cloned"), encoding="utf-8")
-    assert_golden("parallel_track", rendered(make_ctx(tmp_path)), tmp_path)
+    (golden_dir / ".claude" / "anchors" / "cloned.md").write_text(live("Cloned"), encoding="utf-8")
+    assert_golden("parallel_track", rendered(make_ctx(golden_dir)), golden_dir)

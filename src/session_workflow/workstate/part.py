@@ -2,15 +2,22 @@
 
 from __future__ import annotations
 
-from session_workflow.core.text import utf8_len
+from session_workflow.core.locations import STATE_RELPATH
+from session_workflow.core.text import escaped, utf8_len, utf16_len
 from session_workflow.hook.parts import PreparedPart
 from session_workflow.workstate.records import DeliveryRecord
 from session_workflow.workstate.section import MAX_SECTION_BYTES, snapshot_key
-from session_workflow.workstate.state import owned_state, section_text
+from session_workflow.workstate.state import owned_state, section_text, unreadable_state
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from session_workflow.hook.context import HookContext
+
+PATH_CAP = 300
+UNREADABLE_NOTE = (
+    "Work state: {path} is not a valid work state, so it was left out; fix it, or start afresh with"
+    " `session-workflow state clear`."
+)
 
 
 class WorkStatePart(PreparedPart):
@@ -41,6 +48,27 @@ class WorkStatePart(PreparedPart):
             self.record.forget()
 
 
+class UnreadablePart(PreparedPart):
+    """The one line naming a state file that is there but could not be read: the run knows its ticket is not
+    shown, and where to look."""
+
+    name = "work state"
+
+    def __init__(self, path: str) -> None:
+        shown = escaped(path)
+        self.text = UNREADABLE_NOTE.format(path=shown if utf16_len(shown) <= PATH_CAP else STATE_RELPATH)
+        self.cap = self.floor = utf8_len(self.text)
+
+    def render(self, budget: int) -> str:
+        return self.text if budget >= self.floor else ""
+
+
+def unreadable_part(ctx: HookContext) -> UnreadablePart | None:
+    """The line naming this session's project's broken state file, or None when there is none."""
+    path = unreadable_state(ctx)
+    return UnreadablePart(path) if path is not None else None
+
+
 def note_mod_delivery(ctx: HookContext, record: bool) -> bool:
     """The mod delivers the section: say whether this session owns a work state, and (``record``) note the
     snapshot the mod puts in a new thread's system prompt, so UserPromptSubmit does not repeat it."""
@@ -55,7 +83,8 @@ def note_mod_delivery(ctx: HookContext, record: bool) -> bool:
 
 
 def prepare(ctx: HookContext) -> PreparedPart | None:
-    """The work-state part for SessionStart; None (and the delivery record reset) when no owned state exists.
+    """The work-state part for SessionStart; without an owned state, the line naming a broken state file or None,
+    and the delivery record reset.
 
     The reset happens here because a part that says nothing gets no ``after_emit``: a new context without the
     section must let the next prompt deliver it, even if the same snapshot returns (adopted back, say).
@@ -66,5 +95,5 @@ def prepare(ctx: HookContext) -> PreparedPart | None:
     if loaded is None or not text:
         if record is not None and not ctx.dry_run:
             record.forget()
-        return None
+        return unreadable_part(ctx) if loaded is None else None
     return WorkStatePart(text, snapshot_key(loaded.state, False), record)

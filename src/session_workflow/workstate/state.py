@@ -117,6 +117,18 @@ def owned_state(ctx: HookContext) -> LoadedState | None:
     return None
 
 
+def unreadable_state(ctx: HookContext) -> str | None:
+    """The first state file, in ``ctx.project_dirs()`` order, that is there but is not a valid state (cut short,
+    edited into something else): the block names it, as ``state show`` does, rather than drop it without a word."""
+    for path, project_dir in _candidates(ctx):
+        if project_dir is not None and not resolves_inside(path, project_dir):
+            continue
+        read = read_prefix(path, MAX_STATE_BYTES + 1)
+        if read is not None and decode(read[0]) is None:
+            return path
+    return None
+
+
 def section_text(loaded: LoadedState) -> str | None:
     """The section as the state's own fields build it.
 
