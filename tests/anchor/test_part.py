@@ -8,11 +8,8 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
-import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -40,6 +37,7 @@ from session_workflow.core import boundedio
 from session_workflow.core.text import utf16_len
 from session_workflow.hook import compose
 from session_workflow.hook.context import HookContext
+from tests.conftest import FIXED_PATH_CHARS
 from tests.trust import state_env, trust
 
 REPO = Path(__file__).resolve().parents[2]
@@ -123,27 +121,8 @@ def rendered(ctx: HookContext, budget: int = CAP) -> str:
     return text
 
 
-# The block depends on the project path's length (it cuts by it): a golden must not depend on where the test runs
-# (pytest -n's worker folders, a long --basetemp, macOS's temp dir), so its project path is always this long.
-GOLDEN_PATH_CHARS = 64
-
-
-@pytest.fixture()
-def golden_dir() -> Iterator[Path]:
-    """A folder whose path is exactly ``GOLDEN_PATH_CHARS`` characters, under a short temp dir of its own."""
-    base = tempfile.mkdtemp(prefix="swg-", dir="/tmp" if os.path.isdir("/tmp") else None)
-    room = GOLDEN_PATH_CHARS - len(base) - 1
-    assert room >= 1, f"{base} leaves no room for a {GOLDEN_PATH_CHARS}-character golden path"
-    folder = Path(base) / ("g" * room)
-    folder.mkdir()
-    try:
-        yield folder
-    finally:
-        shutil.rmtree(base)
-
-
 def assert_golden(name: str, text: str, golden_dir: Path) -> None:
-    assert len(str(golden_dir)) == GOLDEN_PATH_CHARS
+    assert len(str(golden_dir)) == FIXED_PATH_CHARS
     text = text.replace(str(golden_dir), "<TMP>")
     path = GOLDEN / f"{name}.txt"
     if os.environ.get("SESSION_WORKFLOW_UPDATE_GOLDEN") == "1":
@@ -327,13 +306,13 @@ def test_tier_boundaries_through_prepare(tmp_path: Path, source: str, age: float
         assert part.render(CAP).startswith(expected)
 
 
-def test_startup_chooses_among_fresh_anchors_only(tmp_path: Path) -> None:
-    write_anchor(tmp_path, "stale-live.md", live("Stale"), 7 * HOUR)
-    write_anchor(tmp_path, "fresh-parked.md", "---\nformat: anchor/v1\nparked: lunch\n---\n# Fresh\n", 5 * HOUR)
-    text = rendered(make_ctx(tmp_path, source="startup"))
+def test_startup_chooses_among_fresh_anchors_only(golden_dir: Path) -> None:
+    write_anchor(golden_dir, "stale-live.md", live("Stale"), 7 * HOUR)
+    write_anchor(golden_dir, "fresh-parked.md", "---\nformat: anchor/v1\nparked: lunch\n---\n# Fresh\n", 5 * HOUR)
+    text = rendered(make_ctx(golden_dir, source="startup"))
     assert text.startswith("## Parked control anchor:") and "fresh-parked.md" in text
     assert "Other open anchors here: stale-live.md." in text
-    assert rendered(make_ctx(tmp_path, source="compact")).startswith("## Control anchor:")
+    assert rendered(make_ctx(golden_dir, source="compact")).startswith("## Control anchor:")
 
 
 def test_startup_ignores_start_dir(tmp_path: Path) -> None:
@@ -368,12 +347,12 @@ def test_bad_transcript_path_falls_back_to_cwd(tmp_path: Path, kind: str) -> Non
 # --- fitting within the block ----------------------------------------------------------------------------------
 
 
-def test_every_budget_from_floor_to_cap_is_respected_and_cursor_survives(tmp_path: Path) -> None:
+def test_every_budget_from_floor_to_cap_is_respected_and_cursor_survives(golden_dir: Path) -> None:
     body = "".join(f"## Section {n}\n" + "lorem ipsum 😀 " * 20 + "\n" for n in range(20))
     cursor = "- Next action: the one line that must survive\n- Step 2: second line\n- Step 1: third line"
-    write_anchor(tmp_path, "a.md", live("A", cursor) + body, HOUR)
-    write_anchor(tmp_path, "b.md", live("B"), 2 * HOUR)
-    part = prepare(make_ctx(tmp_path))
+    write_anchor(golden_dir, "a.md", live("A", cursor) + body, HOUR)
+    write_anchor(golden_dir, "b.md", live("B"), 2 * HOUR)
+    part = prepare(make_ctx(golden_dir))
     assert part is not None
     whole_from = 0
     for budget in range(part.floor, CAP + 1, 7):
@@ -459,16 +438,16 @@ def test_absurd_path_is_elided_and_blocks_stay_bounded(tmp_path: Path) -> None:
 # --- the composer contract, telemetry, .gitignore ------------------------------------------------------------
 
 
-def test_part_contract_and_composing_writes_nothing(tmp_path: Path) -> None:
+def test_part_contract_and_composing_writes_nothing(golden_dir: Path) -> None:
     """Composing (prepare and render) leaves the folder alone: only after_emit writes (the dry run: test_inject)."""
-    write_anchor(tmp_path, "a.md", LIVE_ANCHOR, HOUR)
-    composition = compose.compose(make_ctx(tmp_path))
+    write_anchor(golden_dir, "a.md", LIVE_ANCHOR, HOUR)
+    composition = compose.compose(make_ctx(golden_dir))
     assert "Move billing off the legacy queue" in composition.text
     assert utf16_len(composition.text) <= compose.CAP_UTF16
     part = composition.parts[0]
     assert (part.name, part.cap) == ("anchor", 8000)
     assert 0 < part.floor < 500
-    folder = tmp_path / ".claude" / "anchors"
+    folder = golden_dir / ".claude" / "anchors"
     assert sorted(os.listdir(folder)) == ["a.md"]
 
 
@@ -664,3 +643,26 @@ def test_golden_parallel_track(golden_dir: Path) -> None:
     trust(theirs, session="sess-2")
     (golden_dir / ".claude" / "anchors" / "cloned.md").write_text(live("Cloned"), encoding="utf-8")
     assert_golden("parallel_track", rendered(make_ctx(golden_dir)), golden_dir)
+
+
+@pytest.mark.parametrize(
+    ("theirs", "named"),
+    [
+        (live("Theirs"), True),
+        ("---\nformat: anchor/v1\nparked: waiting\n---\n# Theirs\n\n## Cursor\n- Next action: wait\n", False),
+        (live("Theirs") + "**Status:** done\n", False),
+        ("# Theirs, just notes\n", False),
+    ],
+    ids=["live", "parked", "done", "not an anchor"],
+)
+def test_only_a_live_anchor_another_session_keeps_is_a_parallel_track(tmp_path: Path, theirs: str, named: bool) -> None:
+    """Parked, done and not anchor-shaped files of another session are only listed among the others."""
+    mine = write_anchor(tmp_path, "mine.md", live("Mine"), 2 * HOUR)
+    trust(mine, session="sess-1")
+    other = write_anchor(tmp_path, "theirs.md", theirs, HOUR)
+    trust(other, session="sess-2")
+    text = rendered(make_ctx(tmp_path))
+    assert text.startswith(f"## Control anchor: {tmp_path}/.claude/anchors/mine.md\n")
+    track = "Parallel track: theirs.md is kept by another session; leave it to that run."
+    assert (track in text) == named
+    assert "theirs.md" in text

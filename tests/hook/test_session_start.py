@@ -198,7 +198,12 @@ def test_orphaned_work_state_is_not_injected(project: Project) -> None:
 
 
 @pytest.mark.parametrize("mod", [0, 1])
-def test_a_broken_work_state_file_is_named_and_costs_only_itself(full: Project, mod: int) -> None:
+def test_a_broken_work_state_file_is_named_and_costs_only_itself(golden_dir: Path, mod: int) -> None:
+    full = Project(golden_dir)  # the note names the file whole up to 300 characters: a path of fixed length
+    full.anchor()
+    full.task(2, "Document the exporter")
+    full.work_state()
+    full.prompts("and keep the old API")
     path = state_path(str(full.dir))
     with open(path, "r+b") as handle:
         handle.truncate(40)  # cut mid-write
