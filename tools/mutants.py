@@ -2,11 +2,10 @@
 
 Each mutant is one exact text replacement in one source file. It is applied to a temporary copy of the repo
 and the unit tests (``-m "not e2e and not slow"``) run there: the mutant's own targeted files by default, the
-whole unit suite with ``--full``. A mutant of the mod (``hooks/mod/*.ts``) names the mod's runner instead,
-``claude plugin test`` on the copy (``tools/run_claude.sh``).
-A mutant that survives, or whose text no longer occurs exactly once (the code
-moved: update the list), fails the check. The unmutated copy runs the same files first, so a red baseline is
-reported as such and not mistaken for a kill.
+whole unit suite with ``--full``; a mutant of the mod (``hooks/mod/*.ts``) names the mod's own runner instead,
+``claude plugin test`` on the copy (``tools/run_claude.sh``). A mutant that survives, or whose text no longer
+occurs exactly once (the code moved: update the list), fails the check. The unmutated copy runs the same tests
+first, so a red baseline is reported as such and not mistaken for a kill.
 
     python tools/mutants.py [--full] [--only NAME ...] [--list]
 """
