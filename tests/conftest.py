@@ -13,7 +13,7 @@ same reason the session removes the ``__pycache__`` folders that appeared in the
 PYTHONDONTWRITEBYTECODE, but the tests that start a Python with an environment of their own (or ``-I``) drop it.
 
 Every test also gets its own user state dir (``private_state_dir``), so the machine's anchor trust registry is
-never read or written.
+never read or written. ``golden_dir`` is a folder whose path has the same length wherever the suite runs.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -100,3 +101,23 @@ def private_state_dir(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pyt
     folder = tmp_path_factory.mktemp("xdg-state")
     monkeypatch.setenv("XDG_STATE_HOME", str(folder))
     return folder
+
+
+# What the block says depends on the length of the paths it names (it cuts by them, and a unix socket's path is
+# bounded), never on where the test runs: pytest -n's worker folders, a long --basetemp or macOS's temp dir.
+FIXED_PATH_CHARS = 64
+
+
+@pytest.fixture()
+def golden_dir() -> Iterator[Path]:
+    """A folder whose path is exactly ``FIXED_PATH_CHARS`` characters, under a short temp dir of its own: for
+    goldens and for any rule whose output depends on a path's length."""
+    base = tempfile.mkdtemp(prefix="swg-", dir="/tmp" if os.path.isdir("/tmp") else None)
+    room = FIXED_PATH_CHARS - len(base) - 1
+    assert room >= 1, f"{base} leaves no room for a {FIXED_PATH_CHARS}-character path"
+    folder = Path(base) / ("g" * room)
+    folder.mkdir()
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(base, ignore_errors=True)

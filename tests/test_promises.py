@@ -117,13 +117,13 @@ def test_a_block_under_10000_units_is_emitted_whole() -> None:
     assert text in block and utf16_len(block) < 10_000
 
 
-def test_the_real_parts_at_their_largest_stay_within_10000_units(tmp_path: Path) -> None:
+def test_the_real_parts_at_their_largest_stay_within_10000_units(golden_dir: Path) -> None:
     """A huge anchor, a full task store, a large work state: every part over-asks and the block holds 10,000."""
-    write_anchor(tmp_path, "a.md", "".join(f"## S{n}\n" + "😀" * 400 + "\n\n" for n in range(60)), HOUR)
+    write_anchor(golden_dir, "a.md", "".join(f"## S{n}\n" + "😀" * 400 + "\n\n" for n in range(60)), HOUR)
     for task_id in range(1, 80):
-        write_task(tmp_path / "tasks" / SESSION, task_id, "in_progress", "é" * 200, "😀" * 200)
-    write_state(tmp_path, title="😀" * 200, step="😀" * 100, auto=True)
-    ctx = project_ctx(tmp_path, CLAUDE_CONFIG_DIR=str(tmp_path))
+        write_task(golden_dir / "tasks" / SESSION, task_id, "in_progress", "é" * 200, "😀" * 200)
+    write_state(golden_dir, title="😀" * 200, step="😀" * 100, auto=True)
+    ctx = project_ctx(golden_dir, CLAUDE_CONFIG_DIR=str(golden_dir))
     text = compose.compose(ctx).text
     assert 9_000 <= utf16_len(text) <= 10_000
 

@@ -2,9 +2,10 @@
 
 Each mutant is one exact text replacement in one source file. It is applied to a temporary copy of the repo
 and the unit tests (``-m "not e2e and not slow"``) run there: the mutant's own targeted files by default, the
-whole unit suite with ``--full``. A mutant that survives, or whose text no longer occurs exactly once (the code
-moved: update the list), fails the check. The unmutated copy runs the same files first, so a red baseline is
-reported as such and not mistaken for a kill.
+whole unit suite with ``--full``; a mutant of the mod (``hooks/mod/*.ts``) names the mod's own runner instead,
+``claude plugin test`` on the copy (``tools/run_claude.sh``). A mutant that survives, or whose text no longer
+occurs exactly once (the code moved: update the list), fails the check. The unmutated copy runs the same tests
+first, so a red baseline is reported as such and not mistaken for a kill.
 
     python tools/mutants.py [--full] [--only NAME ...] [--list]
 """
@@ -30,17 +31,27 @@ BOOTSTRAP = "tests/cli/test_bootstrap.py"
 IGNORED = (".git", ".cache", ".tox", "node_modules", "__pycache__", ".hypothesis", ".mypy_cache", ".ruff_cache")
 
 
+# The runners a mutant can name: the unit tests (its ``tests``), or the mod's own tests under the real CLI.
+PYTEST, MOD = "pytest", "claude plugin test"
+
+
 class Mutant:
-    """One change of a promise: ``old`` (exactly once in ``path``) becomes ``new``; ``tests`` should notice."""
+    """One change of a promise: ``old`` (exactly once in ``path``) becomes ``new``; ``tests`` should notice.
 
-    __slots__ = ("name", "new", "old", "path", "tests")
+    ``path`` is under ``src/session_workflow/`` for the ``PYTEST`` runner and under the repo root for ``MOD``.
+    """
 
-    def __init__(self, name: str, path: str, old: str, new: str, tests: tuple[str, ...] = ()) -> None:
+    __slots__ = ("name", "new", "old", "path", "runner", "tests")
+
+    def __init__(
+        self, name: str, path: str, old: str, new: str, tests: tuple[str, ...] = (), runner: str = PYTEST
+    ) -> None:
         self.name = name
-        self.path = PKG + path
+        self.path = PKG + path if runner == PYTEST else path
         self.old = old
         self.new = new
-        self.tests = (PROMISES, *tests)
+        self.runner = runner
+        self.tests = (PROMISES, *tests) if runner == PYTEST else ()
 
 
 MUTANTS = [
@@ -650,11 +661,230 @@ MUTANTS = [
         "notes = [*notes]",
         HOOK,
     ),
+    # Issue 26.
+    Mutant(
+        "a startup window of 0 h admits an anchor of age 0 or less",
+        "anchor/text.py",
+        '    if source == "startup" and startup_window <= 0:\n        return None\n',
+        "",
+        (*ANCHOR, *HOOK),
+    ),
+    Mutant(
+        "a broken task file is not named",
+        "tasks/render.py",
+        "    if unreadable:\n        lines.append(unreadable)\n",
+        "",
+        ("tests/tasks/test_store.py",),  # literal goldens: test_properties would shrink its failure for minutes
+    ),
+    Mutant(
+        "3 broken task files named -> 4",
+        "tasks/render.py",
+        "MAX_UNREADABLE_NAMED = 3",
+        "MAX_UNREADABLE_NAMED = 4",
+        TASKS,
+    ),
+    Mutant(
+        "a broken work-state file is not named",
+        "workstate/part.py",
+        "return (unreadable_part(ctx) or prepare_foreign(ctx)) if loaded is None else None",
+        "return prepare_foreign(ctx) if loaded is None else None",
+        HOOK,
+    ),
+    Mutant(
+        "the keeping sessions newest last",
+        "anchor/registry.py",
+        "return [session, *(item for item in previous if item != session)][:MAX_SESSIONS]",
+        "return [*(item for item in previous if item != session), session][:MAX_SESSIONS]",
+        ANCHOR,
+    ),
+    Mutant("8 keeping sessions -> 9", "anchor/registry.py", "MAX_SESSIONS = 8", "MAX_SESSIONS = 9", ANCHOR),
+    Mutant(
+        "a record holds for any path",
+        "anchor/registry.py",
+        'or document.get("v") != VERSION or document.get("path") != real_path:',
+        'or document.get("v") != VERSION:',
+        ANCHOR,
+    ),
+    Mutant(
+        "a write killed before its rename strands the file in place",
+        "anchor/registry.py",
+        "        if still and present is not None and present.as_tuple() != newest.as_tuple():",
+        "        if False:",
+        ANCHOR,
+    ),
+    Mutant(
+        "a killed write keeps an identity the record never vouched for",
+        "anchor/registry.py",
+        "still = present is not None and before is not None and trusts(before, real, present)",
+        "still = present is not None",
+        ANCHOR,
+    ),
+    Mutant("2 identities kept -> 3", "anchor/registry.py", "MAX_IDENTITIES = 2", "MAX_IDENTITIES = 3", ANCHOR),
+    Mutant(
+        "another session's parked anchor is a parallel track",
+        "anchor/choice.py",
+        "        and c.kind == LIVE\n        and c.record is not None",
+        "        and c.kind <= LIVE + 1\n        and c.record is not None",
+        ANCHOR,
+    ),
+    Mutant(
+        "a line of file content after the first unquoted",
+        "anchor/frame.py",
+        'return QUOTE + body.replace("\\n", "\\n" + QUOTE) + end',
+        "return QUOTE + body + end",
+        ANCHOR,
+    ),
+    Mutant(
+        "a quote in the framed file name not escaped",
+        "anchor/frame.py",
+        "cut_utf16(escaped(name, chr(34)), NAME_CAP)",
+        "cut_utf16(escaped(name), NAME_CAP)",
+        ANCHOR,
+    ),
+    Mutant("framed file name 80 -> 120", "anchor/frame.py", "NAME_CAP = 80", "NAME_CAP = 120", ANCHOR),
+    Mutant(
+        "a stale anchor's cursor line unquoted",
+        "anchor/block.py",
+        'asserts = f"Its cursor still asserts:\\n{QUOTE}{cursor}" if cursor',
+        'asserts = f"Its cursor still asserts:\\n{cursor}" if cursor',
+        ANCHOR,
+    ),
+    Mutant(
+        "a user's prompt unquoted",
+        "transcript/recovery.py",
+        'line = "> " + cut_utf8(prompt, PROMPT_BYTES)',
+        "line = cut_utf8(prompt, PROMPT_BYTES)",
+        ("tests/transcript", "tests/reliability/test_injection.py"),
+    ),
+    Mutant(
+        "a user's prompt kept on its many lines",
+        "transcript/recovery.py",
+        'return one_line(" ".join(kept)) or None',
+        'return " ".join(kept) or None',
+        ("tests/transcript", "tests/reliability/test_injection.py"),
+    ),
+    Mutant(
+        "an untrusted anchor's path shown unescaped",
+        "anchor/part.py",
+        'f"Open anchor not created here (not shown): {display_path(candidate.path)}; only if',
+        'f"Open anchor not created here (not shown): {candidate.path}; only if',
+        (*ANCHOR, "tests/reliability/test_injection.py"),
+    ),
+    Mutant(
+        "a block from before the last compaction counts as in the thread",
+        "transcript/thread.py",
+        "        if is_boundary(record):\n            break\n",
+        "        if is_boundary(record):\n            continue\n",
+        ("tests/transcript", "tests/hook"),
+    ),
+    Mutant(
+        "another hook's context counts as a SessionStart block",
+        "transcript/thread.py",
+        ' or attachment.get("hookEvent") != "SessionStart":',
+        ":",
+        ("tests/transcript", "tests/hook"),
+    ),
+    Mutant(
+        "any text of the thread counts as our block",
+        "transcript/thread.py",
+        "for text in reversed(session_start_texts(record)) if text.startswith(prefix))",
+        "for text in reversed(session_start_texts(record)))",
+        ("tests/transcript", "tests/hook"),
+    ),
+    Mutant(
+        "adopt keeps a blocker it did not adopt",
+        "tasks/adopt.py",
+        "copy[key] = [item for item in value if item in kept_ids]",
+        "copy[key] = list(value)",
+        TASKS,
+    ),
+    Mutant(
+        "adopt lets a task this session has block an adopted one",
+        "tasks/adopt.py",
+        "free = {str(task_id) for task_id, _record in tasks if task_id not in taken}",
+        "free = {str(task_id) for task_id, _record in tasks}",
+        TASKS,
+    ),
+    Mutant(
+        "adopt lowers the high-water mark",
+        "tasks/adopt.py",
+        "if adopted and max(adopted) > _high_water_mark(target):",
+        "if adopted:",
+        TASKS,
+    ),
+    Mutant(
+        "adopt copies completed tasks",
+        "tasks/adopt.py",
+        "if parsed is not None and parsed[0] in OPEN_STATUSES:",
+        "if parsed is not None:",
+        TASKS,
+    ),
+    Mutant(
+        "anchor write takes text one step behind",
+        "anchor/writer.py",
+        "if given < stored and not force:",
+        "if given < stored - 1 and not force:",
+        ANCHOR,
+    ),
+    Mutant(
+        "anchor write refuses text of the stored step",
+        "anchor/writer.py",
+        "if given < stored and not force:",
+        "if given <= stored and not force:",
+        ANCHOR,
+    ),
+    Mutant(
+        "anchor write ignores --force",
+        "anchor/writer.py",
+        "if given < stored and not force:",
+        "if given < stored:",
+        ANCHOR,
+    ),
+    Mutant(
+        "the mod puts another session's state in the system prompt",
+        "hooks/mod/register.ts",
+        "if (stored !== null && stored.owner === session) return stored",
+        "if (stored !== null) return stored",
+        runner=MOD,
+    ),
+    Mutant(
+        "the mod takes a section over 1,024 bytes",
+        "hooks/mod/text.ts",
+        "  return cutUtf8(lines.join('\\n'), MAX_SECTION_BYTES)\n}",
+        "  return lines.join('\\n')\n}",
+        runner=MOD,
+    ),
+    Mutant(
+        "the mod lets a lone surrogate into the system prompt",
+        "hooks/mod/text.ts",
+        "  [0x3000, 0x3000],\n  [0xd800, 0xdfff],\n]",
+        "  [0x3000, 0x3000],\n]",
+        runner=MOD,
+    ),
+    Mutant(
+        "the mod's reminder 300 -> 400 bytes",
+        "hooks/mod/checkpoint.ts",
+        "export const MAX_REMINDER_BYTES = 300",
+        "export const MAX_REMINDER_BYTES = 400",
+        runner=MOD,
+    ),
 ]
 
 
 def copy_repo(target: str) -> None:
     shutil.copytree(ROOT, target, ignore=shutil.ignore_patterns(*IGNORED), symlinks=True)
+
+
+def run_mod_tests(copy: str) -> subprocess.CompletedProcess[str]:
+    """The mod's tests (``tests/mod/*.test.ts``) on ``copy`` through the pinned CLI; exit 1 when one fails."""
+    argv = ["bash", os.path.join(copy, "tools", "run_claude.sh"), "plugin", "test", copy]
+    return subprocess.run(argv, cwd=copy, capture_output=True, text=True, stdin=subprocess.DEVNULL, check=False)
+
+
+def failed_mod_tests(result: subprocess.CompletedProcess[str]) -> int:
+    """How many mod tests failed, from the runner's `` N fail`` line (a crash before the tests is no kill)."""
+    counts = [line.split()[0] for line in (result.stdout + result.stderr).splitlines() if line.endswith(" fail")]
+    return int(counts[-1]) if counts and counts[-1].isdigit() else 0
 
 
 def run_tests(copy: str, files: tuple[str, ...]) -> subprocess.CompletedProcess[str]:
@@ -693,17 +923,27 @@ def main(argv: list[str] | None = None) -> int:
         for mutant in chosen:
             print(f"{mutant.name:<48} {mutant.path}")
         return 0
-    scope: dict[str, tuple[str, ...]] = {m.name: (("tests",) if args.full else m.tests) for m in chosen}
+    scope: dict[str, tuple[str, ...]] = {
+        m.name: (("tests",) if args.full and m.runner == PYTEST else m.tests) for m in chosen
+    }
     with tempfile.TemporaryDirectory(prefix="session-workflow-mutants-") as base:
         copy = os.path.join(base, "repo")
         copy_repo(copy)
         baseline = sorted({test for tests in scope.values() for test in tests})
         started = time.monotonic()
-        result = run_tests(copy, tuple(baseline))
-        if result.returncode != 0:
+        result = run_tests(copy, tuple(baseline)) if baseline else None
+        if result is not None and result.returncode != 0:
             print(f"baseline fails, no mutant can be judged:\n{result.stdout[-3000:]}{result.stderr[-2000:]}")
             return 2
-        print(f"baseline passes ({time.monotonic() - started:.0f}s): {' '.join(baseline)}")
+        if result is not None:
+            print(f"baseline passes ({time.monotonic() - started:.0f}s): {' '.join(baseline)}")
+        if any(mutant.runner == MOD for mutant in chosen):
+            started = time.monotonic()
+            result = run_mod_tests(copy)
+            if result.returncode != 0:
+                print(f"the mod's baseline fails, no mutant can be judged:\n{result.stdout[-3000:]}")
+                return 2
+            print(f"baseline passes ({time.monotonic() - started:.0f}s): {MOD}")
         survivors = []
         for mutant in chosen:
             started = time.monotonic()
@@ -713,10 +953,10 @@ def main(argv: list[str] | None = None) -> int:
                 survivors.append(mutant.name)
                 continue
             try:
-                result = run_tests(copy, scope[mutant.name])
+                result = run_mod_tests(copy) if mutant.runner == MOD else run_tests(copy, scope[mutant.name])
             finally:
                 restore(copy, mutant, original)
-            killed = result.returncode == 1
+            killed = result.returncode == 1 and (mutant.runner != MOD or failed_mod_tests(result) > 0)
             if not killed:
                 survivors.append(mutant.name)
             verdict = "killed" if killed else f"SURVIVED (pytest exit {result.returncode})"

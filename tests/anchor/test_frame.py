@@ -26,6 +26,13 @@ def test_opening_escapes_the_file_name() -> None:
     assert opening("t\U000e0041.md", "anchor-tail") == '<anchor-tail file="t\\U000e0041.md">'
 
 
+def test_the_file_name_in_the_opening_line_is_cut_at_80_units() -> None:
+    name = "n" * 77 + ".md"  # 80 units: whole
+    assert opening(name) == f'<anchor-head file="{name}">'
+    assert opening("n" * 78 + ".md") == f'<anchor-head file="{"n" * 78}.…">'
+    assert opening("😀" * 50 + ".md") == f'<anchor-head file="{"😀" * 39}…">'  # 2 units each, never split
+
+
 def test_body_sections_leave_the_frontmatter_out() -> None:
     head = "---\nformat: anchor/v1\nsession: abc\nstep: 3\n---\nintro\n# T\n## Cursor\n- go\n"
     body = body_sections(split_sections(head))

@@ -1,7 +1,9 @@
-"""The trust record's recorded kind: which rules found it, and that those rules still classify as they did."""
+"""The trust record: its recorded kind (which rules found it, and that they still classify as they did), its keeping
+sessions, the path it is bound to and the identities a killed write leaves."""
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -10,6 +12,8 @@ import pytest
 from session_workflow.anchor import registry
 from session_workflow.anchor.discover import kind_of_bytes
 from session_workflow.anchor.text import KIND_LABELS
+from session_workflow.core.locations import trust_dir
+from tests.trust import state_env
 
 FRONT = "---\nformat: anchor/v1\nstep: 3\n---\n"
 CURSOR = "## Cursor\n- Next action: port the writer\n"
@@ -154,3 +158,93 @@ def test_only_a_file_of_the_recorded_size_is_hashed(tmp_path: Path, monkeypatch:
     assert not registry.same_bytes(record, path, identity) and hashed == []
     record.identities = [registry.Identity(0, 0, 100, 1)]
     assert not registry.same_bytes(record, path, identity) and hashed == [100]
+
+
+# --- the rules a record holds: its keeping sessions, its path, the identities a killed write leaves -------------
+
+
+def _anchor(tmp_path: Path, text: str = FRONT + "# Run\n\n" + CURSOR) -> str:
+    path = tmp_path / "proj" / ".claude" / "anchors" / "run.md"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return str(path)
+
+
+def _record(path: str) -> registry.Record:
+    record = registry.read(state_env(), os.path.realpath(path))
+    assert record is not None
+    return record
+
+
+def test_the_newest_keeping_session_comes_first_and_at_most_8_are_kept(tmp_path: Path) -> None:
+    path = _anchor(tmp_path)
+    for number in range(1, 10):
+        registry.vouch(state_env(), path, f"s{number}", "step", 0.0)
+    assert _record(path).sessions == ["s9", "s8", "s7", "s6", "s5", "s4", "s3", "s2"]
+    registry.vouch(state_env(), path, "s4", "step", 0.0)  # a keeper writing again moves to the front, once
+    assert _record(path).sessions == ["s4", "s9", "s8", "s7", "s6", "s5", "s3", "s2"]
+    registry.vouch(state_env(), path, None, "adopt", 0.0)  # no session: the keepers stay as they were
+    assert _record(path).sessions == ["s4", "s9", "s8", "s7", "s6", "s5", "s3", "s2"]
+
+
+def test_a_hand_made_record_of_9_sessions_is_read_as_its_first_8(tmp_path: Path) -> None:
+    path = os.path.realpath(_anchor(tmp_path))
+    document = {"v": 1, "path": path, "ids": [], "sessions": [f"s{n}" for n in range(1, 10)]}
+    parsed = registry.parse(json.dumps(document).encode(), path)
+    assert parsed is not None and parsed.sessions == [f"s{n}" for n in range(1, 9)]
+
+
+def test_a_record_holds_only_for_the_path_it_names(tmp_path: Path) -> None:
+    """A record file reached for another path (a hash clash, a copied state dir) vouches for nothing there."""
+    path = _anchor(tmp_path)
+    registry.vouch(state_env(), path, "s1", "step", 0.0)
+    assert registry.is_ours(state_env(), path)
+    other = str(tmp_path / "other.md")
+    os.link(path, other)  # the very same file (same identity) under another path
+    folder = trust_dir(state_env())
+    assert folder is not None
+    mine = registry.record_file(folder, os.path.realpath(path))
+    with open(mine, "rb") as handle:
+        data = handle.read()
+    with open(registry.record_file(folder, os.path.realpath(other)), "wb") as handle:
+        handle.write(data)
+    assert registry.parse(data, os.path.realpath(other)) is None
+    assert not registry.is_ours(state_env(), other)
+
+
+def test_a_writer_killed_before_its_rename_leaves_the_file_still_vouched_for(tmp_path: Path) -> None:
+    """The writer records the temp file's identity before the rename: killed between the two, the file in place
+    (which the record vouched for) must stay ours, and so must the renamed one had the rename happened."""
+    path = _anchor(tmp_path)
+    registry.vouch(state_env(), path, "s1", "step", 0.0)
+    temp = path + ".tmp"
+    with open(temp, "w", encoding="utf-8") as handle:
+        handle.write(FRONT + "# Run\n\n" + CURSOR + "- more\n")
+    registry.vouch(state_env(), path, "s1", "step", 0.0, registry.Identity.of(os.stat(temp)))
+    assert registry.is_ours(state_env(), path)  # killed here: the old file is still ours
+    os.replace(temp, path)
+    assert registry.is_ours(state_env(), path)  # or the rename went through: the new one is
+    assert len(_record(path).identities) == 2
+
+
+def test_a_file_the_record_did_not_vouch_for_is_not_kept_by_the_next_write(tmp_path: Path) -> None:
+    """Only an identity the record already vouched for is kept beside the new one: a hand edit (or a clone) in
+    place when our writer runs does not become ours because that writer was killed."""
+    path = _anchor(tmp_path)
+    registry.vouch(state_env(), path, "s1", "step", 0.0)
+    with open(path, "a", encoding="utf-8") as handle:
+        handle.write("- edited by hand\n")
+    os.utime(path, ns=(1, 1))
+    temp = path + ".tmp"
+    with open(temp, "w", encoding="utf-8") as handle:
+        handle.write(FRONT + "# Run\n\n" + CURSOR)
+    registry.vouch(state_env(), path, "s1", "step", 0.0, registry.Identity.of(os.stat(temp)))
+    assert not registry.is_ours(state_env(), path)
+    assert len(_record(path).identities) == 1
+
+
+def test_a_record_keeps_at_most_2_identities(tmp_path: Path) -> None:
+    path = os.path.realpath(_anchor(tmp_path))
+    ids = [[1, 2, 3, n] for n in (4, 5, 6)]
+    parsed = registry.parse(json.dumps({"v": 1, "path": path, "ids": ids, "sessions": []}).encode(), path)
+    assert parsed is not None and [identity.mtime_ns for identity in parsed.identities] == [4, 5]

@@ -386,6 +386,15 @@ def test_tier_boundaries(source: str, age: float, parked: bool, tier: str | None
     assert tier_for(source, age, parked) == tier
 
 
+@pytest.mark.parametrize("age", [-86_400.0, -1.0, 0.0, 0.001, 60.0])
+def test_a_startup_window_of_0_admits_no_age_at_startup(age: float) -> None:
+    """0 hours means never at startup, a future mtime (an age below 0) included; other sources are unaffected."""
+    assert tier_for("startup", age, False, 0.0) is None
+    assert tier_for("startup", age, True, 0.0) is None
+    assert tier_for("compact", age, False, 0.0) == "full"
+    assert tier_for("startup", age, False, 0.01 * 3600) == ("full" if age <= 36.0 else None)
+
+
 def test_age_text() -> None:
     assert [age_text(a) for a in (-5, -0.5, 59, 60, 3599, 3600, 96 * 3600 + 3599)] == [
         "future",

@@ -425,6 +425,22 @@ def test_write_replaces_whole_and_keeps_the_counter(tmp_path: Path) -> None:
     assert stat.S_IMODE(path.stat().st_mode) == 0o640
 
 
+@pytest.mark.parametrize(("given", "accepted"), [(0, False), (4, False), (5, True), (6, True)])
+def test_write_takes_text_of_the_stored_step_or_later_only(tmp_path: Path, given: int, accepted: bool) -> None:
+    """The compare-and-swap at its boundary: step 5 stored, text of step 4 (read before another writer stepped)
+    is refused and changes nothing; steps 5 and 6 are taken; ``force`` takes any and never moves the step back."""
+    path = make_anchor(tmp_path, BASIC.replace("step: 0", "step: 5"))
+    new = BASIC.replace("step: 0", f"step: {given}").replace("Do it.", "Do it better.").encode()
+    if accepted:
+        assert anchor_writer.write_anchor(str(path), new, state_env()) == given
+        assert b"Do it better." in path.read_bytes()
+        return
+    with pytest.raises(Refusal, match=f"is at step 5 but this text says step {given}: it moved on"):
+        anchor_writer.write_anchor(str(path), new, state_env())
+    assert b"Do it better." not in path.read_bytes()
+    assert anchor_writer.write_anchor(str(path), new, state_env(), force=True) == 5
+
+
 @pytest.mark.parametrize("data", [b"", b"  \n", b"# no frontmatter\n## Cursor\n", b"---\nstep: 1\n---\n# Status\n"])
 def test_refused_write_leaves_the_file_untouched(tmp_path: Path, data: bytes) -> None:
     path = make_anchor(tmp_path)

@@ -24,8 +24,8 @@ def test_no_state_prints_nothing(tmp_path: Path, capsysbinary: pytest.CaptureFix
     assert _run(Project(tmp_path), capsysbinary) == ""
 
 
-def test_golden_with_every_kind_of_state(tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]) -> None:
-    project = Project(tmp_path)
+def test_golden_with_every_kind_of_state(golden_dir: Path, capsysbinary: pytest.CaptureFixture[bytes]) -> None:
+    project = Project(golden_dir)
     anchor = project.anchor()
     project.work_state()
     project.task(1, "Write the CSV writer", "in_progress")

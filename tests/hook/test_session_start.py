@@ -169,6 +169,16 @@ def test_the_startup_window_option_is_honoured(project: Project, variable: str) 
     assert ANCHOR_MARK in project.inject("compact", env=project.env(**{variable: "0"}))
 
 
+@pytest.mark.parametrize("window", ["0", "0.0", "-0"])
+def test_a_startup_window_of_0_is_never_even_for_a_future_anchor(project: Project, window: str) -> None:
+    env = project.env(SESSION_WORKFLOW_STARTUP_WINDOW_HOURS=window)
+    for age_hours in (0.0, -0.5, -48.0):  # now, and an mtime ahead of this clock (skew, a crafted file)
+        project.anchor(age_hours=age_hours)
+        assert project.inject("startup", env=env) == "", age_hours
+        assert ANCHOR_MARK in project.inject("compact", env=env)
+    assert ANCHOR_MARK in project.inject("startup", env=project.env(SESSION_WORKFLOW_STARTUP_WINDOW_HOURS="0.01"))
+
+
 def test_a_bad_startup_window_is_six_hours_and_named_once(project: Project) -> None:
     project.anchor(age_hours=5)
     text = project.inject("startup", env=project.env(CLAUDE_PLUGIN_OPTION_STARTUP_WINDOW_HOURS="a week"))
@@ -185,6 +195,30 @@ def test_mod_delivers_the_work_state_instead(full: Project) -> None:
 def test_orphaned_work_state_is_not_injected(project: Project) -> None:
     project.work_state(owner="another-session")
     assert project.inject("compact") == ""
+
+
+@pytest.mark.parametrize("mod", [0, 1])
+def test_a_broken_work_state_file_is_named_and_costs_only_itself(golden_dir: Path, mod: int) -> None:
+    full = Project(golden_dir)  # the note names the file whole up to 300 characters: a path of fixed length
+    full.anchor()
+    full.task(2, "Document the exporter")
+    full.work_state()
+    full.prompts("and keep the old API")
+    path = state_path(str(full.dir))
+    with open(path, "r+b") as handle:
+        handle.truncate(40)  # cut mid-write
+    text = full.inject("compact", session_workflow_mod=mod)
+    note = (
+        f"Work state: {path} is not a valid work state, so it was left out; fix it, or start afresh with"
+        " `session-workflow state clear`."
+    )
+    assert text.split("\n\n")[1] == note and text.count(note) == 1
+    assert STATE_MARK not in text and ANCHOR_MARK in text and TASK_MARK in text and RECOVERY_MARK in text
+
+
+def test_an_orphaned_state_is_not_named_as_broken(full: Project) -> None:
+    full.work_state(owner="another-session")
+    assert "not a valid work state" not in full.inject("compact")
 
 
 def test_after_a_long_idle_resume_the_anchor_is_as_fresh_as_the_last_reply(project: Project) -> None:

@@ -32,7 +32,7 @@ def test_open_tasks_are_copied_and_the_high_water_mark_follows(tmp_path: Path) -
     assert (own / ".highwatermark").read_text() == "3"
     assert (own / ".lock").is_file() and not (own / ".lock.lock").exists()
     store = read_store(str(own), [2, 3], 200)
-    assert sorted(task.id for task in store.open_tasks) == [2, 3] and store.bad == 0
+    assert sorted(task.id for task in store.open_tasks) == [2, 3] and store.bad == []
     assert ids(tmp_path / "prev") == ["1.json", "2.json", "3.json"]  # the predecessor's list is untouched
     assert report(result, "prev")[0] == f"adopted 2 open task(s) from prev into {own}: #2, #3"
 

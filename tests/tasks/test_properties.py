@@ -16,6 +16,9 @@ from session_workflow.tasks import store as tasks
 from session_workflow.tasks.render import HEADER_EXACT, TaskHintPart, TaskListPart
 
 OVERFLOW = re.compile(r"…(\d+) more: call TaskList")
+UNREADABLE = re.compile(
+    r"…task files? ((?:\d+\.json, )*\d+\.json)(?: and (\d+) more)? could not be read: call TaskList"
+)
 # Arbitrary text plus the characters that could forge or hide a line (lone surrogates come through JSON escapes).
 tricky = st.sampled_from(["\ud800", "\u2028", "\u202e", "\u200b", "\n", "\r", "\x00", "\x85", "#", "😀", "é"])
 # A short random piece repeated: long, multibyte-heavy text without drawing every character. Drawn as a list: text()
@@ -101,6 +104,10 @@ def test_any_store_renders_within_budget_with_exact_counts(
         return
     lines = text.split("\n")
     assert lines[0] == HEADER_EXACT
+    unreadable = UNREADABLE.fullmatch(lines[-1])
+    named = len(unreadable.group(1).split(", ")) + int(unreadable.group(2) or 0) if unreadable else 0
+    assert named == len(files) - valid  # every file that is not a valid task, named or counted
+    lines = lines[:-1] if unreadable else lines
     overflow = OVERFLOW.fullmatch(lines[-1])
     body = lines[1:-1] if overflow else lines[1:]
     assert all(line.startswith(("#", "  description: ")) for line in body)

@@ -318,11 +318,37 @@ MALFORMED = {
 
 
 @pytest.mark.parametrize("kind", sorted(MALFORMED))
-def test_6_malformed_file_is_skipped_and_valid_siblings_render(tmp_path: Path, kind: str) -> None:
+def test_6_malformed_file_is_named_and_valid_siblings_render(tmp_path: Path, kind: str) -> None:
     list_dir = tmp_path / "tasks" / SESSION
     write_task(list_dir, 1, subject="valid")
     (list_dir / "2.json").write_bytes(MALFORMED[kind].replace(b"{id}", b"2"))
-    assert render(make_ctx(tmp_path)) == HEADER_EXACT + "\n#1 [pending] valid"
+    assert render(make_ctx(tmp_path)) == (
+        HEADER_EXACT + "\n#1 [pending] valid\n…task file 2.json could not be read: call TaskList"
+    )
+
+
+def test_6_at_most_3_malformed_files_are_named_newest_first(tmp_path: Path) -> None:
+    list_dir = tmp_path / "tasks" / SESSION
+    write_task(list_dir, 1, subject="valid")
+    for task_id in (2, 3, 4):
+        (list_dir / f"{task_id}.json").write_bytes(b'{"id": ')
+    named = "\n…task files 4.json, 3.json, 2.json could not be read: call TaskList"
+    assert render(make_ctx(tmp_path)) == HEADER_EXACT + "\n#1 [pending] valid" + named
+    (list_dir / "10.json").write_bytes(b"[")
+    named = "\n…task files 10.json, 4.json, 3.json and 1 more could not be read: call TaskList"
+    assert render(make_ctx(tmp_path)) == HEADER_EXACT + "\n#1 [pending] valid" + named
+
+
+def test_6_the_named_files_are_in_the_floor_and_never_cut(tmp_path: Path) -> None:
+    list_dir = tmp_path / "tasks" / SESSION
+    write_task(list_dir, 1, subject="valid")
+    (list_dir / "2.json").write_bytes(b"{")
+    part = tasks.prepare(make_ctx(tmp_path))
+    assert part is not None
+    named = "\n…task file 2.json could not be read: call TaskList"
+    assert part.floor == len((HEADER_EXACT + "\n…1 more: call TaskList" + named).encode("utf-8"))
+    assert part.render(part.floor) == HEADER_EXACT + "\n#1 [pending] valid" + named
+    assert part.render(part.floor - 1) == ""
 
 
 def test_6_all_malformed_emits_the_hint(tmp_path: Path) -> None:
@@ -332,7 +358,9 @@ def test_6_all_malformed_emits_the_hint(tmp_path: Path) -> None:
         (list_dir / f"{index}.json").write_bytes(data.replace(b"{id}", str(index).encode()))
     write_task(list_dir, 99, "completed")
     part = tasks.prepare(make_ctx(tmp_path))
-    assert isinstance(part, TaskHintPart) and part.render(4096) == FALLBACK_HINT and part.open_count == 0
+    named = "…task files 8.json, 7.json, 6.json and 5 more could not be read: call TaskList"
+    assert isinstance(part, TaskHintPart) and part.render(4096) == FALLBACK_HINT + "\n" + named
+    assert part.open_count == 0 and part.render(part.floor - 1) == ""
 
 
 def test_6_oversized_and_non_regular_task_files_are_malformed(tmp_path: Path) -> None:
@@ -344,7 +372,8 @@ def test_6_oversized_and_non_regular_task_files_are_malformed(tmp_path: Path) ->
     os.mkfifo(list_dir / "4.json")
     (list_dir / "5.json").symlink_to("/dev/zero")
     start = time.monotonic()
-    assert render(make_ctx(tmp_path)) == FALLBACK_HINT
+    named = "…task files 5.json, 4.json, 3.json and 2 more could not be read: call TaskList"
+    assert render(make_ctx(tmp_path)) == FALLBACK_HINT + "\n" + named
     assert time.monotonic() - start < 5
 
 
@@ -392,7 +421,7 @@ def test_6_hook_exits_0_with_malformed_files_and_bad_stdin(tmp_path: Path) -> No
     done = run_hook(tmp_path, json.dumps(payload).encode())
     assert done.returncode == 0 and done.stderr == b""
     context = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
-    assert HEADER_EXACT + "\n#1 [pending] still here" in context
+    assert HEADER_EXACT + "\n#1 [pending] still here\n…task file 2.json could not be read: call TaskList" in context
     bad = run_hook(tmp_path, b"{not json")
     assert (bad.returncode, bad.stdout, bad.stderr) == (0, b"", b"")
 

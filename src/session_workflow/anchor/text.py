@@ -655,8 +655,11 @@ FUTURE_SLACK_SECONDS = 1.0
 
 
 def tier_for(source: str | None, age: float, parked: bool, startup_window: float = STARTUP_MAX_AGE) -> str | None:
-    """Which block an anchor gets: None at startup when older than the window (6 h unless configured); parked;
-    pointer past 24 h; else full."""
+    """Which block an anchor gets: None at startup when older than the window (6 h unless configured), and always
+    with a window of 0 ("never at startup", a future mtime's age below 0 included); parked; pointer past 24 h;
+    else full."""
+    if source == "startup" and startup_window <= 0:
+        return None
     if source == "startup" and age > startup_window:
         return None
     if parked:

@@ -4,8 +4,10 @@ Importing the ``json`` package costs about half an interpreter start, nearly all
 decoder compiles patterns at import time). A hook that reads a payload and a transcript line and then finds
 nothing to do should not pay that, so this module drives ``_json``'s scanner, the one ``json.loads`` itself
 uses, with the decoder's defaults. Anything it does not handle exactly as ``json.loads`` does (non-UTF-8 bytes,
-an interpreter without ``_json``) is handed to ``json.loads``. Errors are ``ValueError`` (``JSONDecodeError``,
-which the scanner imports only when it raises one) or ``RecursionError``, as from ``json.loads``.
+an interpreter without ``_json``, a malformed document on 3.10 and 3.11, whose scanner needs ``json.decoder``
+imported to raise its error) is handed to ``json.loads``. Errors are ``ValueError`` (``JSONDecodeError``) or
+``RecursionError``, as from ``json.loads``; ``tests/core/test_jsonload.py`` compares the two in a cold
+``python3 -I -S`` on every interpreter, valid and malformed documents alike.
 """
 
 from __future__ import annotations
@@ -72,6 +74,12 @@ def loads(data: bytes | str) -> object:
         import json
 
         raise json.JSONDecodeError("Expecting value", text, stop.value) from None
+    except SystemError:
+        # 3.10 and 3.11: the scanner takes JSONDecodeError from an already imported json.decoder and, in a cold
+        # interpreter (python3 -I -S) that has none, fails without an error of its own. json raises the real one.
+        import json
+
+        return json.loads(text)
     rest = text[end:]
     if rest.strip(_WHITESPACE):
         import json

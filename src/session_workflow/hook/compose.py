@@ -150,6 +150,7 @@ def prepare_parts(ctx: HookContext) -> list[PreparedPart]:
                 # prompt it was first sent, so there the UserPromptSubmit hook still delivers any change.
                 try:
                     state_elsewhere = workstate_part.note_mod_delivery(ctx, record=ctx.source != "resume")
+                    prepared.append(None if state_elsewhere else workstate_part.unreadable_part(ctx))
                 except Exception:  # as in ``guarded``
                     prepared.append(FailedPart(name))
                 else:

@@ -34,6 +34,8 @@ SUBJECT_BYTES = 160
 DESCRIPTION_BYTES = 300
 # A task blocked by more than this many open tasks shows the first ones and a count of the rest.
 MAX_BLOCKERS_SHOWN = 8
+# Task files that could not be read (cut mid-write, not Claude Code's schema) named in the block, newest first.
+MAX_UNREADABLE_NAMED = 3
 
 OPEN_STATUSES = ("in_progress", "pending")
 
@@ -83,20 +85,34 @@ def overflow_line(omitted: int, unread: int) -> str:
     return f"…{omitted} more: call TaskList"
 
 
+def unreadable_line(bad: list[int]) -> str:
+    """The line naming the task files that could not be read, newest first, so that a task missing from the list
+    is not taken for one that does not exist; "" when there are none. Ids are digits the reader parsed."""
+    if not bad:
+        return ""
+    newest = sorted(bad, reverse=True)
+    names = ", ".join(f"{task_id}.json" for task_id in newest[:MAX_UNREADABLE_NAMED])
+    rest = len(bad) - MAX_UNREADABLE_NAMED
+    files = "task file" if len(bad) == 1 else "task files"
+    return f"…{files} {names}{f' and {rest} more' if rest > 0 else ''} could not be read: call TaskList"
+
+
 def priority(task: Task) -> tuple[int, float, int]:
     """Sort key for selection: in progress first, then newest file first (newest id on a tie)."""
     return (0 if task.status == "in_progress" else 1, -task.mtime, -task.id)
 
 
-def render_block(header: str, tasks: list[Task], unread: int, budget: int) -> str:
-    """Header, the open tasks that fit (at most 40, by priority), and the overflow line; ≤ ``budget`` bytes.
+def render_block(header: str, tasks: list[Task], unread: int, budget: int, bad: list[int] | None = None) -> str:
+    """Header, the open tasks that fit (at most 40, by priority), the overflow line and the line naming the
+    ``bad`` (unreadable) task files; ≤ ``budget`` bytes.
 
     The overflow line's bytes are reserved before a task is accepted whenever some task may still be left out,
-    so the exact omitted count always fits. Returns "" when not even the header and that line fit.
+    so the exact omitted count always fits. Returns "" when not even the header and those lines fit.
     """
     candidates = sorted((task for task in tasks if task.status in OPEN_STATUSES), key=priority)
     reserve = 1 + utf8_len(overflow_line(len(candidates), unread))
-    used = utf8_len(header)
+    unreadable = unreadable_line(bad or [])
+    used = utf8_len(header) + (1 + utf8_len(unreadable) if unreadable else 0)
     if used + reserve > budget:
         return ""
     accepted: list[tuple[Task, str]] = []
@@ -117,6 +133,8 @@ def render_block(header: str, tasks: list[Task], unread: int, budget: int) -> st
     omitted = len(candidates) - len(accepted)
     if omitted or unread:
         lines.append(overflow_line(omitted, unread))
+    if unreadable:
+        lines.append(unreadable)
     return "\n".join(lines)
 
 
@@ -132,24 +150,31 @@ class TaskListPart(PreparedPart):
     name = "tasks"
     cap = CAP_BYTES
 
-    def __init__(self, header: str, tasks: list[Task], unread: int) -> None:
+    def __init__(self, header: str, tasks: list[Task], unread: int, bad: list[int] | None = None) -> None:
         self.header = header
         self.tasks = tasks
         self.unread = unread
+        self.bad = bad or []
         self.open_count = sum(1 for task in tasks if task.status in OPEN_STATUSES)
+        unreadable = unreadable_line(self.bad)
         self.floor = utf8_len(header) + 1 + utf8_len(overflow_line(self.open_count, unread))
+        self.floor += 1 + utf8_len(unreadable) if unreadable else 0
 
     def render(self, budget: int) -> str:
-        return render_block(self.header, self.tasks, self.unread, min(budget, self.cap))
+        return render_block(self.header, self.tasks, self.unread, min(budget, self.cap), self.bad)
 
 
 class TaskHintPart(PreparedPart):
-    """The fallback hint: tasks may exist but could not be read safely, so point at TaskList."""
+    """The fallback hint: tasks may exist but could not be read safely, so point at TaskList (and name the files
+    that could not be read, ``bad``)."""
 
     name = "tasks"
-    cap = utf8_len(FALLBACK_HINT)
-    floor = cap
     open_count = 0
 
+    def __init__(self, bad: list[int] | None = None) -> None:
+        unreadable = unreadable_line(bad or [])
+        self.text = FALLBACK_HINT + ("\n" + unreadable if unreadable else "")
+        self.cap = self.floor = utf8_len(self.text)
+
     def render(self, budget: int) -> str:
-        return FALLBACK_HINT if budget >= self.cap else ""
+        return self.text if budget >= self.cap else ""

@@ -46,11 +46,12 @@ LIVE_SIDECAR_SUFFIX = ".live.jsonl"
 
 
 class Store:
-    """What one list directory holds: its open tasks, how many files were bad, how many were not read."""
+    """What one list directory holds: its open tasks, the ids of the files that were bad, how many were read and
+    how many were not."""
 
     __slots__ = ("bad", "open_tasks", "read", "unread")
 
-    def __init__(self, open_tasks: list[Task], bad: int, read: int, unread: int) -> None:
+    def __init__(self, open_tasks: list[Task], bad: list[int], read: int, unread: int) -> None:
         self.open_tasks = open_tasks
         self.bad = bad
         self.read = read
@@ -171,11 +172,11 @@ def read_store(directory: str, ids: list[int], allowance: int) -> Store:
     else:
         chosen = sorted(ids, reverse=True)
     tasks: list[Task] = []
-    bad = 0
+    bad: list[int] = []
     for task_id in chosen:
         task = read_task(directory, task_id)
         if task is None:
-            bad += 1
+            bad.append(task_id)
         else:
             tasks.append(task)
     open_tasks = [task for task in tasks if task.status in OPEN_STATUSES]
@@ -339,8 +340,8 @@ def prepare(ctx: HookContext) -> TaskListPart | TaskHintPart | None:
     if ids is not None:
         store = read_store(directory, ids, MAX_TASK_FILES_READ)
         if store.open_tasks:
-            return TaskListPart(HEADER_EXACT, store.open_tasks, store.unread)
-        return TaskHintPart() if store.bad or store.unread else None
+            return TaskListPart(HEADER_EXACT, store.open_tasks, store.unread, store.bad)
+        return TaskHintPart(store.bad) if store.bad or store.unread else None
     if explicit:
         return None
     predecessor = find_predecessor(ctx, root, list_id, MAX_FALLBACK_FILES_READ)
@@ -349,4 +350,4 @@ def prepare(ctx: HookContext) -> TaskListPart | TaskHintPart | None:
     if predecessor is None:
         return None
     session, store = predecessor
-    return TaskListPart(recovered_header(session), store.open_tasks, store.unread)
+    return TaskListPart(recovered_header(session), store.open_tasks, store.unread, store.bad)

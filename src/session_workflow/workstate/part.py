@@ -4,8 +4,9 @@ that names another session's state at a new session."""
 from __future__ import annotations
 
 from session_workflow.core import config
+from session_workflow.core.locations import STATE_RELPATH
 from session_workflow.core.parts import PreparedPart
-from session_workflow.core.text import cut_code_points, one_line, utf8_len
+from session_workflow.core.text import cut_code_points, escaped, one_line, utf8_len, utf16_len
 from session_workflow.workstate.records import DeliveryRecord
 from session_workflow.workstate.section import (
     MAX_SECTION_BYTES,
@@ -15,11 +16,17 @@ from session_workflow.workstate.section import (
     snapshot_key,
     ticket_label,
 )
-from session_workflow.workstate.state import foreign_state, owned_state, section_text
+from session_workflow.workstate.state import foreign_state, owned_state, section_text, unreadable_state
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from session_workflow.core.context import HookContext
+
+PATH_CAP = 300
+UNREADABLE_NOTE = (
+    "Work state: {path} is not a valid work state, so it was left out; fix it, or start afresh with"
+    " `session-workflow state clear`."
+)
 
 
 class WorkStatePart(PreparedPart):
@@ -103,6 +110,27 @@ def prepare_foreign(ctx: HookContext) -> PreparedPart | None:
     return ForeignStatePart(foreign_line(loaded.state, age))
 
 
+class UnreadablePart(PreparedPart):
+    """The one line naming a state file that is there but could not be read: the run knows its ticket is not
+    shown, and where to look."""
+
+    name = "work state"
+
+    def __init__(self, path: str) -> None:
+        shown = escaped(path)
+        self.text = UNREADABLE_NOTE.format(path=shown if utf16_len(shown) <= PATH_CAP else STATE_RELPATH)
+        self.cap = self.floor = utf8_len(self.text)
+
+    def render(self, budget: int) -> str:
+        return self.text if budget >= self.floor else ""
+
+
+def unreadable_part(ctx: HookContext) -> UnreadablePart | None:
+    """The line naming this session's project's broken state file, or None when there is none."""
+    path = unreadable_state(ctx)
+    return UnreadablePart(path) if path is not None else None
+
+
 def note_mod_delivery(ctx: HookContext, record: bool) -> bool:
     """The mod delivers the section: say whether this session owns a work state, and (``record``) note the
     snapshot the mod puts in a new thread's system prompt, so UserPromptSubmit does not repeat it."""
@@ -117,8 +145,9 @@ def note_mod_delivery(ctx: HookContext, record: bool) -> bool:
 
 
 def prepare(ctx: HookContext) -> PreparedPart | None:
-    """The work-state part for SessionStart; when no owned state exists, the delivery record reset and, at a new
-    session, the line naming another session's state (``prepare_foreign``), else None.
+    """The work-state part for SessionStart; without an owned state, the line naming a broken state file, else at a
+    new session the line naming another session's state (``prepare_foreign``), else None; and the delivery record
+    reset.
 
     The reset happens here because a part that says nothing gets no ``after_emit``: a new context without the
     section must let the next prompt deliver it, even if the same snapshot returns (adopted back, say).
@@ -129,5 +158,5 @@ def prepare(ctx: HookContext) -> PreparedPart | None:
     if loaded is None or not text:
         if record is not None and not ctx.dry_run:
             record.forget()
-        return prepare_foreign(ctx) if loaded is None else None
+        return (unreadable_part(ctx) or prepare_foreign(ctx)) if loaded is None else None
     return WorkStatePart(text, snapshot_key(loaded.state, False), record)

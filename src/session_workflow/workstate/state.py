@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 
-from session_workflow.core.boundedio import read_prefix_and_stat, read_text_prefix
+from session_workflow.core.boundedio import read_prefix, read_prefix_and_stat, read_text_prefix
 from session_workflow.core.jsonload import loads
 from session_workflow.core.locations import resolves_inside, state_path, user_state_dir
 from session_workflow.core.text import utf8_len
@@ -135,6 +135,18 @@ def foreign_state(ctx: HookContext) -> LoadedState | None:
     if any(ctx.session_id and loaded.state.session == ctx.session_id for loaded in states):
         return None
     return next((loaded for loaded in states if loaded.state.session != ctx.session_id), None)
+
+
+def unreadable_state(ctx: HookContext) -> str | None:
+    """The first state file, in ``ctx.project_dirs()`` order, that is there but is not a valid state (cut short,
+    edited into something else): the block names it, as ``state show`` does, rather than drop it without a word."""
+    for path, project_dir in _candidates(ctx):
+        if project_dir is not None and not resolves_inside(path, project_dir):
+            continue
+        read = read_prefix(path, MAX_STATE_BYTES + 1)
+        if read is not None and decode(read[0]) is None:
+            return path
+    return None
 
 
 def section_text(loaded: LoadedState) -> str | None:
