@@ -28,6 +28,8 @@ DOCS = {
     "SKILL.md": REPO / "skills" / "compaction-survival" / "SKILL.md",
     "anchor-format.md": REPO / "references" / "anchor-format.md",
     "failure-modes.md": REPO / "references" / "failure-modes.md",
+    "how-it-works.md": REPO / "references" / "how-it-works.md",
+    "security-model.md": REPO / "references" / "security-model.md",
 }
 STATED = re.compile(r"(?<![\w.,])(\d{1,3}(?:,\d{3})*|\d+)[ -](UTF-16|units?|bytes|characters|tasks|hours|h|s)\b")
 
@@ -74,6 +76,8 @@ REQUIRED = {
     "SKILL.md": [(8_000, "UTF-16"), (400, "units"), (24, "hours"), (6, "hours"), (72, "h")],
     "anchor-format.md": [(8_000, "UTF-16"), (400, "units"), (24, "h"), (6, "h"), (48, "characters")],
     "failure-modes.md": [(8_000, "UTF-16"), (24, "hours")],
+    "how-it-works.md": [(10_000, "UTF-16"), (40, "tasks"), (4_096, "bytes"), (600, "characters"), (300, "bytes")],
+    "security-model.md": [],
 }
 
 
