@@ -22,6 +22,7 @@ from session_workflow.anchor.text import TAIL_MARKER, AnchorText, clean_for_mode
 from session_workflow.anchor.writer import add_step, anchor_template
 from session_workflow.core.context import HookContext
 from session_workflow.core.text import utf16_len
+from tests.anchor.test_report import put
 from tests.trust import state_env, trust
 
 REPO = Path(__file__).resolve().parents[2]
@@ -37,13 +38,7 @@ def template(project: Path, name: str = NAME) -> str:
 
 
 def write(project: Path, text: str, name: str = NAME, age: float = 60.0) -> Path:
-    folder = project / ".claude" / "anchors"
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / name
-    path.write_text(text, encoding="utf-8")
-    os.utime(path, (NOW - age, NOW - age))
-    trust(path)
-    return path
+    return put(project, name, text, age)
 
 
 def ctx(project: Path, source: str = "compact", event: str = "SessionStart") -> HookContext:

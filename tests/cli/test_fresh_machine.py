@@ -43,6 +43,20 @@ class Fresh:
         path = os.pathsep.join([str(self.venv / "bin"), os.environ.get("PATH", "")])
         return {**env, "PATH": path, "HOME": str(self.home), "PYTHONNOUSERSITE": "1", **extra}
 
+    def bash_tool(self, wheels: Path) -> tuple[Path, Path, dict[str, str]]:
+        """(config dir, project, environment) as Claude Code's Bash tool has them: the plugin's bin/ first on PATH,
+        CLAUDECODE and a session id, no CLAUDE_PROJECT_DIR; the wheels for an offline first-use install."""
+        config, project = self.root / "config", self.root / "project"
+        project.mkdir(exist_ok=True)
+        env = self.env(
+            PATH=os.pathsep.join([str(REPO / "bin"), self.env()["PATH"]]),
+            CLAUDECODE="1",
+            CLAUDE_CONFIG_DIR=str(config),
+            CLAUDE_CODE_SESSION_ID=str(uuid.uuid4()),
+            SESSION_WORKFLOW_WHEELS=str(wheels),
+        )
+        return config, project, env
+
     def run(
         self, argv: list[str], env: dict[str, str], stdin: str = "", cwd: Path | None = None
     ) -> subprocess.CompletedProcess[str]:
@@ -85,16 +99,7 @@ def test_the_demo_installs_once_and_shows_both_injections(fresh: Fresh, wheels: 
 def test_a_writer_from_claude_codes_bash_tool_installs_into_the_plugin_data(fresh: Fresh, wheels: Path) -> None:
     """As the Bash tool runs it: by name on PATH (the plugin's bin/), its first line running the fresh python3, in
     the project (the Bash tool has no CLAUDE_PROJECT_DIR)."""
-    config = fresh.root / "config"
-    project = fresh.root / "project"
-    project.mkdir()
-    env = fresh.env(
-        PATH=os.pathsep.join([str(REPO / "bin"), fresh.env()["PATH"]]),
-        CLAUDECODE="1",
-        CLAUDE_CONFIG_DIR=str(config),
-        CLAUDE_CODE_SESSION_ID=str(uuid.uuid4()),
-        SESSION_WORKFLOW_WHEELS=str(wheels),
-    )
+    config, project, env = fresh.bash_tool(wheels)
     done = fresh.run(["session-workflow", "anchor", "new", "--task", "Fresh machine"], env, cwd=project)
     assert done.returncode == 0, done.stderr
     target = config / "plugins" / "data" / "session-workflow-inline" / "python-deps" / pin_key()
@@ -150,16 +155,7 @@ def test_the_demo_of_an_installed_copy_runs_the_packaged_hook(fresh: Fresh, whee
 def test_doctor_runs_before_the_first_use_install_and_does_not_start_it(fresh: Fresh, wheels: Path) -> None:
     """As the Bash tool runs it, on the pip-less venv: exit 0 (its base interpreter's pip is the way to the two
     packages), the dependency line says what the first write will do, and nothing is installed."""
-    config = fresh.root / "config"
-    project = fresh.root / "project"
-    project.mkdir()
-    env = fresh.env(
-        PATH=os.pathsep.join([str(REPO / "bin"), fresh.env()["PATH"]]),
-        CLAUDECODE="1",
-        CLAUDE_CONFIG_DIR=str(config),
-        CLAUDE_CODE_SESSION_ID=str(uuid.uuid4()),
-        SESSION_WORKFLOW_WHEELS=str(wheels),
-    )
+    config, project, env = fresh.bash_tool(wheels)
     done = fresh.run(["session-workflow", "doctor"], env, cwd=project)  # the Bash tool: no CLAUDE_PROJECT_DIR
     assert (done.returncode, done.stderr) == (0, ""), done.stdout
     target = config / "plugins" / "data" / "session-workflow-inline" / "python-deps" / pin_key()

@@ -10,7 +10,6 @@ one, else a file where the folder should be), ``anchor write`` exits non-zero an
 from __future__ import annotations
 
 import contextlib
-import os
 import shutil
 import subprocess
 from collections.abc import Iterator
@@ -18,6 +17,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+from tests.reliability.test_own_anchor import fill
 
 from . import fake_api as F
 from .fake_api import FakeAnthropic
@@ -112,13 +113,7 @@ def fill_or_block(folder: Path, tmpfs: bool) -> None:
         shutil.rmtree(folder / "anchors")
         (folder / "anchors").write_text("in the way\n", encoding="utf-8")
         return
-    fd = os.open(folder / "filler", os.O_WRONLY | os.O_CREAT, 0o600)
-    try:
-        with contextlib.suppress(OSError):
-            while os.write(fd, b"\0" * 512):
-                pass
-    finally:
-        os.close(fd)
+    fill(str(folder))
 
 
 def test_a_full_state_folder_fails_anchor_write_and_keeps_the_anchor(claude: Claude, fake_api: FakeAnthropic) -> None:
