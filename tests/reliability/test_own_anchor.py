@@ -280,7 +280,7 @@ def test_step_and_write_refuse_a_changed_anchor_with_the_same_advice() -> None:
         path = new_anchor(box)
         with open(path, "a") as handle:
             handle.write("hand edit\n")
-        before = snapshot(box.anchors())
+        before = anchors_now(box)
         advice = (
             f"read it with `session-workflow anchor show {path}`, then keep it with `session-workflow anchor adopt"
             f" {path}` or put step 2 back with `session-workflow anchor restore --force {path}`"
@@ -292,7 +292,7 @@ def test_step_and_write_refuse_a_changed_anchor_with_the_same_advice() -> None:
                 f"session-workflow: {path} changed outside the writers since step 2 was written here; {advice}\n"
             )
             assert NOT_HERE not in done.stderr and "user" not in done.stderr
-        assert snapshot(box.anchors()) == before
+        assert anchors_now(box) == before
         assert cli(box, "anchor", "adopt", path).returncode == 0
         assert cli(box, "anchor", "step", path, "kept").returncode == 0
 
@@ -429,7 +429,7 @@ def test_step_fails_untouched_when_the_record_cannot_be_made(monkeypatch: pytest
 
     with sandbox() as box:
         path = new_anchor(box)
-        before = snapshot(box.anchors())
+        before = anchors_now(box)
 
         def full(*_args: object, **_kwargs: object) -> str:
             raise OSError(28, "No space left on device")
@@ -437,7 +437,7 @@ def test_step_fails_untouched_when_the_record_cannot_be_made(monkeypatch: pytest
         monkeypatch.setattr(registry, "vouch", full)
         with pytest.raises(Failure, match="No space left on device"):
             writer.step_anchor(path, "x", box.env(), box.session, 0.0)
-        assert snapshot(box.anchors()) == before
+        assert anchors_now(box) == before
 
 
 @contextlib.contextmanager

@@ -82,6 +82,7 @@ def containing_project(path: str, project_dirs: Sequence[str], env: Mapping[str,
 def _real(path: str) -> str | None:
     """``path`` resolved; None for the empty path or one the file system cannot hold."""
     try:
+        os.fsencode(path)  # a lone surrogate: 3.11 realpath raises for it, 3.9 hands it back unresolved
         return os.path.realpath(path) if path else None
     except (OSError, ValueError):
         return None
