@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 from session_workflow.anchor import report as anchor_report
 from session_workflow.anchor import writer as anchor_writer
 from session_workflow.anchor.discover import injected_anchor
+from session_workflow.anchor.template import HEAD_SECTIONS
 from session_workflow.anchor.text import (
     cursor_index,
     is_anchor_shaped,
@@ -181,7 +182,7 @@ def test_template_is_an_anchor_in_survival_order() -> None:
     head, tail = split_head(text)
     assert tail is not None and "## Decisions log" in tail and "## Folded history" in tail
     sections = split_sections(head)
-    assert [s.heading for s in sections][1:] == ["Line break # task"] + [h for h, _ in anchor_writer.HEAD_SECTIONS]
+    assert [s.heading for s in sections][1:] == ["Line break # task"] + [h for h, _ in HEAD_SECTIONS]
     assert is_anchor_shaped(head)
     assert cursor_index(sections) == 3
     assert parse_frontmatter(head) == {

@@ -19,7 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from session_workflow.cli.bootstrap import PINS, pin_key
+from session_workflow.cli.bootstrap import pin_key
+from session_workflow.core.deps import PINS
 
 from . import fake_api as F
 from .fake_api import FakeAnthropic

@@ -422,8 +422,8 @@ FOREIGN_LINE = (
 @pytest.mark.parametrize("mod", [False, True])
 def test_a_new_session_names_another_sessions_work_state_in_one_line(project: Project, source: str, mod: bool) -> None:
     project.work_state(owner="crashed-session")
-    extra = {"session_workflow_mod": 1} if mod else {}
-    assert project.inject(source, **extra) == "\n".join(
+    shown = project.inject(source, session_workflow_mod=1) if mod else project.inject(source)
+    assert shown == "\n".join(
         [
             f"session-workflow: state restored from disk at SessionStart ({source}).",
             "",

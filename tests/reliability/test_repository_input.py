@@ -20,7 +20,8 @@ from pathlib import Path
 import pytest
 
 from session_workflow.anchor import choice, discover, registry
-from session_workflow.cli.bootstrap import PINS, pin_key
+from session_workflow.cli.bootstrap import pin_key
+from session_workflow.core.deps import PINS
 from tests.reliability.sandbox import (
     REPO,
     Sandbox,

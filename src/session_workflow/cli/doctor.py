@@ -98,7 +98,7 @@ def dependency_check(env: Mapping[str, str], home: str) -> Check:
 
 def trusted(candidate: Candidate, record: Record | None, session: str) -> Check | None:
     """The registry vouches for the file as it is (its identity, or the very bytes at a new inode): injected."""
-    if candidate.identity is None or not registry.trusts(record, candidate.path, candidate.identity):
+    if record is None or candidate.identity is None or not registry.trusts(record, candidate.path, candidate.identity):
         return None
     kept = ", kept by this session" if session and session in record.sessions else ""
     return Check(OK, f"anchor {escaped(candidate.name)}: trusted{kept}")
