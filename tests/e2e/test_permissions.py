@@ -9,14 +9,15 @@ and ``--allowedTools`` are honoured there. Nothing here writes a trust record: t
 from __future__ import annotations
 
 import json
-import re
 import time
 
 import pytest
 
+from tests import readme
+
 from . import fake_api as F
 from .fake_api import FakeAnthropic
-from .harness import REPO_ROOT, Claude, new_session_id
+from .harness import Claude, new_session_id
 
 pytestmark = pytest.mark.e2e
 
@@ -24,11 +25,10 @@ RULE = "Bash(session-workflow:*)"
 
 
 def readme_recipe() -> dict[str, object]:
-    """The settings block the README leads its permissions with, parsed from the README itself."""
-    readme = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
-    found = re.search(r"`\.claude/settings\.local\.json`[^\n]*:\n\n((?:    .*\n)+)", readme)
-    assert found, "the README no longer leads with a .claude/settings.local.json recipe"
-    recipe: dict[str, object] = json.loads(found.group(1))
+    """The permission line of the README's Quick start, parsed from the README itself, and the file it goes in."""
+    name, body = readme.settings_recipes()[0]
+    assert name == ".claude/settings.local.json", "the README no longer leads with a .claude/settings.local.json recipe"
+    recipe: dict[str, object] = json.loads(body)
     assert recipe == {"permissions": {"allow": [RULE]}}
     return recipe
 

@@ -1,0 +1,238 @@
+"""The README's Quick start, in order, as a newcomer runs it (measured on 2.1.332), then its Uninstall.
+
+A new HOME and no ``CLAUDE_CONFIG_DIR`` (Claude Code's folder is ``~/.claude``, as the README says), a ``python3``
+with nothing installed (a venv made ``--without-pip``, first on PATH; ``SESSION_WORKFLOW_WHEELS`` lets the first
+write install the pinned wheels offline), the real CLI against the fake API. Every command and settings line is
+read from the README, so a README that changes without this test fails it: the two install commands on a copy of
+the tracked files, the two settings recipes in the files the README names, ``claude plugin configure`` with the
+README's id, the slash command as the prompt of ``claude -p`` (no ``--plugin-dir``, no ``--allowedTools``: the
+installed plugin and the permission line do it all), a scripted model that creates and writes the anchor and runs
+``session-workflow doctor`` through the Bash tool, a ``/compact`` whose block is the README's, then the Uninstall
+commands and what stays where.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from session_workflow.cli.bootstrap import pin_key
+from tests import readme
+from tests.cli.test_bootstrap import WHAT
+
+from . import fake_api as F
+from .fake_api import Body, FakeAnthropic
+from .harness import REPO_ROOT, Claude, iter_debug_hook_runs, new_session_id, session_start_contexts
+from .test_install import installed_copy, tracked_files
+
+pytestmark = pytest.mark.e2e
+
+ID = "session-workflow@session-workflow"
+NEXT_ACTION = "run the backfill dry-run against staging; first verify `ledger_migration_2` is applied."
+ANCHOR = f"""---
+format: anchor/v1
+task: Migrate the billing service
+step: 0
+---
+
+# Migrate the billing service
+
+## Mission
+Move billing onto LedgerClient without downtime.
+
+## Cursor
+- Next action: {NEXT_ACTION}
+
+<!-- anchor:tail -->
+
+## Decisions log
+- kept the old writer behind a flag
+"""
+
+
+@dataclass
+class Newcomer(Claude):
+    """A sandbox without ``CLAUDE_CONFIG_DIR``: Claude Code keeps everything in ``~/.claude`` of the new HOME."""
+
+    @property
+    def config_dir(self) -> Path:
+        return self.home / ".claude"
+
+    def env(self, extra: Mapping[str, str] | None = None) -> dict[str, str]:
+        env = super().env(extra)
+        del env["CLAUDE_CONFIG_DIR"]
+        return env
+
+
+def readme_command(line: str, checkout: Path) -> list[str]:
+    """A ``claude …`` line of the README as arguments of :meth:`Claude.run`, on this checkout."""
+    words = shlex.split(line.replace(readme.CHECKOUT, str(checkout)))
+    assert words[0] == "claude", line
+    return words[1:]
+
+
+def settings_target(name: str, home: Path, project: Path) -> Path:
+    return home / name[2:] if name.startswith("~/") else project / name
+
+
+def merge(settings: dict[str, Any], recipe: dict[str, Any]) -> dict[str, Any]:
+    """``recipe`` added to a settings file as a user adds it: into the objects already there (``plugin install``
+    wrote ``enabledPlugins`` into ``~/.claude/settings.json``)."""
+    out = dict(settings)
+    for key, value in recipe.items():
+        old = out.get(key)
+        out[key] = merge(old, value) if isinstance(old, dict) and isinstance(value, dict) else value
+    return out
+
+
+def files_under(folder: Path) -> list[str]:
+    return sorted(str(path.relative_to(folder)) for path in folder.rglob("*") if path.is_file())
+
+
+def fresh_python(tmp_path: Path, wheels: Path) -> dict[str, str]:
+    """The variables that put a python3 with nothing installed, not even pip, first on PATH."""
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
+    fresh = {
+        "PATH": os.pathsep.join([str(venv / "bin"), os.environ.get("PATH", "")]),
+        "PYTHONNOUSERSITE": "1",
+        "SESSION_WORKFLOW_WHEELS": str(wheels),
+    }
+    for module in ("filelock", "platformdirs", "pip"):
+        probe = subprocess.run(["python3", "-c", f"import {module}"], env={**os.environ, **fresh}, capture_output=True)
+        assert probe.returncode != 0, f"{module} is importable on the fresh python3: the test would prove nothing"
+    return fresh
+
+
+def clone(folder: Path) -> Path:
+    """A checkout as a newcomer has it: the tracked files, no dev cache."""
+    for name in tracked_files():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(REPO_ROOT / name, folder / name)
+    return folder
+
+
+def test_the_quick_start_then_the_uninstall(
+    claude_bin: Path, fake_api: FakeAnthropic, wheels: Path, tmp_path: Path
+) -> None:
+    fresh = fresh_python(tmp_path, wheels)
+    user = Newcomer(binary=claude_bin, api=fake_api, root=tmp_path / "machine", plugin_dir=None, env_extra=fresh)
+    checkout = clone(tmp_path / "session-workflow")
+    subprocess.run(["git", "init", "-q", str(user.project)], check=True, timeout=60)  # the newcomer's project
+
+    # 1. Install: the README's two commands. A folder marketplace copies the folder but runs the plugin from the
+    # folder itself (its hooks, its bin/ on the Bash tool's PATH), as the README says.
+    blocks = readme.fenced(readme.section("Quick start"))
+    (install,) = [body for language, body, _ in blocks if language == "sh"]
+    commands = [readme_command(line, checkout) for line in install.splitlines()]
+    assert commands == [["plugin", "marketplace", "add", str(checkout)], ["plugin", "install", ID]]
+    for words in commands:
+        user.run(words).check()
+    copy = installed_copy(user)
+    assert files_under(copy) == sorted(tracked_files())
+    # The Configuration section's id works on what was installed.
+    (configure,) = [line for line in readme.section("Configuration").split("`") if line.startswith("claude plugin")]
+    shown = user.run(readme_command(configure, checkout)).check().stdout
+    assert "anchor_hooks — Re-inject the control anchor" in shown
+
+    # 2, 3. The permission line and the task tools' opt-in, in the files the README names.
+    recipes = readme.settings_recipes()
+    assert [name for name, _ in recipes] == [".claude/settings.local.json", "~/.claude/settings.json"]
+    for name, body in recipes:
+        target = settings_target(name, user.home, user.project)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        merged = merge(json.loads(target.read_text(encoding="utf-8")) if target.exists() else {}, json.loads(body))
+        target.write_text(json.dumps(merged, indent=2), encoding="utf-8")
+
+    # 4, 5. Arm the protocol; the model creates the anchor, writes it and runs the doctor.
+    (arm,) = [body.strip() for language, body, _ in blocks if body.startswith("/session-workflow:")]
+    task = arm.split(" ", 1)[1]
+    doctor, terminal = [line for line in readme.section("Quick start").split("`") if line.endswith(" doctor")]
+    assert doctor == "session-workflow doctor"
+    made: list[str] = []
+
+    def write_it(body: Body) -> F.Reply:
+        made.append(F.anchor_path_from(body))
+        return F.bash(f"session-workflow anchor write {made[0]} <<'ANCHOR_EOF'\n{ANCHOR}ANCHOR_EOF")
+
+    fake_api.script(F.bash(f"session-workflow anchor new --task {shlex.quote(task)}"), write_it, F.bash(doctor))
+    fake_api.script(F.text("armed; the anchor is written"))
+    sid = new_session_id()
+    user.run(["-p", arm, "--session-id", sid, "--debug-file", str(user.debug_file())]).check()
+    runs = list(iter_debug_hook_runs(user.debug_file().read_text(encoding="utf-8")))
+    assert ("SessionStart:startup", f"python3 -I -S {checkout}/hooks/session_start.py", 0) in runs, runs
+    assert "Claude Code runs the plugin from that folder" in " ".join(readme.section("Quick start").split())
+    first, new, write, checked = (fake_api.main_requests() + [{}] * 4)[:4]
+    loaded = [text for text in F.message_texts(first) if text.startswith("Base directory for this skill: ")]
+    assert len(loaded) == 1 and loaded[0].rstrip().endswith(f"ARGUMENTS: {task}")
+    data = user.config_dir / "plugins" / "data" / "session-workflow-session-workflow"
+    deps = data / "python-deps" / pin_key()
+    anchor = user.project / ".claude" / "anchors" / f"{time.strftime('%Y-%m-%d')}-migrate-the-billing-service.md"
+    (created,) = F.last_tool_results(new)
+    assert created == f"session-workflow: installed {WHAT} from {wheels} into {deps} (once, for the writers)\n{anchor}"
+    (wrote,) = F.last_tool_results(write)
+    assert made == [str(anchor)] and wrote.startswith(f"wrote {anchor} (step 0)\nHEAD: "), wrote
+    ignored = subprocess.run(["git", "-C", str(user.project), "check-ignore", "-q", str(anchor)], timeout=60)
+    assert ignored.returncode == 0 and "`.claude/anchors/<date>-<slug>.md`, git-ignored" in readme.section(
+        "Quick start"
+    )
+    (report,) = F.last_tool_results(checked)
+    lines = report.splitlines()
+    assert lines[0] == f"session-workflow doctor: plugin {checkout}, project {user.project}", report
+    assert f"✔ session-workflow on PATH: {checkout / 'bin' / 'session-workflow'} (this plugin's)" in lines, report
+    local = settings_target(recipes[0][0], user.home, user.project)
+    assert f"✔ permission rule Bash(session-workflow:*): in {local}" in lines, report
+    assert "✔ task tools: on (CLAUDE_CODE_ENABLE_TODO_TOOLS=1 in this shell)" in lines, report  # the settings' env
+    assert not any(line.startswith("✘") for line in lines) and lines[-1].startswith("nothing essential is missing")
+
+    # After a compaction: the README's block.
+    user.run(["-p", "--resume", sid, "/compact"]).check()
+    user.run(["-p", "--resume", sid, "carry on"]).check()
+    (example,) = [body for language, body, before in blocks if body.startswith("session-workflow: state restored")]
+    block = next(c for c in session_start_contexts(fake_api.main_requests()[-1]) if "(compact)" in c.split("\n")[0])
+    assert block.split("\n")[0] == example.split("\n")[0]
+    assert f"## Control anchor: {anchor}\n" in block and f"> - Next action: {NEXT_ACTION}\n" in block, block
+
+    # From a terminal, as the Quick start also says.
+    shell = {**user.env(), "PATH": fresh["PATH"]}
+    words = shlex.split(terminal.replace(readme.CHECKOUT, str(checkout)))
+    done = subprocess.run(words, cwd=user.project, env=shell, capture_output=True, text=True, timeout=120)
+    assert (done.returncode, done.stderr) == (0, ""), done.stdout
+    assert done.stdout.splitlines()[-1].startswith("nothing essential is missing"), done.stdout
+
+    # Uninstall: the README's two commands, and what stays where.
+    uninstall, remove = readme.indented(readme.section("Uninstall"))
+    first_command, second_command = (readme_command(line, checkout) for line in uninstall.splitlines())
+    assert first_command == ["plugin", "uninstall", ID] and second_command[:3] == ["plugin", "marketplace", "remove"]
+    assert data.is_dir() and (data / "python-deps").is_dir()
+    user.run(first_command).check()
+    assert not data.exists()  # Claude Code deletes the plugin's data folder (unless --keep-data)
+    uninstall_text = " ".join(readme.section("Uninstall").split())
+    assert f"Claude Code deletes the plugin's data folder (`~/{data.relative_to(user.home)}`" in uninstall_text
+    user.run(second_command).check()
+    assert (copy / ".orphaned_at").is_file()  # its copy of the plugin stays, marked
+    settings = json.loads((user.config_dir / "settings.json").read_text(encoding="utf-8"))
+    assert settings["enabledPlugins"] == {} and settings["env"] == {"CLAUDE_CODE_ENABLE_TODO_TOOLS": "1"}
+    state = user.home / ".local" / "state" / "session-workflow"
+    cache = user.home / ".cache" / "session-workflow"
+    for kept in (state / "anchors", cache / "pycache"):
+        assert kept.is_dir() and files_under(kept), kept
+        assert f"~/{kept.parent.relative_to(user.home)}" in uninstall_text
+    assert anchor.is_file() and "`.claude/anchors/`" in uninstall_text
+    words = shlex.split(remove)
+    assert words[:2] == ["rm", "-rf"] and all(word.startswith("~/") for word in words[2:]), remove
+    subprocess.run(["bash", "-c", remove], env={"HOME": str(user.home), "PATH": os.environ["PATH"]}, check=True)
+    assert not state.exists() and not cache.exists()
+    leaks = fake_api.leaks()
+    assert not leaks, f"Claude Code tried to reach non-loopback hosts: {[r['path'] for r in leaks]}"
