@@ -514,6 +514,13 @@ MUTANTS = [
     ),
     # Issue 27.
     Mutant(
+        "the demo's CLI calls run in the caller's folder with its PYTHONPATH",
+        "cli/demo.py",
+        'return [sys.executable, "-I", *prefix, "-c",',
+        'return [sys.executable, *prefix, "-c",',
+        ("tests/cli/test_demo.py",),
+    ),
+    Mutant(
         "pip runs in the caller's working directory",
         "cli/bootstrap.py",
         "            cwd=staging,\n            env=pip_env(os.environ),",
