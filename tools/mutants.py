@@ -438,8 +438,22 @@ MUTANTS = [
     Mutant(
         "an edit grants trust (no vouched state before it)",
         "hook/tool_edit.py",
-        "if not stat.S_ISREG(info.st_mode) or record is None or not record.vouches_for(identity):",
-        "if not stat.S_ISREG(info.st_mode):",
+        "if not stat.S_ISREG(info.st_mode) or record is None:\n        return False\n    if not record.vouches_for(",
+        "if not stat.S_ISREG(info.st_mode):\n        return False\n    if record and not record.vouches_for(",
+        ("tests/hook/test_tool_edit.py",),
+    ),
+    Mutant(
+        "an edit of other bytes at a moved anchor's new inode keeps trust",
+        "hook/tool_edit.py",
+        "        if not registry.same_bytes(record, real, identity):\n            return False\n",
+        "",
+        ("tests/hook/test_tool_edit.py",),
+    ),
+    Mutant(
+        "an edit after a stash and pop loses trust",
+        "hook/tool_edit.py",
+        "        identity = record.identities[0]\n",
+        "",
         ("tests/hook/test_tool_edit.py",),
     ),
     Mutant(
@@ -499,6 +513,13 @@ MUTANTS = [
         ("tests/hook/test_tool_edit.py",),
     ),
     # Issue 27.
+    Mutant(
+        "the demo's CLI calls run in the caller's folder with its PYTHONPATH",
+        "cli/demo.py",
+        'return [sys.executable, "-I", *prefix, "-c",',
+        'return [sys.executable, *prefix, "-c",',
+        ("tests/cli/test_demo.py",),
+    ),
     Mutant(
         "pip runs in the caller's working directory",
         "cli/bootstrap.py",

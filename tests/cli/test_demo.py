@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -28,3 +29,22 @@ def test_demo_shows_the_startup_and_compact_injections_with_their_sizes() -> Non
         assert "Ledger migration" in text and "ledger API" in text and "Port the invoice writer" in text
     # Only a compaction quotes the user's last prompts.
     assert [("Go ahead with the invoice writer" in text) for _source, text, _size in injections] == [False, True]
+
+
+def test_the_demo_runs_no_code_of_the_folder_it_starts_in_nor_of_pythonpath(tmp_path: Path) -> None:
+    """Issue 27: started in a repository's folder whose ``env`` block set ``PYTHONPATH``, the demo's own CLI calls
+    import neither the repository's ``session_workflow/`` nor a ``sitecustomize.py`` on that path."""
+    repo, path = tmp_path / "repo", tmp_path / "path"
+    ran = tmp_path / "ran"
+    for folder, name in ((repo / "session_workflow", "__init__.py"), (path, "sitecustomize.py")):
+        folder.mkdir(parents=True)
+        (folder / name).write_text(f"open({str(ran / name)!r}, 'w').close()\n")
+    ran.mkdir()
+    env = {**os.environ, "PYTHONPATH": str(path)}
+    # As the Bash tool runs it: the script itself, whose shell line starts python3 isolated.
+    done = subprocess.run(
+        [str(BIN), "demo"], cwd=repo, env=env, capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert [source for source, _text, _size in INJECTION.findall(done.stdout)] == ["startup", "compact"]
+    assert sorted(ran.iterdir()) == []

@@ -138,6 +138,30 @@ def test_an_anchor_changed_by_hand_before_the_edit_stays_untrusted(project: Proj
     assert not registry.is_ours(state_env(), str(project.anchor))
 
 
+def moved(path: Path, data: bytes | None = None) -> None:
+    """``path`` at a new inode and mtime (as ``git stash --all`` and ``pop`` leave it), with ``data`` or its bytes."""
+    kept = path.read_bytes() if data is None else data
+    staged = path.with_name(".moved.tmp")
+    staged.write_bytes(kept)
+    os.utime(staged, ns=(path.stat().st_mtime_ns + 1_000_000, path.stat().st_mtime_ns + 1_000_000))
+    os.replace(staged, path)
+
+
+def test_an_edit_after_a_stash_and_pop_keeps_trust(project: Project) -> None:
+    moved(project.anchor)
+    assert registry.is_ours(state_env(), str(project.anchor))  # its very bytes, at a new inode
+    assert project.edit() == (True, True)
+    assert registry.is_ours(state_env(), str(project.anchor))
+    assert sessions_of(project.anchor) == [SESSION, OTHER]
+
+
+def test_other_bytes_of_the_same_size_at_a_new_inode_get_no_marker(project: Project) -> None:
+    data = project.anchor.read_bytes()
+    moved(project.anchor, data.replace(b"Port the parser", b"Port the PARSER"))
+    assert project.edit() == (False, False)
+    assert not registry.is_ours(state_env(), str(project.anchor))
+
+
 def test_no_post_without_its_pre(project: Project) -> None:
     """A PostToolUse whose call left no marker (PreToolUse did not run, or another call's) vouches for nothing."""
     project.anchor.write_bytes(EDITED)

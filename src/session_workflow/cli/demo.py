@@ -39,6 +39,16 @@ finally:
     os._exit(0)
 """
 
+# The CLI the demo runs in its throwaway project: isolated (``-I``) as bin/session-workflow runs it, with only this
+# package and its dependencies on the path, so neither the folder the demo is started in (a repository's
+# ``session_workflow/`` or ``json.py``) nor a ``PYTHONPATH`` its ``env`` block set can run inside it.
+DEMO_CLI = """import sys
+sys.path[:0] = {paths!r}
+from session_workflow.cli.main import main
+
+raise SystemExit(main())
+"""
+
 ANCHOR = """---
 format: anchor/v1
 task: Migrate the billing service to the new ledger
@@ -111,9 +121,16 @@ def dependency_paths() -> list[str]:
     )
 
 
-def _cli(env: dict[str, str], *args: str, stdin: str | None = None) -> str:
+def cli_argv(deps: Sequence[str], *args: str) -> list[str]:
+    """The demo's CLI call (``DEMO_CLI``); its bytecode goes where this process's goes (``-I`` ignores
+    ``PYTHONPYCACHEPREFIX``), so never into the plugin folder when bin/session-workflow chose a cache."""
+    prefix = ["-X", f"pycache_prefix={sys.pycache_prefix}"] if sys.pycache_prefix else []
+    return [sys.executable, "-I", *prefix, "-c", DEMO_CLI.format(paths=[SRC, *deps]), *args]
+
+
+def _cli(env: dict[str, str], deps: Sequence[str], *args: str, stdin: str | None = None) -> str:
     done = subprocess.run(
-        [sys.executable, "-m", "session_workflow", *args],
+        cli_argv(deps, *args),
         input=stdin,
         capture_output=True,
         text=True,
@@ -152,7 +169,6 @@ def build_project(base: str, deps: list[str]) -> tuple[str, str, dict[str, str]]
     session = str(uuid.uuid4())
     env = dict(
         os.environ,
-        PYTHONPATH=os.pathsep.join(filter(None, [SRC, *deps, os.environ.get("PYTHONPATH")])),
         CLAUDE_CODE_SESSION_ID=session,
         CLAUDE_CONFIG_DIR=os.path.join(base, "config"),
         CLAUDE_PLUGIN_ROOT=ROOT,
@@ -164,11 +180,11 @@ def build_project(base: str, deps: list[str]) -> tuple[str, str, dict[str, str]]
     for option in config.HOOK_OPTIONS:  # the demo shows the defaults, whatever this shell has set
         for name in option.names():
             env.pop(name, None)
-    anchor = _cli(env, "anchor", "new", "--task", "Migrate the billing service", "--dir", project)
-    _cli(env, "anchor", "write", anchor, stdin=ANCHOR.format(project=project))
-    _cli(env, "anchor", "step", anchor, "Added LedgerClient (4f2c1ab); tests green")
-    _cli(env, "state", "set", "--dir", project, "--ticket", "34", "--title", "Ledger migration", "--map", "12")
-    _cli(env, "state", "step", "--dir", project, "execute")
+    anchor = _cli(env, deps, "anchor", "new", "--task", "Migrate the billing service", "--dir", project)
+    _cli(env, deps, "anchor", "write", anchor, stdin=ANCHOR.format(project=project))
+    _cli(env, deps, "anchor", "step", anchor, "Added LedgerClient (4f2c1ab); tests green")
+    _cli(env, deps, "state", "set", "--dir", project, "--ticket", "34", "--title", "Ledger migration", "--map", "12")
+    _cli(env, deps, "state", "step", "--dir", project, "execute")
     _write_tasks(os.path.join(base, "config", "tasks", session))
     return project, session, env
 
@@ -209,7 +225,8 @@ def run(args: argparse.Namespace) -> int:
             print(context or "(nothing)")
             print(f"===== {utf16_len(context)} of {CAP_UTF16} UTF-16 units =====")
     except subprocess.CalledProcessError as error:
-        print(f"demo: {' '.join(error.cmd[2:])} failed: {error.stderr.strip()}", file=sys.stderr)
+        command = " ".join(error.cmd[error.cmd.index("-c") + 2 :])
+        print(f"demo: session-workflow {command} failed: {error.stderr.strip()}", file=sys.stderr)
         return 1
     finally:
         if args.keep:

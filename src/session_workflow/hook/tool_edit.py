@@ -143,8 +143,8 @@ def _sweep(folder: str, now: float) -> None:
 
 
 def before_edit(raw: bytes, env: Mapping[str, str], now: float) -> bool:
-    """PreToolUse: leave this call's marker when the registry vouches for the anchor as it is now. True when
-    a marker was written."""
+    """PreToolUse: leave this call's marker when the registry vouches for the anchor as it is now (its identity,
+    or its very bytes: ``registry.trusts``). True when a marker was written."""
     found = edited_anchor(raw)
     if found is None:
         return False
@@ -166,8 +166,14 @@ def before_edit(raw: bytes, env: Mapping[str, str], now: float) -> bool:
         return False
     identity = registry.Identity.of(info)
     record = registry.read(env, real)
-    if not stat.S_ISREG(info.st_mode) or record is None or not record.vouches_for(identity):
+    if not stat.S_ISREG(info.st_mode) or record is None:
         return False
+    if not record.vouches_for(identity):
+        # Its very bytes at a new inode (a stash and pop, a checkout): the marker names the identity the record
+        # vouches for, so PostToolUse finds the record unchanged since, exactly as for an unmoved file.
+        if not registry.same_bytes(record, real, identity):
+            return False
+        identity = record.identities[0]
     return _store(marker, encode_marker(real, identity), now)
 
 
@@ -259,7 +265,7 @@ def has_filelock(env: Mapping[str, str]) -> bool:
 
 def keep_trust(real: str, before: tuple[int, int, int, int], env: Mapping[str, str], session: str, now: float) -> bool:
     """Under the anchor's lock, vouch for its bytes as read now when the record still vouches for the identity
-    the file had before the call (a record dropped meanwhile, by ``anchor close`` say, stays dropped)."""
+    PreToolUse noted (a record dropped or rewritten meanwhile, by ``anchor close`` say, stays as it is)."""
     from session_workflow.anchor import registry
     from session_workflow.anchor.writer import vouch_as_read
     from session_workflow.core import atomic
