@@ -606,6 +606,13 @@ MUTANTS = [
     ),
     # Issue 25 (new session, fork).
     Mutant(
+        "a cloned work state is shown as the run's own",
+        "workstate/part.py",
+        'return os.path.isfile(os.path.join(os.path.dirname(transcript), owner + ".jsonl"))',
+        "return True",
+        ("tests/hook/test_session_start.py",),
+    ),
+    Mutant(
         "clear without the recovered tasks",
         "hook/compose.py",
         '"clear": ("work state", "anchor", "tasks"),',

@@ -723,7 +723,8 @@ def test_orphaned_work_state_is_delivered_nowhere(claude: Claude, fake_api: Fake
     set_ticket(claude, new_session_id(), ticket="77", title="Someone else's ticket")
     claude.write_task(sid, 1, "Write the parser for rule 7", "in_progress")
     claude.converse(["turn one", "/compact", "turn two"], session_id=sid)
-    named = 'Work state of another session (its section is not given to this one): #77 "Someone else\'s ticket"'
+    # Its owner never ran here (no transcript beside this session's): named by its path alone, none of its text.
+    named = "Work state not written by a session of this machine (not shown): "
     first = the_block(fake_api.message_requests()[0], "startup")
     assert first.split("\n\n")[1].startswith(named), show(fake_api.message_requests()[0])  # startup names it, once
     for body in fake_api.message_requests():

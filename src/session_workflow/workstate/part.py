@@ -1,10 +1,18 @@
 """The work-state part of the SessionStart block, the note of what the mod delivered instead, and the one line
-that names another session's state at a new session."""
+that names another session's state at a new session.
+
+A work-state file has no trust record: one a repository ships (a clone gets a fresh mtime) must not have its
+title and step put before the model with the advice to take it over. So the line gives ticket, title and step
+only when the owner is a session of this machine: its transcript lies beside this session's, in Claude Code's own
+folder, which no repository writes (one ``stat``). Any other state is named by its path alone.
+"""
 
 from __future__ import annotations
 
+import os
+
 from session_workflow.core import config
-from session_workflow.core.locations import STATE_RELPATH
+from session_workflow.core.locations import STATE_RELPATH, is_safe_name
 from session_workflow.core.parts import PreparedPart
 from session_workflow.core.text import cut_code_points, escaped, one_line, utf8_len, utf16_len
 from session_workflow.workstate.records import DeliveryRecord
@@ -92,6 +100,24 @@ def foreign_line(state: WorkState, age: float) -> str:
     )
 
 
+def stranger_line(path: str) -> str:
+    """The line for a state no session of this machine is known to have written: its path, nothing of its text."""
+    shown = escaped(path)
+    shown = shown if utf16_len(shown) <= PATH_CAP else STATE_RELPATH
+    return (
+        f"Work state not written by a session of this machine (not shown): {shown}; only if the user says it is"
+        " theirs: `session-workflow state show`, then `session-workflow state adopt`."
+    )
+
+
+def written_here(ctx: HookContext, owner: str | None) -> bool:
+    """True when ``owner`` is a session of this machine in this project: its transcript beside this session's."""
+    transcript = ctx.transcript_path
+    if not owner or not is_safe_name(owner) or not transcript or not os.path.isabs(transcript):
+        return False
+    return os.path.isfile(os.path.join(os.path.dirname(transcript), owner + ".jsonl"))
+
+
 # Where a new session id starts with no work state of its own, so a state left by another session is named.
 FOREIGN_SOURCES = ("startup", "clear")
 
@@ -107,6 +133,8 @@ def prepare_foreign(ctx: HookContext) -> PreparedPart | None:
     age = ctx.now - loaded.mtime
     if ctx.source == "startup" and age > config.hours(config.STARTUP_WINDOW_HOURS, ctx.env) * 3600:
         return None
+    if not written_here(ctx, loaded.state.session):
+        return ForeignStatePart(stranger_line(loaded.path))
     return ForeignStatePart(foreign_line(loaded.state, age))
 
 
