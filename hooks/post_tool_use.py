@@ -3,12 +3,20 @@
 import os
 import sys
 
-sys.dont_write_bytecode = True  # until core.bytecode.place says where: never the plugin folder, never a project
+# Bytecode goes to the plugin's data folder (Claude Code's), never into the plugin folder (a marketplace install
+# copies a checkout whole) nor into the project (bytecode is code); else none is written. Inline: a module imported
+# before this is decided would be compiled afresh on every run.
+data = os.environ.get("CLAUDE_PLUGIN_DATA", "")
+try:
+    real = os.path.realpath(data) if os.path.isabs(data) else ""
+    homes = [os.path.realpath(p) for p in (os.environ.get("CLAUDE_PROJECT_DIR", ""), os.getcwd()) if os.path.isabs(p)]
+except (OSError, ValueError):  # a deleted working directory, a NUL
+    real = ""
+keep = bool(real) and os.path.isdir(real) and not any((real + "/").startswith(p.rstrip("/") + "/") for p in homes)
+sys.pycache_prefix = os.path.join(real, "pycache") if keep else None
+sys.dont_write_bytecode = not keep
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src"))
 try:
-    from session_workflow.core.bytecode import place
-
-    place()
     from session_workflow.hook.tool_edit import post_tool_use
 
     post_tool_use()

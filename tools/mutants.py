@@ -7,18 +7,20 @@ whole unit suite with ``--full``; a mutant of the mod (``hooks/mod/*.ts``) names
 occurs exactly once (the code moved: update the list), fails the check. The unmutated copy runs the same tests
 first, so a red baseline is reported as such and not mistaken for a kill.
 
-    python tools/mutants.py [--full] [--only NAME ...] [--list]
+    python tools/mutants.py [--full] [--only NAME ...] [--list] [--jobs N]
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import queue
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PKG = "src/session_workflow/"
@@ -945,6 +947,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--full", action="store_true", help="run the whole unit suite for each mutant")
     parser.add_argument("--only", nargs="+", metavar="NAME", help="mutants whose name contains one of these")
     parser.add_argument("--list", action="store_true", help="print the mutants and exit")
+    parser.add_argument("--jobs", type=int, default=2, help="mutants judged at once, each in its own copy (2)")
     args = parser.parse_args(argv)
     chosen = [m for m in MUTANTS if not args.only or any(part in m.name for part in args.only)]
     if args.list:
@@ -972,23 +975,36 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"the mod's baseline fails, no mutant can be judged:\n{result.stdout[-3000:]}")
                 return 2
             print(f"baseline passes ({time.monotonic() - started:.0f}s): {MOD}")
-        survivors = []
-        for mutant in chosen:
+        # Each worker judges mutants in a copy of its own, so two run at once on a machine of two cores.
+        copies: queue.Queue[str] = queue.Queue()
+        copies.put(copy)
+        for index in range(1, max(1, args.jobs)):
+            other = os.path.join(base, f"repo{index}")
+            copy_repo(other)
+            copies.put(other)
+
+        def judge(mutant: Mutant) -> str | None:
+            """Print ``mutant``'s verdict; its name when it survived (or is stale), else None."""
             started = time.monotonic()
-            original = apply(copy, mutant)
-            if original is None:
-                print(f"STALE     {mutant.name}: not exactly once in {mutant.path}; update tools/mutants.py")
-                survivors.append(mutant.name)
-                continue
+            where = copies.get()
             try:
-                result = run_mod_tests(copy) if mutant.runner == MOD else run_tests(copy, scope[mutant.name])
+                original = apply(where, mutant)
+                if original is None:
+                    print(f"STALE     {mutant.name}: not exactly once in {mutant.path}; update tools/mutants.py")
+                    return mutant.name
+                try:
+                    result = run_mod_tests(where) if mutant.runner == MOD else run_tests(where, scope[mutant.name])
+                finally:
+                    restore(where, mutant, original)
             finally:
-                restore(copy, mutant, original)
+                copies.put(where)
             killed = result.returncode == 1 and (mutant.runner != MOD or failed_mod_tests(result) > 0)
-            if not killed:
-                survivors.append(mutant.name)
             verdict = "killed" if killed else f"SURVIVED (pytest exit {result.returncode})"
-            print(f"{verdict:<9} {mutant.name} ({time.monotonic() - started:.0f}s)")
+            print(f"{verdict:<9} {mutant.name} ({time.monotonic() - started:.0f}s)", flush=True)
+            return None if killed else mutant.name
+
+        with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+            survivors = [name for name in pool.map(judge, chosen) if name is not None]
     print(f"{len(chosen) - len(survivors)} of {len(chosen)} mutants killed")
     return 1 if survivors else 0
 

@@ -438,13 +438,7 @@ def test_the_cold_shims_are_silent_on_hostile_input(shim: str, payload: bytes, p
     assert run_shim(shim, payload, cold_env(tmp_path), python=python) == b""
 
 
-HOOK_MODULES = {
-    "session_workflow",
-    "session_workflow.core",
-    "session_workflow.core.bytecode",  # where the bytecode goes: os and sys only
-    "session_workflow.hook",
-    "session_workflow.hook.tool_edit",
-}
+HOOK_MODULES = {"session_workflow", "session_workflow.hook", "session_workflow.hook.tool_edit"}
 
 
 @pytest.mark.parametrize("shim", ["pre_tool_use.py", "post_tool_use.py"])

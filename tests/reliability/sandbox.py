@@ -29,7 +29,6 @@ import pytest
 
 from session_workflow.anchor.frame import HEAD_CLOSE, QUOTE
 from session_workflow.anchor.writer import vouch_as_read
-from session_workflow.core.bytecode import bytecode_folder
 from session_workflow.core.context import HookContext
 from session_workflow.core.locations import records_dir
 from session_workflow.core.text import utf16_len
@@ -213,12 +212,22 @@ class Sandbox:
         ``CLAUDE_PLUGIN_DATA`` gives when the product's rules accept it (records, bytecode: outside the project)."""
         roots = [self.plugin_data, os.path.join(self.xdg, "state", "session-workflow", "work-state-delivered")]
         if env is not None:
-            cwd = env.get("CLAUDE_PROJECT_DIR", "")  # where run_shim runs a hook
-            given = [records_dir(env, project_dirs), bytecode_folder(env, cwd if os.path.isdir(cwd) else os.getcwd())]
-            roots += [folder for folder in given if folder is not None]
+            roots += [folder for folder in (records_dir(env, project_dirs), shim_bytecode(env)) if folder is not None]
         for folder in project_dirs:
             roots += [self.anchors(folder), self.state_dir(folder)]
         return roots
+
+
+def shim_bytecode(env: Mapping[str, str]) -> str | None:
+    """Where a shim run by ``run_shim`` keeps its bytecode, by the shims' rule: ``<CLAUDE_PLUGIN_DATA>/pycache`` for
+    a folder that exists outside ``CLAUDE_PROJECT_DIR`` and the working directory (run_shim's: that dir)."""
+    data = env.get("CLAUDE_PLUGIN_DATA", "")
+    project = env.get("CLAUDE_PROJECT_DIR", "")
+    if not os.path.isabs(data) or "\x00" in data or not os.path.isdir(data):
+        return None
+    real = os.path.realpath(data)
+    homes = [os.path.realpath(p) for p in (project, project if os.path.isdir(project) else os.getcwd()) if p]
+    return None if any((real + "/").startswith(h.rstrip("/") + "/") for h in homes) else os.path.join(real, "pycache")
 
 
 def task_json(task_id: int, subject: str, status: str = "pending", description: str = "", **extra: object) -> bytes:
