@@ -15,6 +15,7 @@ from session_workflow.core.text import (
     cut_code_points,
     cut_utf8,
     cut_utf16,
+    duration_text,
     one_line,
     utf8_len,
     utf16_len,
@@ -242,3 +243,15 @@ def test_the_mods_golden_texts_are_what_python_gives() -> None:
     if os.environ.get("SESSION_WORKFLOW_UPDATE_GOLDEN") == "1":
         MOD_GOLDEN.write_text(text, encoding="ascii")
     assert MOD_GOLDEN.read_text(encoding="ascii") == text
+
+
+def test_a_duration_is_minutes_under_an_hour_and_whole_hours_above() -> None:
+    assert [duration_text(s) for s in (-5, 0, 59.9, 60, 3599, 3600, 96 * 3600 + 3599)] == [
+        "<1 min",
+        "<1 min",
+        "<1 min",
+        "1 min",
+        "59 min",
+        "1h",
+        "96h",
+    ]

@@ -13,6 +13,7 @@ from __future__ import annotations
 from session_workflow.core.text import (
     INVISIBLE_RANGES,
     cut_utf16,
+    duration_text,
     escaped,
     has_invisible,
     utf16_len,
@@ -669,12 +670,7 @@ def tier_for(source: str | None, age: float, parked: bool, startup_window: float
 
 def age_text(age: float) -> str:
     """An age for people: minutes under an hour, whole hours above; a future mtime says so, never "<1 min"."""
-    if age < -FUTURE_SLACK_SECONDS:
-        return "future"
-    seconds = max(0, int(age))
-    if seconds < 60:
-        return "<1 min"
-    return f"{seconds // 60} min" if seconds < 3600 else f"{seconds // 3600}h"
+    return "future" if age < -FUTURE_SLACK_SECONDS else duration_text(age)
 
 
 def updated_text(age: float) -> str:

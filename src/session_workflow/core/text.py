@@ -190,3 +190,11 @@ def without_comments(lines: list[str]) -> list[str]:
         if text:
             kept.append(text)
     return kept
+
+
+def duration_text(seconds: float) -> str:
+    """A duration for people: "<1 min", minutes under an hour, whole hours above (a negative one counts as 0)."""
+    whole = max(0, int(seconds))
+    if whole < 60:
+        return "<1 min"
+    return f"{whole // 60} min" if whole < 3600 else f"{whole // 3600}h"

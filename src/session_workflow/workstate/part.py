@@ -14,7 +14,7 @@ import os
 from session_workflow.core import config
 from session_workflow.core.locations import STATE_RELPATH, is_safe_name
 from session_workflow.core.parts import PreparedPart
-from session_workflow.core.text import cut_code_points, escaped, one_line, utf8_len, utf16_len
+from session_workflow.core.text import cut_code_points, duration_text, escaped, one_line, utf8_len, utf16_len
 from session_workflow.workstate.records import DeliveryRecord
 from session_workflow.workstate.section import (
     MAX_SECTION_BYTES,
@@ -81,12 +81,7 @@ class ForeignStatePart(PreparedPart):
 
 def age_words(age: float) -> str:
     """``updated 5 min ago`` (minutes under an hour, whole hours above), or that the mtime is ahead of the clock."""
-    if age < -60:
-        return "updated at a future time"
-    seconds = max(0, int(age))
-    if seconds < 60:
-        return "updated <1 min ago"
-    return f"updated {seconds // 60} min ago" if seconds < 3600 else f"updated {seconds // 3600}h ago"
+    return "updated at a future time" if age < -60 else f"updated {duration_text(age)} ago"
 
 
 def foreign_line(state: WorkState, age: float) -> str:
