@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -92,8 +93,13 @@ def test_resumed_session_is_the_id_a_fork_command_line_names(argv: list[str], se
 
 
 def test_parent_argv_reads_a_process_command_line_and_nothing_for_none() -> None:
-    if os.path.exists(f"/proc/{os.getpid()}/cmdline"):  # Linux: this very process's arguments
-        assert sys.argv[-1] in thread.parent_argv(os.getpid())
+    if os.path.exists(f"/proc/{os.getpid()}/cmdline"):  # Linux: a child's arguments (pytest's own may be retitled)
+        script = "import sys; sys.stdin.read()"
+        child = subprocess.Popen([sys.executable, "-c", script, "--marker"], stdin=subprocess.PIPE)
+        try:
+            assert thread.parent_argv(child.pid)[1:4] == ["-c", script, "--marker"]
+        finally:
+            child.communicate(b"")
     assert thread.parent_argv(2**30) == []
 
 
