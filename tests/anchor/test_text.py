@@ -251,7 +251,7 @@ def test_a_comment_is_never_the_cursor_line_nor_the_next_action() -> None:
     )
     cursor = split_sections(head)[1]
     assert cursor_first_line(cursor) == "Next:"
-    assert cursor_next_action(cursor) == "Next:"
+    assert cursor_next_action(cursor) == "- Next action: run z"  # an empty label is a prompt, not the action
     cursor = split_sections(head.replace("Next: <!-- fill in -->\n", ""))[1]
     assert cursor_first_line(cursor) == "- Step 2:  wrote x"
     assert cursor_next_action(cursor) == "- Next action: run z"

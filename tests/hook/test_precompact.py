@@ -81,8 +81,31 @@ def test_the_next_action_is_named_once(line: str) -> None:
 
 
 def test_a_line_that_only_mentions_next_keeps_its_words() -> None:
-    text = precompact.instructions(("/p/a.md", "- Step 3: lexer done; next: rule 7"), None, 0)
-    assert text.endswith("its next action: - Step 3: lexer done; next: rule 7")
+    text = precompact.instructions(("/p/a.md", "Step 3: lexer done; next: rule 7"), None, 0)
+    assert text.endswith("its next action: Step 3: lexer done; next: rule 7")
+
+
+CURSORS = [
+    # The cursor's Next action line, wherever it stands, over any step that mentions "next".
+    ("- Step 4: parser done; next: rule 7\n- Step 3: lexer done\n- Next action: port rule 7\n", "port rule 7"),
+    ("- **Next action on resume**: port rule 7\n- Step 4: parser done\n", "port rule 7"),
+    # No such line: the newest step (by its number, hand-ordered oldest first too), without its bullet.
+    ("- Step 3: lexer done\n- Step 4: parser done; next: rule 7\n", "Step 4: parser done; next: rule 7"),
+    ("- Step 12: parser done\n* Step 9: lexer done\n", "Step 12: parser done"),
+    # An empty label is a prompt, not an action.
+    ("Next: <!-- fill in -->\n- Step 2: lexer done\n", "Step 2: lexer done"),
+    # Neither: the cursor's first line, without its bullet.
+    ("- porting the refund consumer\n", "porting the refund consumer"),
+]
+
+
+@pytest.mark.parametrize(("cursor", "action"), CURSORS)
+def test_the_next_action_is_the_cursors_next_action_line_else_its_newest_step(
+    tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes], cursor: str, action: str
+) -> None:
+    project = Project(tmp_path)
+    anchor = project.anchor(f"---\nformat: anchor/v1\n---\n# Mission\nShip it.\n\n## Cursor\n{cursor}\n## Invariants\n")
+    assert _run(project, capsysbinary).endswith(f"- the control anchor file {anchor} and its next action: {action}\n")
 
 
 def test_an_unfilled_anchor_has_no_next_action(tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]) -> None:

@@ -61,6 +61,13 @@ class _LazyPattern:
 
 # The writer's cursor bullets: "- Step 12: ..." (any list marker).
 STEP_BULLET = _LazyPattern(r"^[ \t]*[-*+][ \t]+Step[ \t]+(\d{1,9})\b")
+# The label a next-action line starts with ("- **Next action on resume**:", "Next:"); bounded and without nested
+# repeats, so linear on any line.
+NEXT_LABEL = _LazyPattern(
+    r"(?i)^(?:[-*+]\s{1,8})?(?:\*\*)?next(?: action| step)?(?: [^:*\n]{0,40})?(?:\*\*)?\s{0,8}:\s{0,8}(?:\*\*)?\s{0,8}"
+)
+# A list marker before a line's text.
+_BULLET = _LazyPattern(r"^[-*+][ \t]{1,8}")
 
 
 def lines_of(text: str) -> list[str]:
@@ -388,12 +395,23 @@ def cursor_first_line(section: Section) -> str | None:
 
 
 def cursor_next_action(section: Section) -> str | None:
-    """The cursor's next-action line (the first line naming "next"), else its first line; comments are neither."""
+    """What the cursor says comes next: its first ``Next action:`` line (any ``next…:`` label with text after it),
+    else its newest ``- Step N`` entry, else its first line, without a list marker; comments are none of them.
+
+    The newest step rather than the first line: ``anchor step`` adds its bullets newest first, but a hand edit may
+    not, and the summary should keep the step the run last reached.
+    """
     body = without_comments(section_body_lines(section))
     for line in body:
-        if "next" in line.lower():
+        label = NEXT_LABEL.match(line)
+        if label is not None and line[label.end() :].strip():
             return line
-    return body[0] if body else None
+    steps = [(int(found.group(1)), line) for line in body for found in (STEP_BULLET.match(line),) if found]
+    line = max(steps, key=lambda step: step[0])[1] if steps else (body[0] if body else None)
+    if line is None:
+        return None
+    bullet = _BULLET.match(line)
+    return line[bullet.end() :] if bullet is not None else line
 
 
 def newest_cursor_step(head: str) -> int | None:

@@ -7,10 +7,9 @@ where that state lives and what comes next, so a model reading only the summary 
 
 from __future__ import annotations
 
-import re
-
 from session_workflow.anchor import part as anchor_part
 from session_workflow.anchor.block import display_path
+from session_workflow.anchor.text import NEXT_LABEL
 from session_workflow.core import config
 from session_workflow.core.text import cut_code_points, cut_utf16, one_line, utf16_len
 from session_workflow.hook.io import run_hook, write_stdout
@@ -26,12 +25,6 @@ if TYPE_CHECKING:
 MAX_CHARS = 600
 TITLE_CHARS = 80
 STEP_CHARS = 80
-# The label a next-action line starts with ("- **Next action on resume**:", "Next:"), which the request names
-# itself; bounded and without nested repeats, so linear on any line.
-_ACTION_LABEL = re.compile(
-    r"^(?:[-*+]\s{1,8})?(?:\*\*)?next(?: action| step)?(?: [^:*\n]{0,40})?(?:\*\*)?\s{0,8}:\s{0,8}(?:\*\*)?\s{0,8}",
-    re.IGNORECASE,
-)
 # Claude Code also copies a manual /compact's PreCompact output into the conversation, so the request says
 # whom it is for and that the assistant has nothing to do about it.
 LEAD = (
@@ -48,7 +41,9 @@ def instructions(anchor: tuple[str, str | None] | None, ticket: WorkState | None
     lines = []
     if anchor is not None:
         path, next_action = anchor
-        action = _ACTION_LABEL.sub("", one_line(next_action or ""))
+        line = one_line(next_action or "")
+        label = NEXT_LABEL.match(line)
+        action = line[label.end() :] if label is not None else line
         shown = display_path(path)
         lines.append(f"- the control anchor file {shown}" + (f" and its next action: {action}" if action else ""))
     if ticket is not None:
