@@ -273,8 +273,8 @@ MUTANTS = [
     Mutant(
         "a comment is the next action",
         "anchor/text.py",
-        'comments are neither."""\n    body = without_comments(section_body_lines(section))',
-        'comments are neither."""\n    body = (section_body_lines(section))',
+        "body = without_comments(section_body_lines(section))\n    for line in body:\n        label = NEXT_LABEL",
+        "body = (section_body_lines(section))\n    for line in body:\n        label = NEXT_LABEL",
         ("tests/anchor/test_text.py", "tests/anchor/test_template.py"),
     ),
     Mutant(
