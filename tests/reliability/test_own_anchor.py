@@ -230,7 +230,15 @@ def test_gone_after_the_anchors_folder_is_deleted_golden() -> None:
         )
         restored = cli(box, "anchor", "restore", path)
         assert restored.returncode == 0, restored.stderr
-        assert restored.stdout == f"restored {path} (step 2)\n"
+        # The anchor's HEAD follows, as `anchor show` prints it: the model continues from it in the same turn.
+        first, shown = restored.stdout.split("\n", 1)
+        assert first == f"restored {path} (step 2)"
+        assert shown == cli(box, "anchor", "show", path).stdout and shown.count("- Next action: OURS") == 1
+        again = cli(box, "anchor", "restore", path)
+        assert again.stdout.split("\n", 1) == [
+            f"{path} is already step 2, as this machine's writers left it: nothing to restore",
+            shown,
+        ]
         assert cold_block(box).count("- Next action: OURS") == 1
         assert Path(box.anchors(), ".gitignore").read_text() == "*\n"
 
@@ -345,7 +353,7 @@ def test_restore_refusals() -> None:
         )
         path = new_anchor(box)
         same = cli(box, "anchor", "restore", path)
-        assert same.returncode == 0 and same.stdout.endswith("nothing to restore\n")
+        assert same.returncode == 0 and same.stdout.split("\n", 1)[0].endswith("nothing to restore")
         for argv in (("restore", os.path.join(box.project, "x.md")), ("restore", path[:-3] + ".closed.md")):
             assert cli(box, "anchor", *argv).returncode == 2
         record = registry.read(box.env(), os.path.realpath(path))
@@ -376,7 +384,9 @@ def test_restore_puts_back_a_head_only_copy_of_a_large_anchor() -> None:
         assert cli(box, "anchor", "write", path, stdin=text.encode()).returncode == 0
         os.unlink(path)
         restored = cli(box, "anchor", "restore", path)
-        assert restored.stdout == f"restored {path} (step 3), its HEAD only: the file was over 64 KiB\n"
+        first, shown = restored.stdout.split("\n", 1)
+        assert first == f"restored {path} (step 3), its HEAD only: the file was over 64 KiB"
+        assert shown.count("- Next action: BIG") == 1
         assert Path(path).read_text() == text.split("<!-- anchor:tail -->")[0]
         assert cold_block(box).count("- Next action: BIG") == 1
 

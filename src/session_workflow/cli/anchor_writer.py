@@ -10,7 +10,7 @@ import os
 import sys
 import time
 
-from session_workflow.anchor.report import head_fit_report, resolve_folder, stale_paths
+from session_workflow.anchor.report import head_fit_report, resolve_folder, show_anchor, stale_paths
 from session_workflow.anchor.text import mv_command
 from session_workflow.anchor.writer import (
     MAX_STDIN_BYTES,
@@ -133,10 +133,14 @@ def _run_restore(args: argparse.Namespace) -> int:
     step = f"step {restored.step}" if restored.step is not None else "the last version written here"
     if not restored.written:
         print(f"{path} is already {step}, as this machine's writers left it: nothing to restore")
-        return 0
-    print(f"restored {path} ({step}){'' if restored.whole else ', its HEAD only: the file was over 64 KiB'}")
-    if restored.kept is not None:
-        print(f"the changed file it replaced is kept as {restored.kept}")
+    else:
+        print(f"restored {path} ({step}){'' if restored.whole else ', its HEAD only: the file was over 64 KiB'}")
+        if restored.kept is not None:
+            print(f"the changed file it replaced is kept as {restored.kept}")
+    # The run continues from it in this very turn: the block that named the gone anchor had no cursor to give.
+    lines, code = show_anchor(path, False, time.time())
+    if not code:
+        print("\n".join(lines))
     return 0
 
 
