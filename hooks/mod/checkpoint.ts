@@ -43,6 +43,8 @@ const MAX_TASK_FILES = 256
 const MAX_TASK_FILE_BYTES = 16 * 1024
 const MAX_SCANNED_OUTPUT = 64 * 1024
 const KEPT_SESSIONS = 32
+/** The reminders kept per session for `session-workflow log` (core/ledger.py `reminders_path`), newest last. */
+export const LEDGER_REMINDERS = 32
 const STORE_KEY = 'keptAnchors'
 const TICK_MS = 60_000
 const MINUTE_MS = 60_000
@@ -440,6 +442,38 @@ export function recordVouches(
   return ids.slice(0, 2).some(matches) && sessions.includes(session)
 }
 
+/** `time.strftime("%Y-%m-%dT%H:%M:%SZ")` of the ledger's Python lines, so both sort as one list. */
+function isoSeconds(ms: number): string {
+  return `${new Date(ms).toISOString().slice(0, 19)}Z`
+}
+
+type ReminderEntry = { ts: string; anchor: string; tokens: number; threshold: number }
+
+/**
+ * Keeps a reminder for `session-workflow log` in this session's file beside the compaction ledger (core/ledger.py
+ * `reminders_path`): the newest LEDGER_REMINDERS as one JSON list, rewritten whole (a mod writes whole files; one
+ * session, one writer). A reminder is only for an anchor a trust record vouched for, so the state folder is the
+ * writers' own; a failure here never costs the reminder itself.
+ */
+async function noteReminder($: EngineInterface, session: string, entry: ReminderEntry): Promise<void> {
+  try {
+    const trust = await trustDir($)
+    if (trust === null || !/^[A-Za-z0-9_-]{1,100}$/.test(session)) return
+    const path = `${trust.slice(0, -'/anchors'.length)}/reminders/${session}.json`
+    const before = await readText($, path, 64 * 1024)
+    let kept: unknown = []
+    try {
+      kept = before === null ? [] : JSON.parse(before)
+    } catch {
+      kept = []
+    }
+    const list = Array.isArray(kept) ? kept.filter((item) => typeof item === 'object' && item !== null) : []
+    await $.fs.write(path, JSON.stringify([...list, entry].slice(-LEDGER_REMINDERS)))
+  } catch {
+    // The ledger is a record of what was sent: a reminder it could not note is still sent.
+  }
+}
+
 /** Where the Python side keeps the trust records (core/locations.py `trust_dir`: HOME and XDG_STATE_HOME, which a
  * project's env block cannot set); null without a home. */
 async function trustDir($: EngineInterface): Promise<string | null> {
@@ -611,6 +645,7 @@ export async function afterToolCall(
         const lags = ticket !== null && ticket.updatedAt !== null && ticket.updatedAt < anchor.writtenAt
         const fill = { tokens: context.tokens, threshold: found.threshold }
         reminder = reminderLine(anchor.path, fill, lags ? ticket : null)
+        await noteReminder($, await $.session.id(), { ts: isoSeconds(await clock()), anchor: anchor.path, ...fill })
       }
     }
   }

@@ -20,7 +20,7 @@ from session_workflow.anchor import discover
 from session_workflow.anchor.block import CAP, POINTER_LIMIT, AnchorBlock
 from session_workflow.anchor.discover import HEAD_READ_BYTES, Candidate, injected_anchor, list_open, scan_dir
 from session_workflow.anchor.frame import quote, trim_end
-from session_workflow.anchor.part import LOG_MAX_BYTES, append_log, precompact_facts, prepare
+from session_workflow.anchor.part import precompact_facts, prepare
 from session_workflow.anchor.text import AnchorText, cursor_index, split_sections
 from session_workflow.core import boundedio
 from session_workflow.core.context import HookContext
@@ -440,38 +440,17 @@ def test_part_contract_and_composing_writes_nothing(golden_dir: Path) -> None:
     assert sorted(os.listdir(folder)) == ["a.md"]
 
 
-def test_after_emit_logs_and_creates_gitignore(tmp_path: Path) -> None:
+def test_after_emit_creates_gitignore_and_the_ledger_gets_the_anchors_facts(tmp_path: Path) -> None:
     write_anchor(tmp_path, "a.md", LIVE_ANCHOR, HOUR)
     folder = tmp_path / ".claude" / "anchors"
     part = prepare(make_ctx(tmp_path))
     assert part is not None
+    assert part.ledger_facts()["anchor"] is None  # nothing rendered, nothing sent
     part.render(CAP)
     part.after_emit(True)
-    part.after_emit(False)
-    records = [json.loads(line) for line in (folder / "log.ndjson").read_text().splitlines()]
-    assert [r["event"] for r in records] == ["inject", "inject_failed"]
-    assert records[0] == {
-        "ts": "2033-05-18T03:33:20Z",
-        "event": "inject",
-        "source": "compact",
-        "session": "sess-1",
-        "file": "a.md",
-        "tier": "full",
-        "open_anchors": 1,
-        "dir": str(tmp_path),
-        "chars": records[0]["chars"],
-    }
-    assert records[0]["chars"] > 500
+    assert part.ledger_facts() == {"anchor": str(folder / "a.md"), "step": "7", "tier": "full"}
     assert (folder / ".gitignore").read_text() == "*\n"
-
-
-def test_omitted_part_logs_omitted(tmp_path: Path) -> None:
-    write_anchor(tmp_path, "a.md", LIVE_ANCHOR, HOUR)
-    part = prepare(make_ctx(tmp_path))
-    assert part is not None
-    part.after_emit(True)
-    record = json.loads((tmp_path / ".claude" / "anchors" / "log.ndjson").read_text())
-    assert record["event"] == "omitted"
+    assert sorted(os.listdir(folder)) == [".gitignore", "a.md"]  # nothing else written into the project
 
 
 def test_gitignore_is_create_only(tmp_path: Path) -> None:
@@ -495,33 +474,6 @@ def test_gitignore_for_both_dirs_with_open_anchors(tmp_path: Path) -> None:
     part.after_emit(True)
     assert (start / ".claude" / "anchors" / ".gitignore").exists()
     assert (cwd / ".claude" / "anchors" / ".gitignore").exists()
-    assert not (cwd / ".claude" / "anchors" / "log.ndjson").exists()
-
-
-def test_telemetry_failure_never_raises(tmp_path: Path) -> None:
-    write_anchor(tmp_path, "a.md", LIVE_ANCHOR, HOUR)
-    (tmp_path / ".claude" / "anchors" / "log.ndjson").mkdir()
-    part = prepare(make_ctx(tmp_path))
-    assert part is not None
-    part.render(CAP)
-    part.after_emit(True)
-    assert not append_log(str(tmp_path / "missing-folder"), {"a": 1})
-
-
-def test_log_fifo_does_not_hang(tmp_path: Path) -> None:
-    os.mkfifo(tmp_path / "log.ndjson")
-    assert not append_log(str(tmp_path), {"a": 1})
-
-
-def test_log_rotates_past_its_bound(tmp_path: Path) -> None:
-    log = tmp_path / "log.ndjson"
-    log.write_bytes(b"x" * (LOG_MAX_BYTES + 1))
-    assert append_log(str(tmp_path), {"event": "inject"})
-    assert (tmp_path / "log.1.ndjson").stat().st_size == LOG_MAX_BYTES + 1
-    assert log.read_text() == '{"event":"inject"}\n'
-
-
-# --- bad input -------------------------------------------------------------------------------------------------
 
 
 def test_bom_crlf_and_non_utf8(tmp_path: Path) -> None:
@@ -581,8 +533,11 @@ def test_hook_end_to_end_subprocess(tmp_path: Path) -> None:
     context = json.loads(result.stdout)["hookSpecificOutput"]["additionalContext"]
     assert "Move billing off the legacy queue" in context
     folder = tmp_path / ".claude" / "anchors"
-    assert json.loads((folder / "log.ndjson").read_text())["event"] == "inject"
     assert (folder / ".gitignore").exists()
+    ledger = Path(os.environ["XDG_STATE_HOME"], "session-workflow", "ledger.ndjson")
+    entry = json.loads(ledger.read_text().splitlines()[-1])
+    assert entry["source"] == "compact" and entry["session"] == "s" and entry["anchor"] == str(folder / "a.md")
+    assert entry["units"] == len(context.encode("utf-16-le")) // 2 and entry["parts"].startswith("anchor=")
 
 
 # --- PreCompact facts ------------------------------------------------------------------------------------------

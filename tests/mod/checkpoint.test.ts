@@ -95,6 +95,10 @@ function rig(on: On, stored: Record<string, unknown> = {}, root = ROOT): World {
     return { value: text.slice(0, e.length ?? text.length) }
   })
   on('fs.exists', ($, e) => ({ value: world.files.has(e.path) }))
+  on('fs.write', ($, e) => {
+    world.files.set(e.path, e.text)
+    return { value: undefined }
+  })
   on('fs.list', ($, e) => {
     const names = world.dirs.get(e.path ?? '')
     if (names === undefined) return { deny: `list ${e.path} failed: ENOENT` }
@@ -167,6 +171,25 @@ describe('the checkpoint nudge', () => {
     expect(await bash($, world, 'ls', 47_000)).toBeUndefined()
     expect(await bash($, world, 'ls', 53_000)).toBeUndefined()
     expect(await bash($, world, 'ls', 66_000)).toBeUndefined()
+  })
+
+  test('each reminder is kept for `session-workflow log`, beside the ledger, the newest 32', async ($, on) => {
+    const world = await withAnchor($, on)
+    const kept = `${STATE_HOME}/session-workflow/reminders/${SESSION}.json`
+    expect(world.files.has(kept)).toBe(false)
+    expect(await bash($, world, 'ls', 52_000)).toContain(`anchor step ${ANCHOR}`)
+    const [entry, ...rest] = JSON.parse(world.files.get(kept)!)
+    expect(rest).toEqual([])
+    expect(entry).toEqual({ ts: entry.ts, anchor: ANCHOR, tokens: 52_000, threshold: 67_000 })
+    expect(entry.ts).toMatch(/^2026-11-30T10:\d\d:00Z$/) // as Python's time.strftime writes it: one sort order
+    world.files.set(kept, JSON.stringify(Array.from({ length: 32 }, (_, n) => ({ n }))))
+    world.tokens = 8000
+    expect(await bash($, world, 'ls')).toBeUndefined()
+    expect(await bash($, world, 'ls', 53_000)).toContain(`anchor step ${ANCHOR}`)
+    const list = JSON.parse(world.files.get(kept)!)
+    expect(list.length).toBe(32)
+    expect(list[0]).toEqual({ n: 1 })
+    expect(list[31].tokens).toBe(53_000)
   })
 
   test('a fill that falls back below the point (a compaction) arms it again', async ($, on) => {

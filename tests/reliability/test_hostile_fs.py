@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterator
 import pytest
 
 from session_workflow.anchor.discover import MAX_LISTED
+from session_workflow.core.ledger import ledger_path
 from session_workflow.core.locations import RECORDS_FOLDER, record_name, trust_dir
 
 from .sandbox import (
@@ -139,6 +140,13 @@ def make_sparse(header: bytes) -> Callable[[str], None]:
 
 
 # Where each hostile thing goes, and what the good world then still delivers.
+def _ledger(box: Sandbox) -> str:
+    path = ledger_path(box.env())
+    assert path is not None
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    return path
+
+
 def _spots(box: Sandbox) -> dict[str, tuple[str, tuple[str, ...]]]:
     good = (f'<anchor-head file="{GOOD_ANCHOR}">', GOOD_TASK)
     return {
@@ -146,7 +154,7 @@ def _spots(box: Sandbox) -> dict[str, tuple[str, tuple[str, ...]]]:
         "task": (os.path.join(box.tasks(), "1.json"), (f'<anchor-head file="{GOOD_ANCHOR}">', "#2 [pending]")),
         "transcript": (box.transcript(), good),
         "state": (os.path.join(box.state_dir(), "work-state.json"), good),
-        "anchor-log": (os.path.join(box.anchors(), "log.ndjson"), good),
+        "ledger": (_ledger(box), good),
         "git-config": (os.path.join(box.project, ".git", "config"), good),
         "delivery-record": (os.path.join(box.plugin_data, RECORDS_FOLDER, record_name(box.session)), good),
     }
@@ -328,7 +336,7 @@ def _cwd(value: str) -> Callable[[Sandbox, Size], Case]:
 
 CASES: dict[str, Callable[[Sandbox, Size], Case]] = {}
 for _kind in KINDS:
-    for _spot in ("anchor", "task", "transcript", "state", "anchor-log", "git-config", "delivery-record"):
+    for _spot in ("anchor", "task", "transcript", "state", "ledger", "git-config", "delivery-record"):
         CASES[f"{_kind}-as-{_spot}"] = _spot_case(_kind, _spot)
 for _spot in ("anchor", "task", "transcript", "state"):
     CASES[f"sparse-1gb-{_spot}"] = _sparse_case(_spot)

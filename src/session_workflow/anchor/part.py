@@ -2,13 +2,12 @@
 (``block``) the session's anchor, and names the anchors it may not inject.
 
 All file-system work happens in ``prepare`` (and, after a successful injection, in ``after_emit``); rendering is
-pure. Telemetry goes to ``<anchors>/log.ndjson``, rotated past 256 KB into one old copy, ``log.1.ndjson``.
+pure. What was sent is kept in the compaction ledger (``core.ledger``, written by the composer), outside the project.
 """
 
 from __future__ import annotations
 
 import os
-import time
 
 from session_workflow.anchor import registry
 from session_workflow.anchor.block import (
@@ -33,7 +32,6 @@ from session_workflow.anchor.text import (
     tier_for,
 )
 from session_workflow.core.gitignore import ensure_gitignore
-from session_workflow.core.jsonlog import MAX_LOG_BYTES, append_record
 from session_workflow.core.locations import anchors_dir
 from session_workflow.core.parts import PreparedPart
 from session_workflow.core.text import cut_utf16, one_line, utf16_len
@@ -44,9 +42,6 @@ if TYPE_CHECKING:
     from session_workflow.core.context import HookContext
 
 
-LOG_NAME = "log.ndjson"
-LOG_MAX_BYTES = MAX_LOG_BYTES
-LOG_ROTATED_NAME = "log.1.ndjson"
 # The block's own phrases that change with the clock alone (``age_text``, the pointer's hours), masked when a
 # resume compares its block with an earlier one. Anchored to the lines the block itself writes; linear.
 _AGE = "(?:<1 min|[0-9]{1,9} min|[0-9]{1,9}h)"
@@ -71,9 +66,6 @@ class AnchorPart(PreparedPart):
     ) -> None:
         self.block = block
         self.scan = scan
-        self.source = ctx.source
-        self.session_id = ctx.session_id
-        self.now = ctx.now
         self.folders = folders
         self.notes = notes
         self.floor = utf16_len(block.floor_text())
@@ -101,27 +93,14 @@ class AnchorPart(PreparedPart):
     def after_emit(self, emitted: bool) -> None:
         for folder in self.folders:
             ensure_gitignore(folder)
-        event = ("unchanged" if self.held_above else "inject") if emitted else "inject_failed"
-        append_log(self.scan.folder, self.log_record(event if self._rendered_text else "omitted"))
 
-    def log_record(self, event: str) -> dict[str, object]:
+    def ledger_facts(self) -> dict[str, object]:
+        step = self.block.anchor.frontmatter.get("step", "")
         return {
-            "ts": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(self.now)),
-            "event": event,
-            "source": self.source,
-            "session": (self.session_id or "")[:200] or None,
-            "file": self.block.candidate.name,
+            "anchor": self.block.candidate.path if self._rendered_text else None,
+            "step": one_line(step)[:20] or None if self._rendered_text else None,
             "tier": self.block.tier,
-            "open_anchors": self.scan.total,
-            "dir": self.scan.directory,
-            "chars": len(self._rendered_text),
         }
-
-
-def append_log(folder: str, record: dict[str, object], max_bytes: int = LOG_MAX_BYTES) -> bool:
-    """Append one JSON line to ``<anchors>/log.ndjson`` (rotated to ``log.1.ndjson`` past 256 KB)."""
-    path = os.path.join(folder, LOG_NAME)
-    return append_record(path, record, os.path.join(folder, LOG_ROTATED_NAME), max_bytes)
 
 
 class UntrustedPart(PreparedPart):

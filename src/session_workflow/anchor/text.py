@@ -407,9 +407,9 @@ def cursor_next_action(section: Section) -> str | None:
         if label is not None and line[label.end() :].strip():
             return line
     steps = [(int(found.group(1)), line) for line in body for found in (STEP_BULLET.match(line),) if found]
-    line = max(steps, key=lambda step: step[0])[1] if steps else (body[0] if body else None)
-    if line is None:
+    if not body:
         return None
+    line = max(steps, key=lambda step: step[0])[1] if steps else body[0]
     bullet = _BULLET.match(line)
     return line[bullet.end() :] if bullet is not None else line
 

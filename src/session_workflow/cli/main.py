@@ -38,6 +38,11 @@ GROUPS: dict[str, tuple[str, str, str]] = {
         "check that the plugin can work here: one line per check, with its fix",
         "session-workflow doctor",
     ),
+    "log": (
+        "session_workflow.cli.log",
+        "what the plugin told the model at each SessionStart, and each checkpoint reminder",
+        "session-workflow log --all",
+    ),
     "inject": (
         "session_workflow.cli.inject",
         "run the SessionStart hook (stdin payload), or show what it would inject (--dry-run)",

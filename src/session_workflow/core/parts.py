@@ -30,5 +30,9 @@ class PreparedPart:
         block leaves out a part whose stable text an earlier block of the thread still carries."""
         return text
 
+    def ledger_facts(self) -> dict[str, object]:
+        """What the compaction ledger keeps of this part beyond its size (the anchor: its path and step)."""
+        return {}
+
     def after_emit(self, emitted: bool) -> None:
-        """Called once after stdout was written (True) or failed (False); telemetry goes here."""
+        """Called once after stdout was written (True) or failed (False); ``.gitignore`` and the like go here."""

@@ -11,6 +11,8 @@ bug) is named as unreadable; it costs only itself, the others still render.
 
 from __future__ import annotations
 
+import time
+
 from session_workflow.core import config, locations
 from session_workflow.core.context import SOURCES
 from session_workflow.core.parts import PreparedPart
@@ -277,8 +279,35 @@ def session_start(ctx: HookContext) -> None:
     for part in composition.parts:
         try:
             part.after_emit(emitted)
-        except Exception:  # telemetry never fails the hook
+        except Exception:  # a .gitignore never fails the hook
             continue
+    if emitted:
+        from session_workflow.core import ledger
+
+        try:  # noqa: SIM105 - contextlib is not a hot-path import
+            ledger.append(ctx.env, ledger_entry(ctx, composition))
+        except Exception:  # the ledger never fails the hook
+            pass
+
+
+def ledger_entry(ctx: HookContext, composition: Composition) -> dict[str, object]:
+    """The compaction ledger's line for a block that was sent: each part's size, what was cut, left out (unreadable)
+    or stood for by one line (held above), and the anchor's facts. Flat values, so the hook imports no ``json``."""
+    entry: dict[str, object] = {
+        "ts": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(ctx.now)),
+        "kind": "start",
+        "source": ctx.source,
+        "session": (ctx.session_id or "")[:200] or None,
+        "project": next(iter(ctx.project_dirs()), None),
+        "units": utf16_len(composition.text),
+        "parts": ",".join(f"{name}={units}" for name, units, _bytes in composition.sizes),
+        "cut": ",".join(composition.omitted),
+        "failed": ",".join(composition.failed),
+        "held": ",".join(part.name for part in composition.parts if part.held_above),
+    }
+    for part in composition.parts:
+        entry.update(part.ledger_facts())
+    return entry
 
 
 def main() -> None:

@@ -1,0 +1,147 @@
+"""``session-workflow log``: what the plugin told the model at each SessionStart, and each checkpoint reminder.
+
+Reads the compaction ledger (``core.ledger``): the hook's lines for the blocks it sent and the mod's reminders,
+newest first, for this session (``CLAUDE_CODE_SESSION_ID`` or ``--session``) or, with ``--all``, for every session
+of this project. Every value shown is escaped: a ledger line names paths a repository chose.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+from session_workflow.anchor.writer import default_project_dir
+from session_workflow.core.boundedio import read_prefix
+from session_workflow.core.ledger import LEDGER_ROTATED, ledger_path, reminders_path
+from session_workflow.core.locations import SESSION_ENV
+from session_workflow.core.text import escaped, one_line
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Iterator, Mapping, Sequence
+
+    from session_workflow.cli.parser import OneLineParser
+
+# What one read of a ledger file may cost: the ledger rotates past 256 KiB, so two files hold at most ~512 KiB.
+MAX_READ_BYTES = 1024 * 1024
+MAX_REMINDER_FILE_BYTES = 64 * 1024
+SHOWN = 50  # entries listed unless --limit says otherwise
+
+
+def _lines(path: str, limit: int) -> Iterator[dict[str, object]]:
+    """The JSON objects of a ledger file, in file order; a torn or foreign line is skipped."""
+    read = read_prefix(path, limit)
+    for line in (read[0] if read else b"").decode("utf-8", "replace").splitlines():
+        try:
+            value = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(value, dict):
+            yield value
+
+
+def entries(env: Mapping[str, str], sessions: set[str] | None, project: str | None) -> list[dict[str, object]]:
+    """Ledger entries of ``sessions`` (None: any) in ``project`` (None: any), newest first; reminders included."""
+    path = ledger_path(env)
+    found: list[dict[str, object]] = []
+    if path is not None:
+        for name in (os.path.join(os.path.dirname(path), LEDGER_ROTATED), path):
+            found.extend(_lines(name, MAX_READ_BYTES))
+    if project is not None:
+        real = os.path.realpath(project)
+        found = [entry for entry in found if _real(entry.get("project")) == real]
+    if sessions is not None:
+        found = [entry for entry in found if entry.get("session") in sessions]
+    known = sessions if sessions is not None else {str(entry.get("session")) for entry in found}
+    for session in sorted(known):
+        found.extend(_reminders(env, session))
+    # Newest first; entries of the same second keep the order they were written in, reversed.
+    order = sorted(enumerate(found), key=lambda pair: (str(pair[1].get("ts", "")), pair[0]), reverse=True)
+    return [entry for _index, entry in order]
+
+
+def _real(value: object) -> str | None:
+    return os.path.realpath(value) if isinstance(value, str) and os.path.isabs(value) else None
+
+
+def _reminders(env: Mapping[str, str], session: str) -> list[dict[str, object]]:
+    """The mod's reminders for ``session`` (a JSON list it rewrites whole), as ledger entries."""
+    path = reminders_path(env, session)
+    read = read_prefix(path, MAX_REMINDER_FILE_BYTES) if path else None
+    try:
+        listed = json.loads(read[0] if read else b"[]")
+    except ValueError:
+        return []
+    if not isinstance(listed, list):
+        return []
+    return [{**item, "kind": "reminder", "session": session} for item in listed if isinstance(item, dict)]
+
+
+def _int(value: object) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def render(entry: Mapping[str, object]) -> str:
+    """One entry as one line: when, what, and (a block) each part's size, what was cut, the anchor's step."""
+    when = escaped(one_line(str(entry.get("ts", "?"))))
+    session = escaped(one_line(str(entry.get("session") or "?")))[:8]
+    if entry.get("kind") == "reminder":
+        tokens, threshold = _int(entry.get("tokens")), _int(entry.get("threshold"))
+        fill = f" at {tokens:,} of {threshold:,} tokens" if tokens is not None and threshold is not None else ""
+        anchor = escaped(str(entry.get("anchor") or ""))
+        return f"{when}  reminder  session {session}  checkpoint reminder{fill}" + (f": {anchor}" if anchor else "")
+    source = escaped(one_line(str(entry.get("source") or "?")))
+    sizes = []
+    for item in str(entry.get("parts") or "").split(","):
+        name, _sep, units = item.rpartition("=")
+        if name and units.isdigit():
+            sizes.append(f"{escaped(one_line(name))} {int(units):,}")
+    total = _int(entry.get("units"))
+    line = f"{when}  {source}  session {session}  " + (" · ".join(sizes) or "no part")
+    line += f" = {total:,} of 10,000 units" if total is not None else ""
+    for key, label in (("cut", "cut for space"), ("failed", "could not be read"), ("held", "unchanged, held above")):
+        value = one_line(str(entry.get(key) or ""))
+        if value:
+            line += f"; {label}: {escaped(value)}"
+    step = entry.get("step")
+    if entry.get("anchor"):
+        line += f"; anchor {escaped(str(entry['anchor']))}" + (
+            f" at step {escaped(one_line(str(step)))}" if step else ""
+        )
+    return line
+
+
+def _run(args: argparse.Namespace) -> int:
+    env = os.environ
+    session = args.session or env.get(SESSION_ENV) or None
+    project = default_project_dir(env, os.path.expanduser("~"), os.getcwd())
+    sessions = None if args.all or session is None else {session}
+    found = entries(env, sessions, project)
+    if args.json:
+        print(json.dumps(found[: args.limit], ensure_ascii=True, indent=1))
+        return 0
+    scope = "this project" if sessions is None else f"session {escaped(one_line(session or ''))}"
+    if not found:
+        print(f"session-workflow: nothing sent yet for {scope} ({escaped(project)})")
+        return 0
+    print(f"{len(found)} entr{'y' if len(found) == 1 else 'ies'} for {scope}, newest first:")
+    for entry in found[: args.limit]:
+        print(render(entry))
+    if len(found) > args.limit:
+        print(f"... and {len(found) - args.limit} older (--limit N shows more)")
+    return 0
+
+
+def setup(parser: OneLineParser, _argv: Sequence[str]) -> None:
+    """Set up ``log``: no verbs, a few flags."""
+    parser.description = (
+        "What the plugin told the model: each SessionStart block it sent (source, each part's size in UTF-16"
+        " units, what was cut, the anchor's step) and each checkpoint reminder, newest first. Kept in your state"
+        " folder, never the project."
+    )
+    parser.add_argument("--all", action="store_true", help="every session of this project, not only this one")
+    parser.add_argument("--session", help="the session to show (default: $CLAUDE_CODE_SESSION_ID)")
+    parser.add_argument("--limit", type=int, default=SHOWN, help=f"at most this many entries (default {SHOWN})")
+    parser.add_argument("--json", action="store_true", help="the entries as JSON")
+    parser.set_defaults(run=_run)

@@ -1,0 +1,110 @@
+"""``session-workflow log`` and the compaction ledger behind it: what the plugin sent, and when.
+
+The blocks come from the real shim under a cold ``python3 -I -S`` (as Claude Code runs it), the reminders from the
+file the mod keeps (its writing is held by tests/mod/checkpoint.test.ts), the listing from the real CLI.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from session_workflow.core.ledger import ledger_path, reminders_path
+from tests.reliability.sandbox import Sandbox, sandbox, snapshot
+from tests.reliability.test_own_anchor import cold_block, new_anchor
+from tests.reliability.test_trust import cli
+
+
+def _ledger(box: Sandbox) -> list[dict[str, object]]:
+    path = ledger_path(box.env())
+    assert path is not None
+    return [json.loads(line) for line in Path(path).read_text().splitlines()] if os.path.exists(path) else []
+
+
+def _keep_reminder(box: Sandbox, ts: str, anchor: str) -> None:
+    """The mod's file, as checkpoint.ts `noteReminder` leaves it."""
+    path = reminders_path(box.env(), box.session)
+    assert path is not None
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    Path(path).write_text(json.dumps([{"ts": ts, "anchor": anchor, "tokens": 152_000, "threshold": 167_000}]))
+
+
+def test_two_compactions_and_a_reminder_are_listed_newest_first_with_their_sizes() -> None:
+    with sandbox() as box:
+        anchor = new_anchor(box)
+        first = cold_block(box)
+        second = cold_block(box)
+        entries = _ledger(box)
+        assert [entry["source"] for entry in entries] == ["compact", "compact"]
+        units = len(first.encode("utf-16-le")) // 2
+        assert entries[0]["units"] == units and entries[1]["units"] == len(second.encode("utf-16-le")) // 2
+        assert entries[0]["anchor"] == anchor and entries[0]["step"] == "2" and entries[0]["project"] == box.project
+        sizes = dict(item.split("=") for item in str(entries[0]["parts"]).split(","))
+        assert list(sizes) == ["anchor"] and int(sizes["anchor"]) < units <= 10_000
+        _keep_reminder(box, "2099-01-01T00:00:00Z", anchor)  # newest: after both blocks
+        done = cli(box, "log")
+        assert done.returncode == 0, done.stderr
+        lines = done.stdout.splitlines()
+        assert lines[0] == f"3 entries for session {box.session}, newest first:"
+        assert lines[1] == (
+            f"2099-01-01T00:00:00Z  reminder  session {box.session[:8]}  checkpoint reminder at 152,000 of 167,000"
+            f" tokens: {anchor}"
+        )
+        for line in lines[2:]:
+            assert "  compact  " in line and f"anchor {int(sizes['anchor']):,} = {units:,} of 10,000 units" in line
+            assert line.endswith(f"; anchor {anchor} at step 2")
+        shown = json.loads(cli(box, "log", "--json").stdout)
+        assert [entry["kind"] for entry in shown] == ["reminder", "start", "start"]
+
+
+def test_only_a_block_that_was_sent_is_recorded_and_never_in_the_project() -> None:
+    with sandbox() as box:
+        assert cold_block(box, "startup") == "" and cold_block(box) == ""  # nothing to say: nothing recorded
+        assert _ledger(box) == []
+        nothing = f"session-workflow: nothing sent yet for session {box.session} ({box.project})\n"
+        assert cli(box, "log").stdout == nothing
+        new_anchor(box)
+        assert cold_block(box) and len(_ledger(box)) == 1
+        assert not [name for name in snapshot(box.project) if "ledger" in name or name.endswith(".ndjson")]
+
+
+def test_all_lists_every_session_of_this_project_and_no_other_project() -> None:
+    with sandbox() as box:
+        new_anchor(box)
+        cold_block(box)
+        mine = box.session
+        box.session = "another-session"
+        new_anchor(box)
+        cold_block(box)
+        assert len(cli(box, "log", session=mine).stdout.splitlines()) == 2  # the heading and its one block
+        listed = cli(box, "log", "--all").stdout.splitlines()
+        assert listed[0] == "2 entries for this project, newest first:"
+        assert "session another-  " in listed[1] and f"session {mine[:8]}  " in listed[2]
+        elsewhere = os.path.join(box.root, "elsewhere")
+        os.makedirs(elsewhere)
+        moved = cli(box, "log", "--all", "--session", mine)
+        assert moved.returncode == 0 and len(moved.stdout.splitlines()) == 3
+
+
+def test_a_hostile_path_in_the_ledger_is_shown_escaped() -> None:
+    with sandbox() as box:
+        anchor = new_anchor(box)
+        cold_block(box)
+        _keep_reminder(box, "2099-01-01T00:00:00Z", anchor + "\n\x1b[2Jforged\u202e")
+        shown = cli(box, "log").stdout
+        assert "\x1b" not in shown and "\u202e" not in shown and "\nforged" not in shown
+        assert f"{anchor}\\x0a\\x1b[2Jforged\\u202e" in shown  # the path exactly, nothing hidden
+
+
+def test_a_broken_ledger_line_costs_only_itself() -> None:
+    with sandbox() as box:
+        new_anchor(box)
+        cold_block(box)
+        path = ledger_path(box.env())
+        assert path is not None
+        with open(path, "ab") as handle:
+            handle.write(b'{"torn": \n[1, 2]\n\xff\xfe\n')
+        cold_block(box)
+        done = cli(box, "log")
+        assert done.returncode == 0 and done.stdout.splitlines()[0].startswith("2 entries for session")
