@@ -676,9 +676,48 @@ export async function atSessionStart($: EngineInterface, settings: CheckpointSet
   }
 }
 
+/**
+ * The anchor the session a /clear ended kept, held in this process until the clear's SessionStart block says
+ * whether the new session continues it (`atClearBlock`); null otherwise.
+ */
+let clearedAnchor: SessionWorkflowKeptAnchor | null = null
+
 /** At session end (a /clear too, after which no session.start fires): the next session starts with nothing. */
-export async function atSessionEnd($: EngineInterface, settings: CheckpointSettings): Promise<void> {
+export async function atSessionEnd(
+  $: EngineInterface,
+  settings: CheckpointSettings,
+  reason: string | undefined = undefined,
+): Promise<void> {
   const before = await read($, checkpoint)
+  clearedAnchor = reason === 'clear' ? before.anchor : null
   await save($, before, EMPTY)
   pin($, EMPTY, 0, settings)
+}
+
+/** The header of the plugin's own block at a /clear (hook/compose.py `header("clear")`). */
+const CLEAR_HEADER = 'session-workflow: state restored from disk at SessionStart (clear).'
+
+/**
+ * After the SessionStart(clear) hooks ran: when the plugin's block names the anchor the cleared session kept as
+ * the run's own (its `Control anchor: <path>` line), the new session keeps it, so the status row and the reminder
+ * go on without a writer call. Only that anchor, which this module verified when it was written: another hook's
+ * text can at most name it again, never another file.
+ */
+export async function atClearBlock(
+  $: EngineInterface,
+  contexts: readonly string[],
+  settings: CheckpointSettings,
+): Promise<void> {
+  const anchor = clearedAnchor
+  clearedAnchor = null
+  if (anchor === null) return
+  const named = contexts.some(
+    (text) => text.startsWith(`${CLEAR_HEADER}\n`) && text.includes(`Control anchor: ${anchor.path}\n`),
+  )
+  if (!named || !(await isThere($, anchor.path))) return
+  const before = await read($, checkpoint)
+  const state = { ...before, anchor }
+  await remember($, await $.session.id(), anchor)
+  await save($, before, state)
+  pin($, state, await $.clock.now(), settings)
 }

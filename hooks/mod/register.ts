@@ -12,7 +12,7 @@
 import type { EngineInterface, PromptComposeResult, PromptComposeSection, Register } from 'claude-code'
 import { atom, read, update } from 'claude-code'
 import type { SessionWorkflowPromptSnapshot } from '../../types'
-import { afterToolCall, atSessionEnd, atSessionStart, settingsOf } from './checkpoint'
+import { afterToolCall, atClearBlock, atSessionEnd, atSessionStart, settingsOf } from './checkpoint'
 import type { StoredSection } from './workstate'
 import { drawStatusLine } from './statusline'
 import { parseWorkState, readStateFile } from './workstate'
@@ -107,7 +107,7 @@ export const register: Register = (on, options) => {
 
   on('session.end', async ($, e, next) => {
     try {
-      await atSessionEnd($, settings)
+      await atSessionEnd($, settings, e.reason)
     } catch {
       // Nothing to undo: a state left behind names an anchor the next session's writers replace.
     }
@@ -132,7 +132,19 @@ export const register: Register = (on, options) => {
   // field below, on its stdin, says this module puts the section in the prompt of the thread that starts.
   // UserPromptSubmit is deliberately left unmarked: the engine keeps a thread's first system prompt (through
   // --resume too), so a ticket changed mid-thread reaches the model only through that hook's additionalContext.
-  on('classic.SessionStart', ($, e, next) => next(withModMarker(e))).catch(($, e, next) => next(e))
+  // After a /clear, the block the command hook sent says whether the new session goes on with the cleared one's
+  // anchor (checkpoint.ts `atClearBlock`).
+  on('classic.SessionStart', async ($, e, next) => {
+    const result = await next(withModMarker(e))
+    if (e.source === 'clear') {
+      try {
+        await atClearBlock($, result.additionalContext ?? [], settings)
+      } catch {
+        // The status row and the reminder are conveniences: the next writer call brings them back.
+      }
+    }
+    return result
+  }).catch(($, e, next) => next(e))
 
   // The checkpoint nudge and the status line (checkpoint.ts): what our writers did, the context fill, and at
   // most one reminder on a main-thread tool result. The tool has run by then; a failure returns its result.

@@ -43,6 +43,8 @@ type World = {
   /** How often the plugin asked for a redraw. */
   redraws: number
   surfaces: string[]
+  /** What the SessionStart command hooks answer (their additionalContext entries). */
+  startContexts: string[]
   clock: MockClock
 }
 
@@ -63,6 +65,7 @@ function rig(on: On, stored: Record<string, unknown> = {}, root = ROOT): World {
     drawn: undefined,
     redraws: 0,
     surfaces: [],
+    startContexts: [],
     clock: mock.clock(on, { now: Date.parse('2026-11-30T10:00:00Z') }),
   }
   mock.store(on, stored)
@@ -70,6 +73,7 @@ function rig(on: On, stored: Record<string, unknown> = {}, root = ROOT): World {
   on('session.id', () => ({ value: SESSION }))
   on('session.start', ($, e) => ({ cwd: e.cwd }))
   on('session.end', ($, e) => ({ sessionId: e.sessionId }))
+  on('classic.SessionStart', () => ({ additionalContext: world.startContexts }))
   on('session.root', () => ({ value: root }))
   on('session.cwd', () => ({ value: root }))
   on('session.surfaces', () => ({ value: world.surfaces as never }))
@@ -247,6 +251,28 @@ describe('the checkpoint nudge', () => {
   test('a /clear ends the session: the next one keeps no anchor until its own writers run', async ($, on) => {
     const world = await withAnchor($, on)
     await $.session.end({ reason: 'clear', sessionId: SESSION, resume: {} } as never)
+    expect(await row($, world)).toBeNull()
+    expect(await bash($, world, 'ls', 55_000)).toBeUndefined()
+  })
+
+  test('after a /clear whose block names the anchor as the run\'s own, the new session keeps it', async ($, on) => {
+    const world = await withAnchor($, on)
+    expect(await row($, world)).toContain('Port the parser')
+    await $.session.end({ reason: 'clear', sessionId: SESSION, resume: {} } as never)
+    expect(await row($, world)).toBeNull()
+    const block = `session-workflow: state restored from disk at SessionStart (clear).\n\n## Control anchor: ${ANCHOR}\nVerify it`
+    world.startContexts = [block]
+    await $.classic.SessionStart({ source: 'clear' } as never)
+    expect(await row($, world)).toContain('Port the parser')
+    expect(await bash($, world, 'ls', 55_000)).toContain(`anchor step ${ANCHOR}`) // no writer call in between
+  })
+
+  test('after a /clear whose block names another anchor, or none, nothing is kept', async ($, on) => {
+    const world = await withAnchor($, on)
+    await $.session.end({ reason: 'clear', sessionId: SESSION, resume: {} } as never)
+    const other = `session-workflow: state restored from disk at SessionStart (clear).\n\n## Control anchor: ${ROOT}/.claude/anchors/other.md\n`
+    world.startContexts = [other, `Control anchor: ${ANCHOR}\n`]
+    await $.classic.SessionStart({ source: 'clear' } as never)
     expect(await row($, world)).toBeNull()
     expect(await bash($, world, 'ls', 55_000)).toBeUndefined()
   })
