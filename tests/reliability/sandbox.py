@@ -209,8 +209,11 @@ class Sandbox:
         """The anchors and work-state folders of the project dirs the hook looks at, the plugin data dir, the
         user-level delivery records (where a plugin data dir that is not usable sends them, when platformdirs is
         importable: in process, never under the hooks' ``python3 -I -S``), and with ``env`` the folders its own
-        ``CLAUDE_PLUGIN_DATA`` gives when the product's rules accept it (records, bytecode: outside the project)."""
-        roots = [self.plugin_data, os.path.join(self.xdg, "state", "session-workflow", "work-state-delivered")]
+        ``CLAUDE_PLUGIN_DATA`` gives when the product's rules accept it (records, bytecode: outside the project);
+        the compaction ledger (and its one old copy), where a block that was sent is recorded."""
+        state = os.path.join(self.xdg, "state", "session-workflow")
+        roots = [self.plugin_data, os.path.join(state, "work-state-delivered")]
+        roots += [os.path.join(state, "ledger.ndjson"), os.path.join(state, "ledger.1.ndjson")]
         if env is not None:
             roots += [folder for folder in (records_dir(env, project_dirs), shim_bytecode(env)) if folder is not None]
         for folder in project_dirs:
