@@ -356,7 +356,9 @@ def plugin_check(config: str, files: Sequence[Settings], project: str | None, ro
         else "your organisation's managed settings turn it off: ask its administrator"
     )
     if loaded:
-        return Check(FAIL, f"{what}: {shown} runs here from --plugin-dir but is disabled for this project ({said})", fix)
+        return Check(
+            FAIL, f"{what}: {shown} runs here from --plugin-dir but is disabled for this project ({said})", fix
+        )
     return Check(FAIL, f"{what}: {shown} is installed but disabled for this project ({said})", fix, essential=True)
 
 
@@ -451,12 +453,13 @@ def task_tools_check(env: Mapping[str, str], files: Sequence[Settings]) -> Check
     model = session_model(env, files)
     if model is not None and has_task_tools_by_default(model[0]):
         shown = f"{escaped(model[0])} (in {escaped(model[1])})"
-        return Check(INFO, f"task tools: on by default for {shown}; {TODO_TOOLS_ENV}{said}", f"on a later model, {opt_in}")
+        return Check(
+            INFO, f"task tools: on by default for {shown}; {TODO_TOOLS_ENV}{said}", f"on a later model, {opt_in}"
+        )
     named = f"the model {escaped(model[0])} (in {escaped(model[1])})" if model else "Claude Code's default model"
     return Check(
         FAIL,
-        f"task tools: off: {TODO_TOOLS_ENV}{said}, and {named} is past the 4.x line; the run's open tasks are"
-        " not kept",
+        f"task tools: off: {TODO_TOOLS_ENV}{said}, and {named} is past the 4.x line; the run's open tasks are not kept",
         f"{opt_in} (a --model of 4.x or earlier has them without it)",
     )
 
