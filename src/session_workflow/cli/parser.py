@@ -113,7 +113,7 @@ class OneLineParser(argparse.ArgumentParser):
         import shlex
 
         typed = " ".join(shlex.quote(part) for part in [*self.prog.split(" "), *self.given])
-        verbs = []
+        verbs: list[str] = []
         for part in self.given:
             if part.startswith("-") or part == word or len(verbs) == 2:
                 break
