@@ -202,6 +202,14 @@ def test_another_copy_run_by_claude_code_is_named(machine: Machine, tmp_path: Pa
         ("claude-opus-4-7", True),
         ("us.anthropic.claude-sonnet-4-5-20250929-v1:0", True),
         ("claude-3-7-sonnet-latest", True),
+        ("claude-3-5-haiku-latest", True),
+        ("claude-sonnet-4-20250514", True),
+        ("claude-sonnet-4-0", True),
+        ("claude-opus-4-5-20251101", True),
+        ("claude-sonnet-5", True),
+        ("claude-opus-4-1", False),  # Claude Code sends claude-opus-5-5 for it
+        ("claude-opus-4-0", False),
+        ("claude-sonnet-5-1", False),
         ("claude-opus-5-5", False),
         ("opus", False),  # an alias names the newest (measured: claude-opus-5-5)
         ("sonnet[1m]", False),

@@ -35,6 +35,12 @@ SETTINGS_PRECEDENCE = ("managed", "project local", "project", "user")
 SCOPES = {"user": "user", "project local": "local", "project": "project"}
 TODO_TOOLS_ENV = "CLAUDE_CODE_ENABLE_TODO_TOOLS"
 MODEL_ENV = "ANTHROPIC_MODEL"
+# The versions per family that have the task tools by default (measured on 2.1.332; a trailing date dropped).
+TASK_TOOL_MODELS = {
+    "opus": {(4, 5), (4, 6), (4, 7)},
+    "sonnet": {(4,), (4, 0), (4, 5), (4, 6), (5,)},
+    "haiku": {(4, 5)},
+}
 # The first Claude Code build that loads hooks modules (the mod; README, "The system prompt"). The Bash tool
 # names its build in AI_AGENT=claude-code_<major>-<minor>-<patch>_agent (measured on 2.1.332).
 MOD_MIN_VERSION = (2, 1, 287)
@@ -426,12 +432,32 @@ def session_model(env: Mapping[str, str], files: Sequence[Settings]) -> tuple[st
     return None
 
 
+def model_version(model: str, family: str) -> tuple[int, ...] | None:
+    """The version in a model id after ``claude-<family>-`` (``claude-opus-4-5-20251101`` → (4, 5), the date
+    dropped; a Bedrock or Vertex name alike), or None when the id is not of that family."""
+    key = f"claude-{family}-"
+    at = model.find(key)
+    if at < 0:
+        return None
+    version: list[int] = []
+    for part in model[at + len(key) :].split("-"):
+        digits = part.split("@")[0].split(":")[0].split("[")[0]
+        if not digits.isascii() or not digits.isdigit() or len(digits) >= 8:
+            break
+        version.append(int(digits))
+    return tuple(version)
+
+
 def has_task_tools_by_default(model: str) -> bool:
-    """Whether Claude Code offers TaskCreate/TaskUpdate to ``model`` without ``CLAUDE_CODE_ENABLE_TODO_TOOLS``:
-    the 3.x and 4.x models (ids, Bedrock and Vertex names alike); not the aliases (``opus``, ``sonnet`` name the
-    newest) nor any later model (measured on 2.1.332)."""
+    """Whether Claude Code 2.1.332 offers TaskCreate/TaskUpdate to ``model`` without ``CLAUDE_CODE_ENABLE_TODO_TOOLS``
+    (measured per model): the 3.x models, claude-opus-4-5 to 4-7, claude-sonnet-4 to 4-6 and 5, claude-haiku-4-5.
+    Not claude-opus-4, 4-0 and 4-1 (Claude Code sends claude-opus-5-5 for them), nor the aliases (``opus``,
+    ``sonnet`` name the newest), nor any later model."""
     lowered = model.lower()
-    return "claude-3" in lowered or any(f"claude-{family}-4" in lowered for family in ("opus", "sonnet", "haiku"))
+    if "claude-3" in lowered:
+        return True
+    version = {family: model_version(lowered, family) for family in TASK_TOOL_MODELS}
+    return any(found is not None and found in TASK_TOOL_MODELS[family] for family, found in version.items())
 
 
 def task_tools_check(env: Mapping[str, str], files: Sequence[Settings]) -> Check:
