@@ -67,7 +67,7 @@ class Recipe:
 
     def apply(self, settings: dict[str, Any]) -> dict[str, Any]:
         """``settings`` with the step done as the README says: every other key kept, the objects made if missing."""
-        out = json.loads(json.dumps(settings))
+        out: dict[str, Any] = json.loads(json.dumps(settings))
         target = out
         for key in self.path[:-1]:
             target = target.setdefault(key, {})

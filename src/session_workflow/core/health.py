@@ -36,7 +36,7 @@ SCOPES = {"user": "user", "project local": "local", "project": "project"}
 TODO_TOOLS_ENV = "CLAUDE_CODE_ENABLE_TODO_TOOLS"
 MODEL_ENV = "ANTHROPIC_MODEL"
 # The versions per family that have the task tools by default (measured on 2.1.332; a trailing date dropped).
-TASK_TOOL_MODELS = {
+TASK_TOOL_MODELS: dict[str, set[tuple[int, ...]]] = {
     "opus": {(4, 5), (4, 6), (4, 7)},
     "sonnet": {(4,), (4, 0), (4, 5), (4, 6), (5,)},
     "haiku": {(4, 5)},
