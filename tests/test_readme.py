@@ -65,6 +65,13 @@ def readme_cli_lines() -> list[list[str]]:
     return readme.usage_lines() + commands
 
 
+def package_cli_lines() -> list[list[str]]:
+    """The ``session-workflow …`` lines of the wheel's own description (``references/python-package.md``)."""
+    text = (REPO / "references" / "python-package.md").read_text(encoding="utf-8")
+    lines = [shlex.split(line, comments=True) for block in readme.indented(text) for line in block.splitlines()]
+    return [words for words in lines if words[:1] == ["session-workflow"]]
+
+
 def run_help(verb: list[str], home: Path) -> str:
     env = {"PATH": os.environ["PATH"], "HOME": str(home), "LANG": "C.UTF-8"}
     done = subprocess.run([str(BIN), *verb, "--help"], capture_output=True, text=True, env=env, timeout=60)
@@ -86,7 +93,7 @@ def test_the_readme_lines_are_read_as_verbs_and_options() -> None:
     assert split_verbs(["session-workflow", "doctor", "[--dir", "DIR]"]) == [(["doctor"], ["--dir"])]
 
 
-@pytest.mark.parametrize("words", readme_cli_lines(), ids=" ".join)
+@pytest.mark.parametrize("words", readme_cli_lines() + package_cli_lines(), ids=" ".join)
 def test_each_readme_cli_line_names_a_verb_that_takes_its_options(words: list[str], tmp_path: Path) -> None:
     for verb, options in split_verbs(words):
         shown = run_help(verb, tmp_path)
