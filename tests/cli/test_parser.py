@@ -158,7 +158,7 @@ def test_help_asked_before_a_verb_lists_every_verb(
 @pytest.mark.parametrize(
     ("argv", "choices"),
     [
-        (["-1", "state"], "'demo', 'doctor', 'inject', 'anchor', 'state', 'tasks'"),
+        (["-1", "state"], "'demo', 'doctor', 'log', 'inject', 'anchor', 'state', 'tasks'"),
         (["state", "-1", "step"], "'set', 'step', 'pause', 'resume', 'adopt', 'clear', 'show'"),
     ],
 )
