@@ -3,16 +3,19 @@ indented blocks, so the tests that run them fail when the README changes without
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
 import textwrap
 from pathlib import Path
+from typing import Any
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 #: Where the README's examples put the checkout.
 CHECKOUT = "/path/to/session-workflow"
 FENCE = re.compile(r"^( *)```(\w*)\n(.*?)^\1```$", re.MULTILINE | re.DOTALL)
 SETTINGS_FILE = re.compile(r"`([~./\w-]*settings(?:\.local)?\.json)`")
+TARGET = re.compile(r'add to the `"(\w+)"` (object|list)(?: of the `"(\w+)"` object)?')
 
 
 def section(title: str) -> str:
@@ -52,13 +55,42 @@ def indented(text: str) -> list[str]:
     return [textwrap.dedent(block) for block in blocks]
 
 
-def settings_recipes() -> list[tuple[str, str]]:
-    """The Quick start's JSON blocks, each with the settings file the text before it names last: (file, JSON)."""
-    return [
-        (SETTINGS_FILE.findall(before)[-1], body)
-        for language, body, before in fenced(section("Quick start"))
-        if language == "json"
-    ]
+class Recipe:
+    """A settings step of the Quick start: the file it names, the keys down to the object or list it adds to, and
+    what it adds there (the fenced JSON: a key and its value, or one list item)."""
+
+    def __init__(self, file: str, path: list[str], kind: str, body: str) -> None:
+        self.file = file
+        self.path = path
+        self.kind = kind
+        self.value: Any = json.loads("{" + body + "}") if kind == "object" else json.loads(body)
+
+    def apply(self, settings: dict[str, Any]) -> dict[str, Any]:
+        """``settings`` with the step done as the README says: every other key kept, the objects made if missing."""
+        out: dict[str, Any] = json.loads(json.dumps(settings))
+        target = out
+        for key in self.path[:-1]:
+            target = target.setdefault(key, {})
+        if self.kind == "object":
+            target.setdefault(self.path[-1], {}).update(self.value)
+        elif self.value not in target.setdefault(self.path[-1], []):
+            target[self.path[-1]].append(self.value)
+        return out
+
+
+def settings_recipes() -> list[Recipe]:
+    """The Quick start's JSON blocks, each with the settings file the text before it names last and the object or
+    list it says to add to (``add to the `"allow"` list of the `"permissions"` object``)."""
+    recipes = []
+    for language, body, before in fenced(section("Quick start")):
+        if language != "json":
+            continue
+        text = " ".join(before.split())
+        found = TARGET.findall(text)
+        assert found, f"no 'add to the ... object/list' before {body!r}"
+        name, kind, parent = found[-1]
+        recipes.append(Recipe(SETTINGS_FILE.findall(before)[-1], [parent, name] if parent else [name], kind, body))
+    return recipes
 
 
 def usage_lines() -> list[list[str]]:

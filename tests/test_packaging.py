@@ -102,7 +102,8 @@ def test_the_build_warns_nothing_writes_nothing_here_and_ships_no_tests(tmp_path
     made = {"PKG-INFO", "setup.cfg", "src", "src/session_workflow", "src/session_workflow.egg-info"}
     folders = {str(Path(name).parent) for name in tracked() if name.startswith("src/")} - {"src"}
     expected = {name for name in tracked() if name.startswith("src/")} | folders | made
-    assert files == expected | {"LICENSE", "MANIFEST.in", "README.md", "pyproject.toml"}  # no tests/ at all
+    metadata_files = {"LICENSE", "MANIFEST.in", "README.md", "pyproject.toml", "references/python-package.md"}
+    assert files - {"references"} == expected | metadata_files  # no tests/ at all
 
     with zipfile.ZipFile(dist / f"session_workflow-{version}-py3-none-any.whl") as wheel:
         metadata = email.parser.Parser().parsestr(wheel.read(f"session_workflow-{version}.dist-info/METADATA").decode())
@@ -113,6 +114,13 @@ def test_the_build_warns_nothing_writes_nothing_here_and_ships_no_tests(tmp_path
         ">=3.9",
     )
     assert metadata.get_all("License-File") == ["LICENSE"]
+    # The wheel's long description stands on its own: every link absolute, no step that needs the plugin folder.
+    description = metadata.get_payload()
+    assert description == (REPO / "references" / "python-package.md").read_text(encoding="utf-8")
+    assert metadata["Description-Content-Type"] == "text/markdown"
+    links = re.findall(r"\]\(([^)]*)\)", description)
+    assert links and [link for link in links if not link.startswith("https://")] == []
+    assert not re.search(r"claude plugin|--plugin-dir|/path/to/", description)
     classifiers = metadata.get_all("Classifier") or []
     assert not [line for line in classifiers if line.startswith("License ::")]
     python = [line for line in classifiers if line.startswith("Programming Language :: Python :: 3")]

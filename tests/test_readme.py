@@ -31,6 +31,9 @@ CLAUDE_COMMANDS = {
     "claude plugin configure session-workflow@session-workflow": "tests/e2e/test_quick_start.py",
     "claude plugin uninstall session-workflow@session-workflow": "tests/e2e/test_quick_start.py",
     "claude plugin marketplace remove session-workflow": "tests/e2e/test_quick_start.py",
+    "claude plugin list": "tests/e2e/test_quick_start.py",  # the pasted-over settings: "✘ disabled"
+    'claude -p "/session-workflow:compaction-survival Migrate the billing service" --permission-mode acceptEdits'
+    ' --allowedTools "Bash(session-workflow:*)"': "tests/e2e/test_quick_start.py",
     "claude --plugin-dir /path/to/session-workflow": "tests/e2e/harness.py",  # every other e2e test runs so
     'claude --allowedTools "Bash(session-workflow:*)"': "tests/e2e/test_fresh_machine.py",
     "claude --debug": "tests/e2e/harness.py",  # --debug-file: the hook runs the debug log names
@@ -62,6 +65,13 @@ def readme_cli_lines() -> list[list[str]]:
     return readme.usage_lines() + commands
 
 
+def package_cli_lines() -> list[list[str]]:
+    """The ``session-workflow …`` lines of the wheel's own description (``references/python-package.md``)."""
+    text = (REPO / "references" / "python-package.md").read_text(encoding="utf-8")
+    lines = [shlex.split(line, comments=True) for block in readme.indented(text) for line in block.splitlines()]
+    return [words for words in lines if words[:1] == ["session-workflow"]]
+
+
 def run_help(verb: list[str], home: Path) -> str:
     env = {"PATH": os.environ["PATH"], "HOME": str(home), "LANG": "C.UTF-8"}
     done = subprocess.run([str(BIN), *verb, "--help"], capture_output=True, text=True, env=env, timeout=60)
@@ -83,7 +93,7 @@ def test_the_readme_lines_are_read_as_verbs_and_options() -> None:
     assert split_verbs(["session-workflow", "doctor", "[--dir", "DIR]"]) == [(["doctor"], ["--dir"])]
 
 
-@pytest.mark.parametrize("words", readme_cli_lines(), ids=" ".join)
+@pytest.mark.parametrize("words", readme_cli_lines() + package_cli_lines(), ids=" ".join)
 def test_each_readme_cli_line_names_a_verb_that_takes_its_options(words: list[str], tmp_path: Path) -> None:
     for verb, options in split_verbs(words):
         shown = run_help(verb, tmp_path)
@@ -116,8 +126,16 @@ def test_each_claude_command_of_the_readme_is_run_by_a_test() -> None:
         word = "configure" if "configure" in command else shlex.split(command)[1]
         assert word in source, (command, test)
     quick_start = (REPO / "tests" / "e2e" / "test_quick_start.py").read_text(encoding="utf-8")
-    for title in ("Quick start", "Configuration", "Uninstall"):
+    for title in ("Quick start", "Unattended runs", "Configuration", "Uninstall"):
         assert f'readme.section("{title}")' in quick_start
+    piped = [line for line in lines if "| claude " in line]  # a claude command fed on stdin: run as written
+    assert piped and all(line.split("| ", 1)[1].startswith("claude plugin configure") for line in piped), piped
+    assert "--values-stdin" in quick_start
+
+
+def test_the_readme_stays_within_12_kb() -> None:
+    size = len(readme.README.read_bytes())
+    assert size <= 12 * 1024, f"README.md is {size} bytes: move depth to references/"
 
 
 def test_the_set_up_commands_are_the_ones_the_suite_runs() -> None:

@@ -15,13 +15,15 @@ import sys
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-# What the build reads: pyproject names the readme and the license file, MANIFEST.in says what the sdist holds.
-FILES = ("pyproject.toml", "MANIFEST.in", "README.md", "LICENSE")
+# What the build reads: pyproject names the readme (the wheel's own, which stands without the plugin's folder) and
+# the license file, MANIFEST.in says what the sdist holds.
+FILES = ("pyproject.toml", "MANIFEST.in", "README.md", "LICENSE", "references/python-package.md")
 
 
 def copy_sources(root: str, target: str) -> None:
     """Copy what the build reads from ``root`` into ``target``, without the bytecode or an old egg-info."""
     for name in FILES:
+        os.makedirs(os.path.dirname(os.path.join(target, name)), exist_ok=True)
         shutil.copy2(os.path.join(root, name), os.path.join(target, name))
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info")
     shutil.copytree(os.path.join(root, "src"), os.path.join(target, "src"), ignore=ignore)

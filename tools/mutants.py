@@ -304,6 +304,35 @@ MUTANTS = [
         "if utf16_len(text + piece) > MAX_CHARS:",
         "if len(text + piece) > MAX_CHARS:",
     ),
+    # session-workflow doctor (issue 34): the plugin's enabled state, the 4.x task-tools table, gone anchors.
+    Mutant(
+        "doctor: the local settings before the managed ones",
+        "core/health.py",
+        'SETTINGS_PRECEDENCE = ("managed", "project local", "project", "user")',
+        'SETTINGS_PRECEDENCE = ("project local", "managed", "project", "user")',
+        DOCTOR,
+    ),
+    Mutant(
+        "doctor: a disabled plugin not essential",
+        "core/health.py",
+        'is installed but disabled for this project ({said})", fix, essential=True)',
+        'is installed but disabled for this project ({said})", fix, essential=False)',
+        DOCTOR,
+    ),
+    Mutant(
+        "doctor: claude-sonnet-5 without default task tools",
+        "core/health.py",
+        '"sonnet": {(4,), (4, 0), (4, 5), (4, 6), (5,)},',
+        '"sonnet": {(4,), (4, 0), (4, 5), (4, 6)},',
+        DOCTOR,
+    ),
+    Mutant(
+        "doctor: gone anchors of this session only",
+        "cli/doctor.py",
+        "for path in registry.kept_in(env, real_folder, session):",
+        "for path in (registry.kept_by(env, session) if session else []):",
+        DOCTOR,
+    ),
     # session-workflow doctor (issue 28).
     Mutant("doctor: python3 3.9 -> 3.10", "core/health.py", "MIN_PYTHON = (3, 9)", "MIN_PYTHON = (3, 10)", DOCTOR),
     Mutant(

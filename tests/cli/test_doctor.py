@@ -3,6 +3,7 @@ nothing a file or the environment holds can draw a line of its own."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import stat
@@ -22,6 +23,8 @@ REPO = Path(__file__).resolve().parents[2]
 SESSION = "0f9a2c4e-1111-4222-8333-444455556666"
 OTHER = "7d3b1e5f-aaaa-4bbb-8ccc-ddddeeeeffff"
 RULE = "Bash(session-workflow:*)"
+PLUGIN_ID = "session-workflow@session-workflow"
+ENABLED = f'"enabledPlugins": {{"{PLUGIN_ID}": true}}'
 
 
 def fake_python(folder: Path, says: str = "3.11.4") -> None:
@@ -71,6 +74,13 @@ class Sandbox:
         path.write_text(text)
         return path
 
+    def install_plugin(self, scope: str = "user", project: Path | None = None, folder: Path = REPO) -> None:
+        """``claude plugin install`` of this plugin as 2.1.332 records it (the copy it runs from: ``folder``)."""
+        entry = {"scope": scope, "installPath": str(folder), "version": "0.1.0"}
+        entry.update({"projectPath": str(project)} if project is not None else {})
+        index = {"version": 2, "plugins": {PLUGIN_ID: [entry]}}
+        self.settings(self.config / "plugins" / "installed_plugins.json", json.dumps(index))
+
     def settings(self, path: Path, text: str) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text)
@@ -90,6 +100,7 @@ def box(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Sandbox:
     monkeypatch.setattr(doctor, "_importable", lambda _name: False)  # as on a python3 without the two packages
     monkeypatch.setattr(bootstrap, "find_pip", lambda _pips, _cwd: ["/usr/bin/pip3"])
     box = Sandbox(tmp_path)
+    monkeypatch.setattr(doctor, "MANAGED_SETTINGS", str(box.root / "managed-settings.json"))
     monkeypatch.chdir(box.project)  # the Bash tool: in the project, no CLAUDE_PROJECT_DIR
     return box
 
@@ -97,8 +108,9 @@ def box(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Sandbox:
 GOLDEN = """\
 session-workflow doctor: plugin <repo>, project <tmp>/project
 ✔ python3 for the hooks: <tmp>/bin/python3, Python 3.11.4
-✔ writers' dependencies: <pins> in <tmp>/config/plugins/data/session-workflow-inline/python-deps/<key>
+✔ writers' dependencies: <pins> in <tmp>/config/plugins/data/session-workflow-session-workflow/python-deps/<key>
 ✔ session-workflow on PATH: <tmp>/bin/session-workflow (this plugin's)
+✔ Claude Code plugin: session-workflow@session-workflow installed and enabled here, run from <repo>
 ✔ trust folder (the anchors' trust records): <tmp>/home/.local/state/session-workflow/anchors (writable)
 ✔ anchor 2026-12-03-kept.md: trusted, kept by this session
 ✘ anchor 2026-12-02-edited.md: changed outside the writers; the hooks do not inject it
@@ -117,6 +129,7 @@ nothing essential is missing; 1 line marked ✘ to fix
 
 
 def test_the_screen_of_a_prepared_sandbox(box: Sandbox) -> None:
+    box.install_plugin()
     box.install_deps()
     kept = box.anchor("2026-12-03-kept.md")
     edited = box.anchor("2026-12-02-edited.md")
@@ -130,7 +143,7 @@ def test_the_screen_of_a_prepared_sandbox(box: Sandbox) -> None:
     registry.vouch(box.env, str(kept), SESSION, "new", 0.0)  # after the utime: still as the writer left it
     state = box.project / ".claude" / "session-workflow" / "work-state.json"
     workstate_writer.set_ticket(str(state), SESSION, ticket=34, title="Fix Y", step="execute", now=0.0)
-    box.settings(box.config / "settings.json", '{"env": {"CLAUDE_CODE_ENABLE_TODO_TOOLS": "1"}}')
+    box.settings(box.config / "settings.json", f'{{{ENABLED}, "env": {{"CLAUDE_CODE_ENABLE_TODO_TOOLS": "1"}}}}')
     box.settings(box.project / ".claude" / "settings.local.json", f'{{"permissions": {{"allow": ["{RULE}"]}}}}')
     assert box.report() == (GOLDEN, 0)
 
@@ -162,9 +175,11 @@ def test_a_bare_sandbox_says_what_the_first_write_will_do(box: Sandbox) -> None:
         " for approval",
         '  fix: add "Bash(session-workflow:*)" to "permissions": {"allow": [...]} in <tmp>/config/settings.json (a rule'
         " given with --allowedTools or --settings is not visible from a shell)",
-        "· task tools: the default: on up to the 4.x models, off on later ones",
-        '  how: on a later model, set "CLAUDE_CODE_ENABLE_TODO_TOOLS": "1" in the "env" of <tmp>/config/settings.json',
-        "nothing essential is missing; 1 line marked ✘ to fix",
+        "✘ task tools: off: CLAUDE_CODE_ENABLE_TODO_TOOLS unset, and Claude Code's default model is past the 4.x"
+        " line; the run's open tasks are not kept",
+        '  fix: add "CLAUDE_CODE_ENABLE_TODO_TOOLS": "1" to the "env" object of <tmp>/config/settings.json (a --model'
+        " of 4.x or earlier has them without it)",
+        "nothing essential is missing; 2 lines marked ✘ to fix",
     ]
 
 
@@ -244,7 +259,8 @@ def test_task_tools_turned_off_are_a_fix(box: Sandbox) -> None:
     assert code == 0
     assert pair(lines, "✘ task tools") == [
         "✘ task tools: off (CLAUDE_CODE_ENABLE_TODO_TOOLS=0 in this shell): the run's open tasks are not kept",
-        '  fix: remove it, or set "CLAUDE_CODE_ENABLE_TODO_TOOLS": "1" in the "env" of <tmp>/config/settings.json',
+        '  fix: remove it, or add "CLAUDE_CODE_ENABLE_TODO_TOOLS": "1" to the "env" object of'
+        " <tmp>/config/settings.json",
     ]
 
 
@@ -280,7 +296,8 @@ def test_nothing_from_a_file_or_the_environment_can_draw_a_line(box: Sandbox) ->
         " the hooks: fine.md'",
     ]
     assert any(
-        line.startswith("· task tools: the default (CLAUDE_CODE_ENABLE_TODO_TOOLS=1\\x0a✔ all good") for line in lines
+        line.startswith("✘ task tools: off: CLAUDE_CODE_ENABLE_TODO_TOOLS=1\\x0a✔ all good in this shell is not")
+        for line in lines
     )
 
 
@@ -326,5 +343,42 @@ def test_a_kept_anchor_that_is_gone_is_named_with_the_restore_command(box: Sandb
             str(box.root), "<tmp>"
         ),
     ]
-    assert not any("2026-12-02-other.md" in line for line in lines)  # another session's: not this shell's to restore
+    assert pair(lines, "✘ anchor 2026-12-02-other.md") == [  # another session's: named too, it may be the run's
+        f"✘ anchor 2026-12-02-other.md: kept by a session of this machine, gone from {real}".replace(
+            str(box.root), "<tmp>"
+        ),
+        f"  fix: put the last version back: session-workflow anchor restore {real}/2026-12-02-other.md".replace(
+            str(box.root), "<tmp>"
+        ),
+    ]
+    assert not any("no open anchor" in line for line in lines)  # one section: gone ones are not "none"
     assert code == 0  # not essential: the doctor names it, the run restores it
+
+
+def test_a_terminal_without_a_session_id_names_a_deleted_anchor_with_its_restore(box: Sandbox) -> None:
+    kept = box.anchor("2026-12-03-kept.md")
+    vouch_as_read(str(kept), box.env, SESSION, "new", 0.0)
+    kept.unlink()
+    terminal = {key: value for key, value in box.env.items() if key not in ("CLAUDE_CODE_SESSION_ID", "CLAUDECODE")}
+    lines, _code = lines_of(box, terminal)
+    real = os.path.realpath(kept).replace(str(box.root), "<tmp>")
+    assert pair(lines, "✘ anchor 2026-12-03-kept.md") == [
+        f"✘ anchor 2026-12-03-kept.md: kept by a session of this machine, gone from {os.path.dirname(real)}",
+        f"  fix: put the last version back: session-workflow anchor restore {real}",
+    ]
+    assert not any("no open anchor" in line for line in lines)
+
+
+def test_a_closed_anchor_is_not_gone_and_another_projects_anchor_is_not_named(box: Sandbox, tmp_path: Path) -> None:
+    closed = box.anchor("2026-12-03-done.md")
+    vouch_as_read(str(closed), box.env, SESSION, "new", 0.0)
+    registry.forget(box.env, str(closed), strict=True)  # what close does to the record
+    closed.unlink()
+    elsewhere = tmp_path / "elsewhere" / ".claude" / "anchors" / "2026-12-03-theirs.md"
+    elsewhere.parent.mkdir(parents=True)
+    elsewhere.write_text("# Mission\nX.\n")
+    vouch_as_read(str(elsewhere), box.env, SESSION, "new", 0.0)
+    elsewhere.unlink()
+    lines, _code = lines_of(box)
+    assert not any("done.md" in line or "theirs.md" in line for line in lines)
+    assert "· anchors: no open anchor in <tmp>/project/.claude/anchors" in lines

@@ -75,7 +75,32 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
 @pytest.mark.parametrize(
     ("argv", "error"),
     [
-        (["state"], "session-workflow state: error: the following arguments are required: ACTION"),
+        (
+            ["--bogus"],
+            "session-workflow: error: unknown option '--bogus' in `session-workflow --bogus`; `session-workflow"
+            " --help` lists what it takes",
+        ),
+        (
+            ["anchor", "--bogus"],
+            "session-workflow anchor: error: unknown option '--bogus' in `session-workflow anchor --bogus`;"
+            " `session-workflow anchor --help` lists what it takes",
+        ),
+        (  # a missing required option does not hide the unknown one
+            ["anchor", "new", "--bogus"],
+            "session-workflow anchor new: error: unknown option '--bogus' in `session-workflow anchor new --bogus`;"
+            " `session-workflow anchor new --help` lists what it takes",
+        ),
+        (
+            ["doctor", "--dir", ".", "--bogus", "it's"],
+            "session-workflow: error: unknown option '--bogus' in `session-workflow doctor --dir . --bogus"
+            " 'it'\"'\"'s'`; `session-workflow doctor --help` lists what it takes",
+        ),
+        (
+            ["doctor", "extra"],
+            "session-workflow: error: unexpected argument 'extra' in `session-workflow doctor extra`;"
+            " `session-workflow doctor --help` lists what it takes",
+        ),
+        (["anchor", "new", "--ta"], "session-workflow anchor new: error: argument --task: expected one argument"),
         (["state", "step"], "session-workflow state step: error: the following arguments are required: step"),
         (["anchor", "step", "F"], "session-workflow anchor step: error: the following arguments are required: TEXT"),
         (
@@ -100,6 +125,20 @@ def test_errors_are_one_line_naming_the_command_as_typed(
     assert run(capsys, *argv) == (2, "", error + "\n")
 
 
+@pytest.mark.parametrize(("argv", "first", "verbs"), [([], "demo", list(cli.GROUPS)), (["state"], "set", None)])
+def test_a_command_without_its_verb_prints_the_short_help_and_exits_2(
+    capsys: pytest.CaptureFixture[str], argv: list[str], first: str, verbs: list[str] | None
+) -> None:
+    code, out, err = run(capsys, *argv)
+    prog = " ".join(["session-workflow", *argv])
+    assert (code, out) == (2, "")
+    lines = err.splitlines()
+    assert lines[0].startswith(f"usage: {prog} [-h]") and lines[1] == ""
+    listed = [line.split()[0] for line in lines[2:] if line.startswith("  ")]
+    assert listed == (verbs or listed) and listed[0] == first and len(listed) >= 3
+    assert lines[-1] == f"`{prog} --help` says more; `{prog} {first} --help` shows one's options."
+
+
 @pytest.mark.parametrize(
     ("argv", "verbs"),
     [
@@ -119,7 +158,7 @@ def test_help_asked_before_a_verb_lists_every_verb(
 @pytest.mark.parametrize(
     ("argv", "choices"),
     [
-        (["-1", "state"], "'demo', 'doctor', 'inject', 'anchor', 'state', 'tasks'"),
+        (["-1", "state"], "'demo', 'doctor', 'log', 'inject', 'anchor', 'state', 'tasks'"),
         (["state", "-1", "step"], "'set', 'step', 'pause', 'resume', 'adopt', 'clear', 'show'"),
     ],
 )

@@ -156,7 +156,6 @@ def test_without_any_project_dir_the_user_state_dir_is_used(
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        ([], "the following arguments are required: ACTION"),
         (["set", "--title", "T"], "the following arguments are required: --ticket"),
         (["set", "--ticket", "0", "--title", "T"], "argument --ticket: expected an issue number"),
         (["set", "--ticket", "has space", "--title", "T"], "argument --ticket: expected an issue number"),
@@ -169,7 +168,7 @@ def test_without_any_project_dir_the_user_state_dir_is_used(
         (["step", "\n"], "argument step: the step is empty"),
         (["step", "x", "--dir", "/no/such/dir"], "argument --dir: not a directory"),
         (["step", "x", "--session", "has space"], "argument --session: a session id is"),
-        (["show", "--bogus"], "unrecognized arguments: --bogus"),
+        (["show", "--bogus"], "unknown option '--bogus' in `session-workflow state show --bogus`"),
     ],
 )
 def test_bad_arguments_exit_2_with_one_line(capsys: pytest.CaptureFixture[str], argv: list[str], message: str) -> None:

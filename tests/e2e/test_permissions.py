@@ -25,12 +25,11 @@ RULE = "Bash(session-workflow:*)"
 
 
 def readme_recipe() -> dict[str, object]:
-    """The permission line of the README's Quick start, parsed from the README itself, and the file it goes in."""
-    name, body = readme.settings_recipes()[0]
-    assert name == ".claude/settings.local.json", "the README no longer leads with a .claude/settings.local.json recipe"
-    recipe: dict[str, object] = json.loads(body)
-    assert recipe == {"permissions": {"allow": [RULE]}}
-    return recipe
+    """The permission step of the README's Quick start, parsed from the README itself, done on a new file."""
+    (recipe,) = [recipe for recipe in readme.settings_recipes() if recipe.file == ".claude/settings.local.json"]
+    done: dict[str, object] = recipe.apply({})
+    assert done == {"permissions": {"allow": [RULE]}}
+    return done
 
 
 def writer_script(anchor: str) -> list[F.Step]:

@@ -23,7 +23,6 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -86,16 +85,6 @@ def settings_target(name: str, home: Path, project: Path) -> Path:
     return home / name[2:] if name.startswith("~/") else project / name
 
 
-def merge(settings: dict[str, Any], recipe: dict[str, Any]) -> dict[str, Any]:
-    """``recipe`` added to a settings file as a user adds it: into the objects already there (``plugin install``
-    wrote ``enabledPlugins`` into ``~/.claude/settings.json``)."""
-    out = dict(settings)
-    for key, value in recipe.items():
-        old = out.get(key)
-        out[key] = merge(old, value) if isinstance(old, dict) and isinstance(value, dict) else value
-    return out
-
-
 def files_under(folder: Path) -> list[str]:
     return sorted(str(path.relative_to(folder)) for path in folder.rglob("*") if path.is_file())
 
@@ -145,15 +134,26 @@ def test_the_quick_start_then_the_uninstall(
     (configure,) = [line for line in readme.section("Configuration").split("`") if line.startswith("claude plugin")]
     shown = user.run(readme_command(configure, checkout)).check().stdout
     assert "anchor_hooks — Re-inject the control anchor" in shown
+    installed = json.loads((user.config_dir / "settings.json").read_text(encoding="utf-8"))
+    assert installed["enabledPlugins"] == {ID: True} and "extraKnownMarketplaces" in installed  # what step 1 says
 
-    # 2, 3. The permission line and the task tools' opt-in, in the files the README names.
+    # 2, 3. The task tools' opt-in and the permission line, added where the README says, in the files it names.
+    quick_start = " ".join(readme.section("Quick start").split())
+    assert "in the project, `mkdir -p .claude`;" in quick_start
+    subprocess.run(["mkdir", "-p", ".claude"], cwd=user.project, check=True, timeout=60)
     recipes = readme.settings_recipes()
-    assert [name for name, _ in recipes] == [".claude/settings.local.json", "~/.claude/settings.json"]
-    for name, body in recipes:
-        target = settings_target(name, user.home, user.project)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        merged = merge(json.loads(target.read_text(encoding="utf-8")) if target.exists() else {}, json.loads(body))
-        target.write_text(json.dumps(merged, indent=2), encoding="utf-8")
+    assert [(recipe.file, recipe.path) for recipe in recipes] == [
+        ("~/.claude/settings.json", ["env"]),
+        (".claude/settings.local.json", ["permissions", "allow"]),
+    ]
+    for recipe in recipes:
+        target = settings_target(recipe.file, user.home, user.project)
+        assert target.exists() or recipe.file.startswith(".claude/")  # a new project file: `{}`, as the step says
+        current = json.loads(target.read_text(encoding="utf-8")) if target.exists() else {}
+        target.write_text(json.dumps(recipe.apply(current), indent=2), encoding="utf-8")
+    settings = json.loads((user.config_dir / "settings.json").read_text(encoding="utf-8"))
+    assert settings["enabledPlugins"] == {ID: True} and settings["env"] == {"CLAUDE_CODE_ENABLE_TODO_TOOLS": "1"}
+    assert "✔ enabled" in user.run(["plugin", "list"]).check().stdout
 
     # 4, 5. Arm the protocol; the model creates the anchor, writes it and runs the doctor.
     (arm,) = [body.strip() for language, body, _ in blocks if body.startswith("/session-workflow:")]
@@ -191,7 +191,8 @@ def test_the_quick_start_then_the_uninstall(
     lines = report.splitlines()
     assert lines[0] == f"session-workflow doctor: plugin {checkout}, project {user.project}", report
     assert f"✔ session-workflow on PATH: {checkout / 'bin' / 'session-workflow'} (this plugin's)" in lines, report
-    local = settings_target(recipes[0][0], user.home, user.project)
+    assert f"✔ Claude Code plugin: {ID} installed and enabled here, run from {checkout}" in lines, report
+    local = settings_target(recipes[1].file, user.home, user.project)
     assert f"✔ permission rule Bash(session-workflow:*): in {local}" in lines, report
     assert "✔ task tools: on (CLAUDE_CODE_ENABLE_TODO_TOOLS=1 in this shell)" in lines, report  # the settings' env
     assert not any(line.startswith("✘") for line in lines) and lines[-1].startswith("nothing essential is missing")
@@ -210,6 +211,45 @@ def test_the_quick_start_then_the_uninstall(
     done = subprocess.run(words, cwd=user.project, env=shell, capture_output=True, text=True, timeout=120)
     assert (done.returncode, done.stderr) == (0, ""), done.stdout
     assert done.stdout.splitlines()[-1].startswith("nothing essential is missing"), done.stdout
+    # A terminal has no CLAUDE_CODE_SESSION_ID, and still sees the deleted anchor, with the command that restores it.
+    assert "CLAUDE_CODE_SESSION_ID" not in shell
+    anchor.unlink()
+    done = subprocess.run(words, cwd=user.project, env=shell, capture_output=True, text=True, timeout=120)
+    lines = done.stdout.splitlines()
+    gone = f"✘ anchor {anchor.name}: kept by a session of this machine, gone from {anchor.parent}"
+    restore = f"session-workflow anchor restore {anchor}"
+    assert gone in lines and f"  fix: put the last version back: {restore}" in lines, done.stdout
+    assert not any("no open anchor" in line for line in lines), done.stdout
+    back = subprocess.run(
+        [str(checkout / "bin" / "session-workflow"), *shlex.split(restore)[1:]],
+        cwd=user.project,
+        env=shell,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert back.returncode == 0, back.stderr
+    assert f"- Next action: {NEXT_ACTION}" in anchor.read_text(encoding="utf-8")
+
+    # Configuration: values on stdin, as strings, through the README's own line.
+    (piped,) = [line for line in readme.indented(readme.section("Configuration")) if "--values-stdin" in line]
+    tools = tmp_path / "tools"
+    tools.mkdir()
+    (tools / "claude").symlink_to(claude_bin)
+    configured = subprocess.run(
+        ["bash", "-c", piped],
+        cwd=user.project,
+        env={**user.env(), "PATH": f"{tools}{os.pathsep}{os.environ['PATH']}"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert configured.returncode == 0, configured.stderr
+    shown = user.run(readme_command(configure, checkout)).check().stdout
+    assert "nudge_margin — Checkpoint nudge margin (optional, set)" in shown, shown
+    assert "status_line — Show the run's state on the status line (optional, set)" in shown, shown
+    strings = user.run(["plugin", "configure", ID, "--values-stdin"], input='{"nudge_margin": 10}')
+    assert strings.returncode != 0 and '(`"10"`, not `10`)' in readme.section("Configuration")
 
     # Uninstall: the README's two commands, and what stays where.
     uninstall, remove = readme.indented(readme.section("Uninstall"))
@@ -224,6 +264,10 @@ def test_the_quick_start_then_the_uninstall(
     assert (copy / ".orphaned_at").is_file()  # its copy of the plugin stays, marked
     settings = json.loads((user.config_dir / "settings.json").read_text(encoding="utf-8"))
     assert settings["enabledPlugins"] == {} and settings["env"] == {"CLAUDE_CODE_ENABLE_TODO_TOOLS": "1"}
+    assert '`"CLAUDE_CODE_ENABLE_TODO_TOOLS"` in `~/.claude/settings.json`' in uninstall_text  # the user's lines stay
+    assert "Bash(session-workflow:*)" in local.read_text(encoding="utf-8") and "`.claude/settings.local.json`" in (
+        uninstall_text
+    )
     state = user.home / ".local" / "state" / "session-workflow"
     cache = user.home / ".cache" / "session-workflow"
     for kept in (state / "anchors", cache / "pycache"):
@@ -234,5 +278,94 @@ def test_the_quick_start_then_the_uninstall(
     assert words[:2] == ["rm", "-rf"] and all(word.startswith("~/") for word in words[2:]), remove
     subprocess.run(["bash", "-c", remove], env={"HOME": str(user.home), "PATH": os.environ["PATH"]}, check=True)
     assert not state.exists() and not cache.exists()
+    leaks = fake_api.leaks()
+    assert not leaks, f"Claude Code tried to reach non-loopback hosts: {[r['path'] for r in leaks]}"
+
+
+# The Quick start's step 3 before issue 34: a whole object for the file `plugin install` had just written.
+OLD_STEP_3 = {"env": {"CLAUDE_CODE_ENABLE_TODO_TOOLS": "1"}}
+
+
+def test_the_old_step_3_pasted_over_the_install_disables_the_plugin_and_doctor_says_so(
+    claude_bin: Path, fake_api: FakeAnthropic, tmp_path: Path
+) -> None:
+    user = Newcomer(binary=claude_bin, api=fake_api, root=tmp_path / "machine", plugin_dir=None)
+    checkout = clone(tmp_path / "session-workflow")
+    blocks = readme.fenced(readme.section("Quick start"))
+    (install,) = [body for language, body, _ in blocks if language == "sh"]
+    for line in install.splitlines():
+        user.run(readme_command(line, checkout)).check()
+    doctor = [str(checkout / "bin" / "session-workflow"), "doctor"]
+    shell = {**user.env(), "PATH": os.environ["PATH"]}
+
+    def run_doctor() -> subprocess.CompletedProcess[str]:
+        return subprocess.run(doctor, cwd=user.project, env=shell, capture_output=True, text=True, timeout=120)
+
+    before = run_doctor()
+    assert f"✔ Claude Code plugin: {ID} installed and enabled here, run from {checkout}" in before.stdout.splitlines()
+    (user.config_dir / "settings.json").write_text(json.dumps(OLD_STEP_3), encoding="utf-8")  # pasted as shown
+    assert "✘ disabled" in user.run(["plugin", "list"]).check().stdout  # the Troubleshooting line's symptom
+    after = run_doctor()
+    lines = after.stdout.splitlines()
+    assert after.returncode == 1, after.stdout
+    assert (
+        f"✘ Claude Code plugin: {ID} is installed but disabled for this project (no settings file that applies here"
+        f' has "{ID}": true in "enabledPlugins")'
+    ) in lines, after.stdout
+    assert lines[-1].endswith("essential check fails: the plugin cannot work here"), after.stdout
+    assert "`claude plugin list` says `✘ disabled`" in readme.section("Troubleshooting")
+
+
+def test_the_unattended_recipe_runs_every_turn_and_git_clean_takes_the_local_settings(
+    claude_bin: Path, fake_api: FakeAnthropic, wheels: Path, tmp_path: Path
+) -> None:
+    fresh = fresh_python(tmp_path, wheels)
+    user = Newcomer(binary=claude_bin, api=fake_api, root=tmp_path / "machine", plugin_dir=None, env_extra=fresh)
+    checkout = clone(tmp_path / "session-workflow")
+    subprocess.run(["git", "init", "-q", str(user.project)], check=True, timeout=60)
+    (install,) = [body for language, body, _ in readme.fenced(readme.section("Quick start")) if language == "sh"]
+    for line in install.splitlines():
+        user.run(readme_command(line, checkout)).check()
+    (recipe,) = [body.strip() for language, body, _ in readme.fenced(readme.section("Unattended runs"))]
+    words = readme_command(recipe, checkout)
+    assert words[0] == "-p" and words[1].startswith("/session-workflow:compaction-survival ")
+    flags = words[2:]
+    assert flags == ["--permission-mode", "acceptEdits", "--allowedTools", "Bash(session-workflow:*)"]
+    anchor = user.project / ".claude" / "anchors" / f"{time.strftime('%Y-%m-%d')}-migrate-the-billing-service.md"
+    notes = user.project / "notes.txt"
+
+    # The arming turn: the anchor, and a Write of the run's own work (acceptEdits).
+    fake_api.script(
+        F.bash('session-workflow anchor new --task "Migrate the billing service"'),
+        F.tool_use("Write", {"file_path": str(notes), "content": "ported\n"}),
+        F.text("armed"),
+    )
+    user.run(words).check()
+    assert anchor.is_file() and notes.read_text(encoding="utf-8") == "ported\n"
+
+    def next_turn(*extra: str) -> str:
+        fake_api.script(F.bash(f'session-workflow anchor step {anchor} "Ported the invoice model"'), F.text("ok"))
+        user.run(["-p", "--continue", "carry on", *extra]).check()
+        (result,) = F.last_tool_results(fake_api.main_requests()[-1])
+        return result
+
+    text = " ".join(readme.section("Unattended runs").split())
+    assert "go on with `--continue` and the same flags" in text
+    assert next_turn(*flags).startswith(f"step 0 -> 1  {anchor}")
+    assert next_turn() == "This command requires approval"  # without the rule: every turn after the arming one
+    assert "every later `session-workflow` call stops for approval (under `-p` it is refused)" in text
+
+    # git clean -fdx takes the anchors and .claude/settings.local.json; -e keeps the settings file.
+    local = user.project / ".claude" / "settings.local.json"
+    local.write_text(json.dumps({"permissions": {"allow": ["Bash(session-workflow:*)"]}}), encoding="utf-8")
+    keep = "git clean -fdx -e .claude/settings.local.json"
+    assert (
+        f"`{keep}`" in text
+        and "`git clean -fdx` deletes the git-ignored anchors and `.claude/settings.local.json`" in text
+    )
+    subprocess.run(shlex.split(keep), cwd=user.project, check=True, capture_output=True, timeout=60)
+    assert local.is_file() and not anchor.exists()
+    subprocess.run(["git", "clean", "-fdx"], cwd=user.project, check=True, capture_output=True, timeout=60)
+    assert not local.exists()
     leaks = fake_api.leaks()
     assert not leaks, f"Claude Code tried to reach non-loopback hosts: {[r['path'] for r in leaks]}"

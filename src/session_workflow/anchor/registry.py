@@ -39,7 +39,7 @@ import time
 from session_workflow.anchor.text import LIVE, NOT_ANCHOR, shell_quote, split_head
 from session_workflow.core.boundedio import read_prefix, read_prefix_and_stat
 from session_workflow.core.jsonload import loads
-from session_workflow.core.locations import kept_index, record_name, trust_dir
+from session_workflow.core.locations import KEPT_FOLDER, kept_index, record_name, trust_dir
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -59,6 +59,8 @@ COPY_MAX_BYTES = 64 * 1024
 # Anchors named in a session's list (newest first), and the bytes the hook reads of that list.
 MAX_KEPT = 8
 MAX_KEPT_BYTES = 64 * 1024
+# The sessions' lists the doctor reads at most (the newest), to find a project's kept anchors from any shell.
+MAX_INDEXES = 512
 _HEX = frozenset("0123456789abcdef")
 
 
@@ -316,6 +318,31 @@ def kept_by(env: Mapping[str, str], session: str | None) -> list[str]:
     if read_back is None or read_back[1] > MAX_KEPT_BYTES:
         return []
     return _kept_paths(read_back[0])
+
+
+def kept_in(env: Mapping[str, str], folder: str, session: str | None = None) -> list[str]:
+    """The real paths in ``folder`` (a real anchors folder) that any session of this machine wrote or adopted,
+    ``session``'s first, then by the newest lists (at most ``MAX_INDEXES`` lists read, each bounded): what the
+    doctor checks from any shell, a terminal without a session id included. Not for the hook path (it lists)."""
+    root = trust_dir(env)
+    if root is None:
+        return []
+    lists = os.path.join(root, KEPT_FOLDER)
+    try:
+        with os.scandir(lists) as entries:
+            found = [(entry.stat().st_mtime_ns, entry.path) for entry in entries if entry.name.endswith(".json")]
+    except OSError:
+        found = []
+    own = kept_index(env, session) if session else None
+    newest = sorted(found, reverse=True)[:MAX_INDEXES]
+    ordered = ([own] if own else []) + [path for _mtime, path in newest if path != own]
+    paths: list[str] = []
+    for path in ordered:
+        read_back = read_prefix(path, MAX_KEPT_BYTES)
+        if read_back is None or read_back[1] > MAX_KEPT_BYTES:
+            continue
+        paths += [item for item in _kept_paths(read_back[0]) if os.path.dirname(item) == folder and item not in paths]
+    return paths
 
 
 def _keep(env: Mapping[str, str], session: str, real: str) -> None:

@@ -42,10 +42,12 @@ Check that the plugin can work here: one line per check, marked ✔ (fine), ✘ 
 · (what a shell cannot know, or what is expected). Reads only; installs nothing.
 
 Exit 0 when nothing essential is missing (a python3 3.9+ for the hooks, a writable trust folder, the writers'
-dependencies or a pip to install them), 1 otherwise.
+dependencies or a pip to install them, the plugin enabled where Claude Code has it installed), 1 otherwise.
 """
 # One screen: anchors past this many are counted, not listed.
 MAX_ANCHOR_LINES = 12
+# The organisation's settings file Claude Code reads here (where known), for the plugin and settings checks.
+MANAGED_SETTINGS = health.managed_settings_path(sys.platform)
 
 
 def _importable(name: str) -> bool:
@@ -132,11 +134,14 @@ ANCHOR_STATES: tuple[AnchorState, ...] = (trusted, changed, not_created_here)
 
 
 def anchor_checks(project: str, env: Mapping[str, str]) -> list[Check]:
-    """One line per open anchor of ``project`` and its state (at most ``MAX_ANCHOR_LINES``, then a count)."""
+    """The project's anchors section: one line per open anchor and its state (at most ``MAX_ANCHOR_LINES``, then a
+    count), then each anchor a session of this machine kept here whose file is gone (``gone_checks``); one line
+    "no open anchor" only when there is neither."""
     folder = anchors_dir(project)
     candidates = list_open(folder) if os.path.isdir(folder) else []
+    gone = gone_checks(project, env)
     if not candidates:
-        return [Check(INFO, f"anchors: no open anchor in {escaped(folder)}")]
+        return gone or [Check(INFO, f"anchors: no open anchor in {escaped(folder)}")]
     session = env.get(SESSION_ENV, "")
     checks = []
     for candidate in candidates[:MAX_ANCHOR_LINES]:
@@ -146,25 +151,31 @@ def anchor_checks(project: str, env: Mapping[str, str]) -> list[Check]:
     more = len(candidates) - MAX_ANCHOR_LINES
     if more > 0:
         checks.append(Check(INFO, f"anchors: {more} more in {escaped(folder)}", "session-workflow anchor list"))
-    return checks
+    return checks + gone
 
 
 def gone_checks(project: str, env: Mapping[str, str]) -> list[Check]:
-    """The anchors this shell's session kept in ``project`` whose files are gone (deleted, ``git clean -fdx``)."""
+    """The anchors any session of this machine kept in ``project`` whose files are gone (deleted, ``git clean
+    -fdx``) while their records stand, so ``anchor restore`` can put them back; from any shell (this one's
+    session first, when it has one). A closed anchor's record is dropped at close: it is not gone."""
     real_folder = os.path.realpath(anchors_dir(project))
-    gone = [
-        path
-        for path in registry.kept_by(env, env.get(SESSION_ENV) or None)
-        if os.path.dirname(path) == real_folder and not os.path.lexists(path)
-    ]
-    return [
-        Check(
-            FAIL,
-            f"anchor {escaped(os.path.basename(path))}: kept by this session, gone from {escaped(real_folder)}",
-            f"put the last version back: {registry.restore_command(path)}",
+    session = env.get(SESSION_ENV) or None
+    checks = []
+    for path in registry.kept_in(env, real_folder, session):
+        if os.path.lexists(path):
+            continue
+        record = registry.read(env, path)
+        if record is None:
+            continue
+        whose = "this session" if session and session in record.sessions else "a session of this machine"
+        checks.append(
+            Check(
+                FAIL,
+                f"anchor {escaped(os.path.basename(path))}: kept by {whose}, gone from {escaped(real_folder)}",
+                f"put the last version back: {registry.restore_command(path)}",
+            )
         )
-        for path in gone[:MAX_ANCHOR_LINES]
-    ]
+    return checks[:MAX_ANCHOR_LINES]
 
 
 def work_state_check(dir_arg: str | None, env: Mapping[str, str]) -> Check:
@@ -201,19 +212,19 @@ def report(env: Mapping[str, str], home: str, cwd: str | None, dir_arg: str | No
     from session_workflow.anchor.writer import default_project_dir
 
     own = os.path.join(bootstrap.PLUGIN_ROOT, "bin", "session-workflow")
-    checks = [
-        health.python_check(env),
-        dependency_check(env, home),
-        health.command_check(env, own, env.get("CLAUDECODE") == "1"),
-        health.writable_check(trust_dir(env)),
-    ]
+    in_claude_code = env.get("CLAUDECODE") == "1"
+    command = health.command_check(env, own, in_claude_code)
+    checks = [health.python_check(env), dependency_check(env, home), command, health.writable_check(trust_dir(env))]
     project = dir_arg or (default_project_dir(env, home, cwd) if cwd is not None else None)
     if project is None:
         fix = "cd to the project, or pass --dir"
         checks.append(Check(FAIL, "project: the current directory no longer exists (deleted?)", fix))
     else:
-        checks += [*anchor_checks(project, env), *gone_checks(project, env), work_state_check(dir_arg, env)]
-    files = health.settings_files(config_dir(env, home), project)
+        checks += [*anchor_checks(project, env), work_state_check(dir_arg, env)]
+    config = config_dir(env, home)
+    files = health.settings_files(config, project, MANAGED_SETTINGS)
+    loaded = in_claude_code and command.mark == OK
+    checks.insert(3, health.plugin_check(config, files, project, bootstrap.PLUGIN_ROOT, loaded))
     checks += [health.mod_check(env), health.permission_check(files), health.task_tools_check(env, files)]
     where = f", project {escaped(project)}" if project is not None else ""
     lines = [f"session-workflow doctor: plugin {escaped(bootstrap.PLUGIN_ROOT)}{where}"]

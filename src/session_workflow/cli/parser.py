@@ -12,6 +12,7 @@ import os
 import sys
 
 from session_workflow.core.errors import Failure
+from session_workflow.core.text import escaped
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -58,14 +59,68 @@ class RawDescriptionHelpFormatter(HelpFormatter, argparse.RawDescriptionHelpForm
 
 
 class OneLineParser(argparse.ArgumentParser):
-    """An ArgumentParser whose errors are a single line and exit 2, and whose formatter imports no shutil."""
+    """An ArgumentParser whose errors are a single line and exit 2, and whose formatter imports no shutil.
+
+    ``add_verbs`` tells it what followed its name (``given``) and its verbs (``verbs``), so that a command with no
+    verb prints the short help (usage, one line per verb; exit 2, the convention for a missing argument) and an
+    option it does not know is named with the command as typed, not hidden behind "GROUP is required".
+    """
 
     def __init__(self, **kwargs: Any) -> None:
         kwargs.setdefault("formatter_class", HelpFormatter)
         super().__init__(**kwargs)
+        self.given: list[str] = []
+        self.verbs: list[tuple[str, str]] = []
 
     def error(self, message: str) -> NoReturn:
-        self.exit(2, f"{self.prog}: error: {message}\n")
+        unknown = self._unknown_word(message)
+        if unknown is not None:
+            self.exit(2, f"{self.prog}: error: {self._unknown_message(unknown)}\n")
+        if self.verbs and not self.given and message.startswith("the following arguments are required: "):
+            self.exit(2, self.short_help())
+        self.exit(2, f"{self.prog}: error: {escaped(message)}\n")
+
+    def short_help(self) -> str:
+        """The usage line, each verb with its help line, and where the whole help is."""
+        width = max(len(name) for name, _ in self.verbs)
+        rows = [f"  {name:<{width}}  {help_line}" for name, help_line in self.verbs]
+        more = f"`{self.prog} --help` says more; `{self.prog} {self.verbs[0][0]} --help` shows one's options."
+        return "\n".join([self.format_usage().rstrip(), "", *rows, "", more]) + "\n"
+
+    def _unknown_word(self, message: str) -> str | None:
+        """The first word argparse did not take: from "unrecognized arguments", or, when a verb is missing, an
+        option before where the verb should be (argparse reports only the missing verb)."""
+        if message.startswith("unrecognized arguments: "):
+            return message[len("unrecognized arguments: ") :].split(" ")[0]
+        if message.startswith("the following arguments are required: "):
+            return next((word for word in self._options_given() if not self._knows(word)), None)
+        return None
+
+    def _options_given(self) -> list[str]:
+        """The words after this parser's name that read as options (up to ``--``; a negative number is a value)."""
+        words = self.given[: self.given.index("--")] if "--" in self.given else self.given
+        return [word for word in words if word.startswith("-") and word != "-" and not word[1:].isdigit()]
+
+    def _knows(self, word: str) -> bool:
+        """An option of this parser, or a prefix argparse takes for one (``--he``), ``--opt=value`` included."""
+        name = word.split("=", 1)[0]
+        return any(
+            option == name or (name.startswith("--") and option.startswith(name))
+            for option in self._option_string_actions
+        )
+
+    def _unknown_message(self, word: str) -> str:
+        import shlex
+
+        typed = " ".join(shlex.quote(part) for part in [*self.prog.split(" "), *self.given])
+        verbs: list[str] = []
+        for part in self.given:
+            if part.startswith("-") or part == word or len(verbs) == 2:
+                break
+            verbs.append(part)
+        what = "unknown option" if word.startswith("-") else "unexpected argument"
+        helper = " ".join([self.prog, *verbs, "--help"])
+        return escaped(f"{what} {word!r} in `{typed}`; `{helper}` lists what it takes")
 
 
 def invoked(argv: Sequence[str]) -> str | None:
@@ -102,10 +157,16 @@ def add_verbs(
     subcommands = parser.add_subparsers(
         dest=dest, metavar=metavar, parser_class=OneLineParser, required=True, help=help, prog=parser.prog
     )
+    if isinstance(parser, OneLineParser):
+        parser.given = list(argv)
+        parser.verbs = [(name, help_line) for name, (help_line, _setup) in verbs.items()]
     only = alone(argv, verbs)
     chosen = only or invoked(argv)
     for name, (help_line, setup) in verbs.items():
         if name == chosen:
-            setup(subcommands.add_parser(name, help=help_line), argv[list(argv).index(name) + 1 :])
+            rest = argv[list(argv).index(name) + 1 :]
+            chosen_parser = subcommands.add_parser(name, help=help_line)
+            chosen_parser.given = list(rest)
+            setup(chosen_parser, rest)
         elif only is None:
             subcommands.add_parser(name, help=help_line)

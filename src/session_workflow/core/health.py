@@ -28,7 +28,19 @@ MIN_PYTHON = (3, 9)
 PROBE_TIMEOUT_SECONDS = 10.0
 MAX_SETTINGS_BYTES = 1 << 20
 PERMISSION_RULE = "Bash(session-workflow:*)"
+PLUGIN_NAME = "session-workflow"
+# Which settings file wins for a key they share (measured on 2.1.332 with ``enabledPlugins``), first wins.
+SETTINGS_PRECEDENCE = ("managed", "project local", "project", "user")
+# ``claude plugin enable --scope`` for the file a value came from (managed settings have none).
+SCOPES = {"user": "user", "project local": "local", "project": "project"}
 TODO_TOOLS_ENV = "CLAUDE_CODE_ENABLE_TODO_TOOLS"
+MODEL_ENV = "ANTHROPIC_MODEL"
+# The versions per family that have the task tools by default (measured on 2.1.332; a trailing date dropped).
+TASK_TOOL_MODELS: dict[str, set[tuple[int, ...]]] = {
+    "opus": {(4, 5), (4, 6), (4, 7)},
+    "sonnet": {(4,), (4, 0), (4, 5), (4, 6), (5,)},
+    "haiku": {(4, 5)},
+}
 # The first Claude Code build that loads hooks modules (the mod; README, "The system prompt"). The Bash tool
 # names its build in AI_AGENT=claude-code_<major>-<minor>-<patch>_agent (measured on 2.1.332).
 MOD_MIN_VERSION = (2, 1, 287)
@@ -223,14 +235,151 @@ class Settings:
         return value if isinstance(value, dict) else {}
 
 
-def settings_files(config: str, project: str | None) -> list[Settings]:
-    """The settings files that apply to ``project``, loaded: the user's, then the project's local and shared ones."""
+def managed_settings_path(platform: str) -> str | None:
+    """The managed (organisation) settings file Claude Code reads on ``platform`` (``sys.platform``), where known."""
+    if platform.startswith("linux"):
+        return "/etc/claude-code/managed-settings.json"
+    if platform == "darwin":
+        return "/Library/Application Support/ClaudeCode/managed-settings.json"
+    return None
+
+
+def settings_files(config: str, project: str | None, managed: str | None = None) -> list[Settings]:
+    """The settings files that apply to ``project``, loaded: the user's, then the project's local and shared ones,
+    then the managed one when there is a path for it."""
     files = [Settings("user", os.path.join(config, "settings.json"))]
     if project is not None:
         claude = os.path.join(project, ".claude")
         files.append(Settings("project local", os.path.join(claude, "settings.local.json")))
         files.append(Settings("project", os.path.join(claude, "settings.json"), trusted_only=True))
+    if managed is not None:
+        files.append(Settings("managed", managed))
     return [item.load() for item in files]
+
+
+def _json_file(path: str) -> object:
+    """The JSON document at ``path`` (bounded), or None when it is absent, unreadable or not JSON."""
+    import json
+
+    read = read_text_prefix(path, MAX_SETTINGS_BYTES)
+    if read is None or read[1]:
+        return None
+    try:
+        return json.loads(read[0])
+    except (ValueError, RecursionError):
+        return None
+
+
+def _object(value: object, key: str) -> dict[str, object]:
+    found = value.get(key) if isinstance(value, dict) else None
+    return found if isinstance(found, dict) else {}
+
+
+def _same_path(first: str, second: str) -> bool:
+    return os.path.realpath(first) == os.path.realpath(second)
+
+
+def _enabled(plugin_id: str, files: Sequence[Settings]) -> tuple[object, Settings | None]:
+    """The ``enabledPlugins`` value Claude Code takes for ``plugin_id`` and the file it comes from (managed over
+    local over project over user); (None, None) when no file names it: then the plugin is off (measured)."""
+    for label in SETTINGS_PRECEDENCE:
+        for item in files:
+            if item.label == label and plugin_id in item.section("enabledPlugins"):
+                return item.section("enabledPlugins")[plugin_id], item
+    return None, None
+
+
+def run_folder(config: str, plugin_id: str, entry: Mapping[str, object]) -> str | None:
+    """The folder Claude Code runs an installed plugin from: a directory marketplace's own folder (its
+    ``marketplace.json`` source for the plugin), else the installed copy (``installPath``)."""
+    market = plugin_id.partition("@")[2]
+    known = _object(_json_file(os.path.join(config, "plugins", "known_marketplaces.json")), market)
+    location = known.get("installLocation")
+    if _object(known, "source").get("source") == "directory" and isinstance(location, str):
+        manifest = _json_file(os.path.join(location, ".claude-plugin", "marketplace.json"))
+        listed = manifest.get("plugins") if isinstance(manifest, dict) else None
+        for plugin in listed if isinstance(listed, list) else []:
+            source = plugin.get("source") if isinstance(plugin, dict) else None
+            if isinstance(plugin, dict) and plugin.get("name") == PLUGIN_NAME and isinstance(source, str):
+                return os.path.normpath(os.path.join(location, source))
+    path = entry.get("installPath")
+    return path if isinstance(path, str) else None
+
+
+def plugin_check(config: str, files: Sequence[Settings], project: str | None, root: str, loaded: bool) -> Check:
+    """Whether Claude Code has this plugin installed for ``project`` and enabled there, and runs it from ``root``
+    (this copy). Installed but disabled is essential (the hooks never run), unless ``loaded``: this shell is
+    Claude Code's and has this copy's command (``--plugin-dir``)."""
+    what = "Claude Code plugin"
+    index = os.path.join(config, "plugins", "installed_plugins.json")
+    installed = _object(_json_file(index), "plugins")
+    applying: list[tuple[str, Mapping[str, object]]] = []
+    for plugin_id, entries in installed.items():
+        if plugin_id.partition("@")[0] != PLUGIN_NAME or not isinstance(entries, list):
+            continue
+        for entry in entries:
+            where = entry.get("projectPath") if isinstance(entry, dict) else None
+            if isinstance(entry, dict) and (
+                entry.get("scope") == "user" or (project and isinstance(where, str) and _same_path(where, project))
+            ):
+                applying.append((plugin_id, entry))
+    if not applying:
+        if loaded:
+            return Check(OK, f"{what}: {PLUGIN_NAME} loaded in this session, not installed (--plugin-dir)")
+        return Check(
+            INFO,
+            f"{what}: {PLUGIN_NAME} is not installed for this project (none in {escaped(index)})",
+            "install it (README, Quick start), or load it for one session: claude --plugin-dir <plugin folder>",
+        )
+    disabled: list[tuple[str, Settings | None]] = []
+    for plugin_id, entry in applying:
+        value, source = _enabled(plugin_id, files)
+        if value is not True:
+            disabled.append((plugin_id, source))
+            continue
+        folder = run_folder(config, plugin_id, entry)
+        shown = escaped(plugin_id)
+        if folder is None or _same_path(folder, root):
+            return Check(OK, f"{what}: {shown} installed and enabled here, run from {escaped(folder or root)}")
+        return Check(
+            FAIL,
+            f"{what}: {shown} is enabled, but Claude Code runs it from {escaped(folder)}, not this copy"
+            f" {escaped(root)}",
+            f"run that copy's doctor ({escaped(os.path.join(folder, 'bin', PLUGIN_NAME))} doctor), or install this"
+            " folder's marketplace instead",
+        )
+    plugin_id, source = disabled[0]
+    shown = escaped(plugin_id)
+    if source is None:
+        said = f'no settings file that applies here has "{shown}": true in "enabledPlugins"'
+    else:
+        said = f'"{shown}": {escaped(json_text(source.section("enabledPlugins")[plugin_id]))} in {escaped(source.path)}'
+    scope = SCOPES.get(source.label if source is not None else "user")
+    fix = (
+        f"{escaped(shell_join(['claude', 'plugin', 'enable', plugin_id, '--scope', scope]))}, or set"
+        f' "{shown}": true in the "enabledPlugins" object of {escaped(source.path if source else files[0].path)}'
+        if scope is not None
+        else "your organisation's managed settings turn it off: ask its administrator"
+    )
+    if loaded:
+        return Check(
+            FAIL, f"{what}: {shown} runs here from --plugin-dir but is disabled for this project ({said})", fix
+        )
+    return Check(FAIL, f"{what}: {shown} is installed but disabled for this project ({said})", fix, essential=True)
+
+
+def json_text(value: object) -> str:
+    """A settings value as JSON would show it (``false``, ``"no"``)."""
+    import json
+
+    return json.dumps(value)
+
+
+def shell_join(words: Sequence[str]) -> str:
+    """A command line with each word quoted for a POSIX shell."""
+    import shlex
+
+    return " ".join(shlex.quote(word) for word in words)
 
 
 def _problems(files: Sequence[Settings]) -> str:
@@ -267,23 +416,78 @@ def _allowed(item: Settings) -> list[str]:
     return [rule for rule in allow if isinstance(rule, str)] if isinstance(allow, list) else []
 
 
+def session_model(env: Mapping[str, str], files: Sequence[Settings]) -> tuple[str, str] | None:
+    """The model a session here starts with, as far as a shell can see, and where that is set:
+    ``ANTHROPIC_MODEL`` in this shell, else a settings file's ``model`` or ``env.ANTHROPIC_MODEL`` (managed over
+    local over project over user). None: Claude Code's default (or a ``--model`` no shell can see)."""
+    if env.get(MODEL_ENV):
+        return env[MODEL_ENV], "this shell"
+    for label in SETTINGS_PRECEDENCE:
+        for item in files:
+            if item.label != label:
+                continue
+            for value in (item.section("env").get(MODEL_ENV), item.document.get("model")):
+                if isinstance(value, str) and value:
+                    return value, item.path
+    return None
+
+
+def model_version(model: str, family: str) -> tuple[int, ...] | None:
+    """The version in a model id after ``claude-<family>-`` (``claude-opus-4-5-20251101`` → (4, 5), the date
+    dropped; a Bedrock or Vertex name alike), or None when the id is not of that family."""
+    key = f"claude-{family}-"
+    at = model.find(key)
+    if at < 0:
+        return None
+    version: list[int] = []
+    for part in model[at + len(key) :].split("-"):
+        digits = part.split("@")[0].split(":")[0].split("[")[0]
+        if not digits.isascii() or not digits.isdigit() or len(digits) >= 8:
+            break
+        version.append(int(digits))
+    return tuple(version)
+
+
+def has_task_tools_by_default(model: str) -> bool:
+    """Whether Claude Code 2.1.332 offers TaskCreate/TaskUpdate to ``model`` without ``CLAUDE_CODE_ENABLE_TODO_TOOLS``
+    (measured per model): the 3.x models, claude-opus-4-5 to 4-7, claude-sonnet-4 to 4-6 and 5, claude-haiku-4-5.
+    Not claude-opus-4, 4-0 and 4-1 (Claude Code sends claude-opus-5-5 for them), nor the aliases (``opus``,
+    ``sonnet`` name the newest), nor any later model."""
+    lowered = model.lower()
+    if "claude-3" in lowered:
+        return True
+    version = {family: model_version(lowered, family) for family in TASK_TOOL_MODELS}
+    return any(found is not None and found in TASK_TOOL_MODELS[family] for family, found in version.items())
+
+
 def task_tools_check(env: Mapping[str, str], files: Sequence[Settings]) -> Check:
     """Whether Claude Code's task tools are on: ``CLAUDE_CODE_ENABLE_TODO_TOOLS`` in this shell or in a settings
-    file's ``env``; unset, they are on only up to the 4.x models."""
+    file's ``env``; unset, they are on only up to the 4.x models, so ✘ when the session's model is a later one
+    (Claude Code's default is)."""
     found = [("this shell", env.get(TODO_TOOLS_ENV))]
     found += [(item.path, _env_value(item)) for item in files]
     where, raw = next(((where, raw) for where, raw in found if raw is not None), ("", None))
     setting = parse_switch(raw) if raw is not None else None
     user = files[0].path if files else "~/.claude/settings.json"
-    opt_in = f'set "{TODO_TOOLS_ENV}": "1" in the "env" of {escaped(user)}'
-    if raw is None or setting is None:
-        said = f" ({TODO_TOOLS_ENV}={escaped(raw)} in {escaped(where)} is not on or off)" if raw is not None else ""
-        text = f"task tools: the default{said}: on up to the 4.x models, off on later ones"
-        return Check(INFO, text, f"on a later model, {opt_in}")
-    shown = f"{TODO_TOOLS_ENV}={escaped(raw)} in {escaped(where)}"
-    if setting:
-        return Check(OK, f"task tools: on ({shown})")
-    return Check(FAIL, f"task tools: off ({shown}): the run's open tasks are not kept", f"remove it, or {opt_in}")
+    opt_in = f'add "{TODO_TOOLS_ENV}": "1" to the "env" object of {escaped(user)}'
+    if raw is not None and setting is not None:
+        shown = f"{TODO_TOOLS_ENV}={escaped(raw)} in {escaped(where)}"
+        if setting:
+            return Check(OK, f"task tools: on ({shown})")
+        return Check(FAIL, f"task tools: off ({shown}): the run's open tasks are not kept", f"remove it, or {opt_in}")
+    said = f"={escaped(raw)} in {escaped(where)} is not on or off" if raw is not None else " unset"
+    model = session_model(env, files)
+    if model is not None and has_task_tools_by_default(model[0]):
+        shown = f"{escaped(model[0])} (in {escaped(model[1])})"
+        return Check(
+            INFO, f"task tools: on by default for {shown}; {TODO_TOOLS_ENV}{said}", f"on a later model, {opt_in}"
+        )
+    named = f"the model {escaped(model[0])} (in {escaped(model[1])})" if model else "Claude Code's default model"
+    return Check(
+        FAIL,
+        f"task tools: off: {TODO_TOOLS_ENV}{said}, and {named} is past the 4.x line; the run's open tasks are not kept",
+        f"{opt_in} (a --model of 4.x or earlier has them without it)",
+    )
 
 
 def _env_value(item: Settings) -> str | None:
