@@ -16,7 +16,7 @@ from session_workflow.anchor import registry
 from session_workflow.anchor.writer import vouch_as_read
 from session_workflow.cli import bootstrap, doctor
 from session_workflow.cli import main as cli
-from session_workflow.core import deps
+from session_workflow.core import deps, ledger
 from session_workflow.workstate import writer as workstate_writer
 
 REPO = Path(__file__).resolve().parents[2]
@@ -119,6 +119,7 @@ session-workflow doctor: plugin <repo>, project <tmp>/project
 · anchor 2026-12-01-cloned.md: not created here; the hooks do not inject it
   how: if it is yours: session-workflow anchor adopt <tmp>/project/.claude/anchors/2026-12-01-cloned.md
 ✔ work state: #34 "Fix Y" (whiteboard), step execute; owner 0f9a2c4e-1111-4222-8333-444455556666 (this session)
+· ledger: nothing sent in this project yet (`session-workflow log` will list it)
 · mod (work state in the system prompt, status line): unknown (Claude Code 2.1.332 can load it; a shell cannot see\
  whether it did)
   how: in Claude Code, `/plugin` shows whether session-workflow's hooks module loaded
@@ -382,3 +383,18 @@ def test_a_closed_anchor_is_not_gone_and_another_projects_anchor_is_not_named(bo
     lines, _code = lines_of(box)
     assert not any("done.md" in line or "theirs.md" in line for line in lines)
     assert "· anchors: no open anchor in <tmp>/project/.claude/anchors" in lines
+
+
+def test_the_ledger_line_counts_what_was_sent_in_this_project_and_points_to_the_log(box: Sandbox) -> None:
+    for source, project in (("compact", box.project), ("resume", box.project), ("compact", box.root)):
+        entry = {"ts": f"2026-12-03T10:0{len(source)}:00Z", "kind": "start", "source": source, "project": str(project)}
+        assert ledger.append(box.env, {**entry, "session": SESSION})
+    reminders = ledger.reminders_path(box.env, SESSION)
+    assert reminders is not None
+    os.makedirs(os.path.dirname(reminders))
+    Path(reminders).write_text('[{"ts": "2026-12-03T11:00:00Z", "anchor": "/x.md", "tokens": 1, "threshold": 2}]')
+    lines, _code = lines_of(box)
+    assert pair(lines, "· ledger") == [
+        "· ledger: 2 SessionStart block(s) and 1 checkpoint reminder(s) sent here, the newest at 2026-12-03T11:00:00Z",
+        "  how: session-workflow log --all",
+    ]

@@ -207,6 +207,20 @@ def work_state_check(dir_arg: str | None, env: Mapping[str, str]) -> Check:
     return Check(INFO, f"{shown}, another session: orphaned here", "session-workflow state adopt (claims it here)")
 
 
+def ledger_check(project: str, env: Mapping[str, str]) -> Check:
+    """How many blocks and reminders the compaction ledger holds for this project, and the command that lists them."""
+    from session_workflow.cli.log import entries
+
+    found = entries(env, None, project)
+    blocks = sum(1 for entry in found if entry.get("kind") == "start")
+    reminders = len(found) - blocks
+    if not found:
+        return Check(INFO, "ledger: nothing sent in this project yet (`session-workflow log` will list it)")
+    newest = escaped(str(found[0].get("ts", "?")))
+    what = f"{blocks} SessionStart block(s) and {reminders} checkpoint reminder(s) sent here, the newest at {newest}"
+    return Check(INFO, f"ledger: {what}", "session-workflow log --all")
+
+
 def report(env: Mapping[str, str], home: str, cwd: str | None, dir_arg: str | None) -> tuple[list[str], int]:
     """The screen's lines and the exit code."""
     from session_workflow.anchor.writer import default_project_dir
@@ -220,7 +234,7 @@ def report(env: Mapping[str, str], home: str, cwd: str | None, dir_arg: str | No
         fix = "cd to the project, or pass --dir"
         checks.append(Check(FAIL, "project: the current directory no longer exists (deleted?)", fix))
     else:
-        checks += [*anchor_checks(project, env), work_state_check(dir_arg, env)]
+        checks += [*anchor_checks(project, env), work_state_check(dir_arg, env), ledger_check(project, env)]
     config = config_dir(env, home)
     files = health.settings_files(config, project, MANAGED_SETTINGS)
     loaded = in_claude_code and command.mark == OK
