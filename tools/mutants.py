@@ -644,17 +644,17 @@ MUTANTS = [
         ("tests/hook/test_session_start.py",),
     ),
     Mutant(
-        "clear without the recovered tasks",
+        "clear with the cleared session's tasks",
         "hook/compose.py",
-        '"clear": ("work state", "anchor", "tasks"),',
         '"clear": ("work state", "anchor"),',
+        '"clear": ("work state", "anchor", "tasks"),',
         (*HOOK, *TASKS),
     ),
     Mutant(
         "clear without the work-state line",
         "hook/compose.py",
-        '"clear": ("work state", "anchor", "tasks"),',
-        '"clear": ("anchor", "tasks"),',
+        '"clear": ("work state", "anchor"),',
+        '"clear": ("anchor",),',
         HOOK,
     ),
     Mutant(

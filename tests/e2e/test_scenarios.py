@@ -388,10 +388,9 @@ def test_clear_reinjects_the_anchor_and_names_what_the_cleared_session_left(
     after = fake_api.message_requests()[-1]
     block = the_block(after, "clear")
     has(block, f"{ANCHOR_HEADING}{anchor}", "Next action: write the parser for rule 7", body=after)
-    # The cleared session's tasks as the recovered list, its work state as one line (tests/e2e/test_new_session.py).
-    has(block, f"recovered from session {sid}", f"session-workflow tasks adopt {sid}", "#1 [", body=after)
+    # Its work state as one line (tests/e2e/test_new_session.py), its tasks not at all (the task spec's rule).
     has(block, "`session-workflow state adopt`", body=after)
-    lacks(block, TASKS_HEADER, PROMPTS_HEADER, body=after)
+    lacks(block, TASKS_HEADER, PROMPTS_HEADER, "STRUCTURED TASK LIST", "#1 [", body=after)
     # The work state belongs to the cleared session: orphaned, so no section in the new thread at all.
     assert not any(section_count(after).values()), show(after)
 

@@ -74,7 +74,7 @@ def calls(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         ("compact", ["work state", "anchor", "tasks", "recovery"]),
         ("resume", ["work state", "anchor", "tasks"]),
         ("startup", ["work state", "anchor", "tasks"]),
-        ("clear", ["work state", "anchor", "tasks"]),
+        ("clear", ["work state", "anchor"]),
         ("other", []),
         (None, []),
     ],

@@ -515,20 +515,16 @@ def test_8_a_task_too_big_for_the_room_left_is_skipped_not_cut() -> None:
     assert text == HEADER_EXACT + "\n#2 [pending] s\n…1 more: call TaskList"
 
 
-# --- 9. clear: the cleared session's open tasks come as the recovered list, found as at startup
+# --- 9. clear emits nothing (the spec: "`clear` and every other source: emit nothing"); startup still recovers
 
 
 CLEARED = "5d1e0c9a-7b1f-4e0a-9c3d-2a6b8f4e1c70"
 
 
-def test_9_clear_recovers_the_cleared_sessions_tasks_with_tasks_adopt(tmp_path: Path) -> None:
-    # Measured on 2.1.332: /clear gives a new session id whose transcript does not exist yet at SessionStart; the
-    # cleared session's transcript sits beside it, older than the hook's start.
-    write_task(tmp_path / "tasks" / CLEARED, 3, "in_progress", "Finish the lexer", "rule 7 left")
-    touch(tmp_path / "projects" / f"{CLEARED}.jsonl", NOW - 30)
-    assert compose.compose(make_ctx(tmp_path, source="clear")).text == "\n".join(
+def recovered_block(source: str) -> str:
+    return "\n".join(
         [
-            "session-workflow: state restored from disk at SessionStart (clear).",
+            f"session-workflow: state restored from disk at SessionStart ({source}).",
             "",
             f"STRUCTURED TASK LIST (compact-proof, recovered from session {CLEARED}; TaskList and TaskUpdate"
             f" cannot see these here until you run `session-workflow tasks adopt {CLEARED}`, which copies them"
@@ -539,12 +535,29 @@ def test_9_clear_recovers_the_cleared_sessions_tasks_with_tasks_adopt(tmp_path: 
     )
 
 
-def test_9_clear_with_two_candidate_sessions_gives_the_hint_as_startup_does(tmp_path: Path) -> None:
+def test_9_clear_emits_no_task_block_where_startup_recovers_the_same_store(tmp_path: Path) -> None:
+    # Measured on 2.1.332: /clear gives a new session id whose transcript does not exist yet at SessionStart; the
+    # cleared session's transcript sits beside it, older than the hook's start.
+    write_task(tmp_path / "tasks" / CLEARED, 3, "in_progress", "Finish the lexer", "rule 7 left")
+    touch(tmp_path / "projects" / f"{CLEARED}.jsonl", NOW - 30)
+    assert compose.compose(make_ctx(tmp_path, source="startup")).text == recovered_block("startup")
+    assert compose.compose(make_ctx(tmp_path, source="clear")).text == ""
+
+
+def test_9_clear_emits_nothing_whatever_the_stores_hold(tmp_path: Path) -> None:
+    """The session's own list, two candidates (the hint at startup), an unreadable list: never a line at clear."""
     for name, age in ((CLEARED, 30), ("other-session", 60)):
         write_task(tmp_path / "tasks" / name, 1, subject="Open")
         touch(tmp_path / "projects" / f"{name}.jsonl", NOW - age)
-    texts = [compose.compose(make_ctx(tmp_path, source=source)).text for source in ("clear", "startup")]
-    assert texts[0].endswith("\n\n" + FALLBACK_HINT) and texts[1].endswith("\n\n" + FALLBACK_HINT)
+    assert compose.compose(make_ctx(tmp_path, source="startup")).text.endswith("\n\n" + FALLBACK_HINT)
+    assert compose.compose(make_ctx(tmp_path, source="clear")).text == ""
+    write_task(tmp_path / "tasks" / SESSION, 1, "in_progress", "Own task")
+    (tmp_path / "tasks" / SESSION / "2.json").write_text("{broken", encoding="utf-8")
+    assert "#1 [in_progress] Own task" in compose.compose(make_ctx(tmp_path, source="startup")).text
+    assert compose.compose(make_ctx(tmp_path, source="clear")).text == ""
+    (tmp_path / "tasks" / SESSION / "1.json").unlink()  # all malformed: the hint at startup
+    assert FALLBACK_HINT in compose.compose(make_ctx(tmp_path, source="startup")).text
+    assert compose.compose(make_ctx(tmp_path, source="clear")).text == ""
 
 
 # --- lookup extras: config dir, list id, sanitising, file names, bounded work

@@ -36,18 +36,19 @@ OMITTED_NOTE_RESERVE = 200
 RESUME_SOURCES = ("resume", "fork")
 PART_LABELS = {"work state": "Work state", "anchor": "Control anchor", "tasks": "Task list"}
 
-# Which parts each SessionStart source gets, in block order. /clear starts a new session id, so its tasks and
-# work state belong to the session that was cleared away: as at startup, that work state is named in one line
-# with the command that takes it over, and the cleared session's open tasks come as the recovered list (not
-# visible to TaskList until `tasks adopt` copies them). --fork-session (measured on 2.1.332) carries the
-# conversation under a new session id whose task list starts empty, while the work state stays owned by the
-# session it was forked from, which may still be running: no work state, the parent's open tasks as the
-# recovered list, and ``FORK_NOTE``. Any other source gets nothing at all.
+# Which parts each SessionStart source gets, in block order. /clear starts a new session id, so its work state
+# belongs to the session that was cleared away: as at startup, that work state is named in one line with the
+# command that takes it over. A clear gets no task block and no task hint, whatever the stores hold (the task
+# spec: "`clear` and every other source: emit nothing"): the user asked for a clean slate, and the cleared
+# session's transcript, which the predecessor lookup needs, is written only after the hook starts.
+# --fork-session (measured on 2.1.332) carries the conversation under a new session id whose task list starts
+# empty, while the work state stays owned by the session it was forked from, which may still be running: no
+# work state, the parent's open tasks as the recovered list, and ``FORK_NOTE``. Any other source gets nothing.
 PARTS_BY_SOURCE: dict[str, tuple[str, ...]] = {
     "compact": ("work state", "anchor", "tasks", "recovery"),
     "resume": ("work state", "anchor", "tasks"),
     "startup": ("work state", "anchor", "tasks"),
-    "clear": ("work state", "anchor", "tasks"),
+    "clear": ("work state", "anchor"),
     "fork": ("anchor", "tasks"),
 }
 
