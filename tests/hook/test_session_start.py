@@ -25,7 +25,6 @@ from tests.trust import state_env, trust
 
 REPO = Path(__file__).resolve().parents[2]
 SESSION = "0b7c7d1e-5f7a-4c39-9a53-0d3f3f1f2a10"
-NOW = time.time()
 
 ANCHOR = """---
 format: anchor/v1
@@ -45,9 +44,14 @@ Ship the exporter.
 
 
 class Project:
-    """A project dir, a task store and a transcript under one temp root."""
+    """A project dir, a task store and a transcript under one temp root, and the hooks' "now".
+
+    The state files get the real clock's mtimes, so "now" is the real clock too, read when the test makes its
+    project: never at import, which on a loaded machine may be minutes before the test runs (issue 31).
+    """
 
     def __init__(self, root: Path) -> None:
+        self.now = time.time()
         self.root = root
         self.dir = root / "project"
         self.dir.mkdir()
@@ -61,7 +65,7 @@ class Project:
         folder.mkdir(parents=True, exist_ok=True)
         path = folder / "2026-11-29-exporter.md"
         path.write_text(text, encoding="utf-8")
-        stamp = NOW - age_hours * 3600
+        stamp = self.now - age_hours * 3600
         os.utime(path, (stamp, stamp))
         trust(path)
         return path
@@ -74,7 +78,7 @@ class Project:
 
     def work_state(self, title: str = "Ship the exporter", owner: str = SESSION, ran_here: bool = False) -> None:
         """A state of ``owner``'s; ``ran_here``: that session ran on this machine (its transcript beside ours)."""
-        workstate_writer.set_ticket(state_path(str(self.dir)), owner, ticket=34, title=title, now=NOW, step="plan")
+        workstate_writer.set_ticket(state_path(str(self.dir)), owner, ticket=34, title=title, now=self.now, step="plan")
         if ran_here:
             (self.transcript.parent / f"{owner}.jsonl").write_text("")
 
@@ -101,7 +105,7 @@ class Project:
         return payload
 
     def inject(self, source: str | None, env: dict[str, str] | None = None, **extra: object) -> str:
-        ctx = HookContext.from_payload(self.payload(source, **extra), env or self.env(), NOW)
+        ctx = HookContext.from_payload(self.payload(source, **extra), env or self.env(), self.now)
         return compose.compose(ctx).text
 
 
@@ -132,7 +136,7 @@ RECOVERY_MARK = "> and keep the old API"
         ("compact", {ANCHOR_MARK, TASK_MARK, STATE_MARK, RECOVERY_MARK}),
         ("resume", {ANCHOR_MARK, TASK_MARK, STATE_MARK}),
         ("startup", {ANCHOR_MARK, TASK_MARK, STATE_MARK}),
-        ("clear", {ANCHOR_MARK, TASK_MARK, STATE_MARK}),
+        ("clear", {ANCHOR_MARK, STATE_MARK}),  # the task spec: no task block at clear, whatever the store holds
         ("fork", {ANCHOR_MARK, TASK_MARK}),
     ],
 )
@@ -347,7 +351,7 @@ def test_any_state_and_source_gives_one_hook_json_under_the_cap(
         if title is not None:
             project.work_state(title=title)
         extra = {"session_workflow_mod": 1} if mod else {}
-        result = compose.compose(HookContext.from_payload(project.payload(source, **extra), project.env(), NOW))
+        result = compose.compose(HookContext.from_payload(project.payload(source, **extra), project.env(), project.now))
     text = result.text
     assert utf16_len(text) <= compose.CAP_UTF16
     if text:
@@ -449,7 +453,7 @@ def test_the_foreign_line_says_how_old_and_startup_keeps_its_window(project: Pro
     project.work_state(owner="crashed-session", ran_here=True)
     path = state_path(str(project.dir))
     for hours, shown in ((5.9, "5h ago"), (6.1, None)):
-        os.utime(path, (NOW - hours * 3600, NOW - hours * 3600))
+        os.utime(path, (project.now - hours * 3600, project.now - hours * 3600))
         line = FOREIGN_LINE.format(title="Ship the exporter", age=f"updated {hours}")
         startup = project.inject("startup")
         assert (FOREIGN_LINE.format(title="Ship the exporter", age=shown) in startup) if shown else startup == "", line
@@ -505,7 +509,7 @@ def test_a_fork_holds_what_its_parents_thread_carries_word_for_word(
     from session_workflow.transcript import thread
 
     _thread(full.transcript, full.inject("compact"))
-    os.utime(full.transcript, (NOW - 60, NOW - 60))  # the parent's last write, before the fork's start
+    os.utime(full.transcript, (full.now - 60, full.now - 60))  # the parent's last write, before the fork's start
     fork = full.transcript.with_name("f0f0f0f0-0000-4000-8000-000000000001.jsonl")  # not written yet
     monkeypatch.setattr(thread, "parent_argv", lambda pid: ["claude", "-p", "--resume", SESSION, "--fork-session"])
     text = full.inject("fork", transcript_path=str(fork), session_id=fork.stem)

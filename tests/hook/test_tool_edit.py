@@ -26,17 +26,19 @@ from tests.trust import state_env
 REPO = Path(__file__).resolve().parents[2]
 SESSION = "5a1d0c3e-2b4f-4d8e-9c1a-7f6e5d4c3b2a"
 OTHER = "9f8e7d6c-5b4a-4392-8170-6f5e4d3c2b1a"
-NOW = time.time()
 EDITED = b"---\nformat: anchor/v1\nstep: 2\n---\n\n# Port the parser\n\n## Cursor\nNext action: EDITED-CURSOR\n"
 
 
 class Project:
-    """A project with one anchor ``anchor new`` made (vouched for, kept by ``OTHER``), and the hook payloads."""
+    """A project with one anchor ``anchor new`` made (vouched for, kept by ``OTHER``), the hook payloads, and the
+    hooks' "now": the real clock (markers and records get real mtimes), read when the test makes its project,
+    never at import (issue 31)."""
 
     def __init__(self, root: Path) -> None:
+        self.now = time.time()
         self.dir = root / "project"
         self.dir.mkdir(parents=True)
-        self.anchor = Path(create_anchor(str(self.dir), "Port the parser", NOW, state_env(), OTHER))
+        self.anchor = Path(create_anchor(str(self.dir), "Port the parser", self.now, state_env(), OTHER))
         self.calls = 0
 
     def payload(self, event: str, path: Path | str, tool: str = "Edit", **extra: object) -> dict[str, object]:
@@ -63,7 +65,7 @@ class Project:
         """One tool call: PreToolUse, the tool's write, PostToolUse; returns what each hook did."""
         target = path or self.anchor
         self.calls += 1
-        before = tool_edit.before_edit(raw(self.payload("PreToolUse", target, tool)), state_env(), NOW)
+        before = tool_edit.before_edit(raw(self.payload("PreToolUse", target, tool)), state_env(), self.now)
         if change:
             with open(target, "r+b") as handle:  # Claude Code writes in place: same inode, new size and mtime
                 handle.truncate(0)
@@ -73,7 +75,7 @@ class Project:
             if tool == "Write":
                 response = {"type": "update", "filePath": str(target), "content": change.decode()}
         extra = {} if response is None else {"tool_response": response}
-        after = tool_edit.after_edit(raw(self.payload("PostToolUse", target, tool, **extra)), state_env(), NOW)
+        after = tool_edit.after_edit(raw(self.payload("PostToolUse", target, tool, **extra)), state_env(), self.now)
         return before, after
 
 
@@ -124,11 +126,11 @@ def test_a_planted_anchor_the_model_edits_stays_untrusted(project: Project) -> N
 
 def test_a_write_that_creates_an_anchor_grants_nothing(project: Project) -> None:
     new = project.anchor.parent / "new.md"
-    assert tool_edit.before_edit(raw(project.payload("PreToolUse", new, "Write")), state_env(), NOW) is False
+    assert tool_edit.before_edit(raw(project.payload("PreToolUse", new, "Write")), state_env(), project.now) is False
     new.write_bytes(EDITED)
     response = {"type": "create", "filePath": str(new), "content": EDITED.decode()}
     post = project.payload("PostToolUse", new, "Write", tool_response=response)
-    assert tool_edit.after_edit(raw(post), state_env(), NOW) is False
+    assert tool_edit.after_edit(raw(post), state_env(), project.now) is False
     assert not registry.is_ours(state_env(), str(new))
 
 
@@ -167,7 +169,7 @@ def test_no_post_without_its_pre(project: Project) -> None:
     project.anchor.write_bytes(EDITED)
     response = {"filePath": str(project.anchor), "oldString": "a", "newString": "b"}
     post = project.payload("PostToolUse", project.anchor, tool_response=response)
-    assert tool_edit.after_edit(raw(post), state_env(), NOW) is False
+    assert tool_edit.after_edit(raw(post), state_env(), project.now) is False
     assert not registry.is_ours(state_env(), str(project.anchor))
 
 
@@ -178,7 +180,7 @@ def test_a_marker_is_used_once(project: Project) -> None:
     project.anchor.write_bytes(EDITED + b"later by hand\n")
     response = {"filePath": str(project.anchor), "oldString": "a", "newString": "b"}
     post = project.payload("PostToolUse", project.anchor, tool_response=response)
-    assert tool_edit.after_edit(raw(post), state_env(), NOW) is False
+    assert tool_edit.after_edit(raw(post), state_env(), project.now) is False
     assert not registry.is_ours(state_env(), str(project.anchor))
 
 
@@ -199,17 +201,17 @@ def test_a_write_must_say_it_created_or_updated(project: Project, kind: object) 
 
 def test_a_record_dropped_between_the_hooks_stays_dropped(project: Project) -> None:
     project.calls += 1
-    assert tool_edit.before_edit(raw(project.payload("PreToolUse", project.anchor)), state_env(), NOW)
+    assert tool_edit.before_edit(raw(project.payload("PreToolUse", project.anchor)), state_env(), project.now)
     registry.forget(state_env(), str(project.anchor))
     project.anchor.write_bytes(EDITED)
     response = {"filePath": str(project.anchor), "oldString": "a", "newString": "b"}
     post = project.payload("PostToolUse", project.anchor, tool_response=response)
-    assert tool_edit.after_edit(raw(post), state_env(), NOW) is False
+    assert tool_edit.after_edit(raw(post), state_env(), project.now) is False
     assert registry.read(state_env(), os.path.realpath(project.anchor)) is None
 
 
 def test_closed_anchors_and_other_files_are_not_looked_at(project: Project) -> None:
-    closed = Path(close_anchor(str(project.anchor), "shipped", NOW, state_env()))
+    closed = Path(close_anchor(str(project.anchor), "shipped", project.now, state_env()))
     for path in (
         closed,
         project.dir / "notes.md",
@@ -243,7 +245,7 @@ def test_paths_are_compared_normalised(project: Project) -> None:
     """A cwd with a trailing slash and a ``..`` in the tool's path name the same anchor."""
     roundabout = f"{project.dir}/src/../.claude/anchors/./{project.anchor.name}"
     payload = {**project.payload("PreToolUse", roundabout), "cwd": f"{project.dir}/"}
-    assert tool_edit.before_edit(raw(payload), state_env(), NOW) is True
+    assert tool_edit.before_edit(raw(payload), state_env(), project.now) is True
 
 
 def test_an_anchor_of_another_project_is_not_this_sessions(project: Project, tmp_path: Path) -> None:
@@ -267,7 +269,7 @@ def test_an_anchors_folder_linked_out_of_the_project_is_refused(tmp_path: Path) 
     (project / ".claude" / "anchors").symlink_to(victim.anchor.parent)
     path = project / ".claude" / "anchors" / victim.anchor.name
     payload = {**victim.payload("PreToolUse", path), "cwd": str(project)}
-    assert tool_edit.before_edit(raw(payload), state_env(), NOW) is False
+    assert tool_edit.before_edit(raw(payload), state_env(), victim.now) is False
 
 
 def test_a_symlink_to_an_anchor_of_the_same_folder_is_followed(project: Project) -> None:
@@ -285,29 +287,29 @@ def test_a_fifo_in_place_of_the_anchor_is_passed_over(project: Project) -> None:
 
 def test_a_fifo_swapped_in_after_the_pre_hook_is_not_opened(project: Project) -> None:
     project.calls += 1
-    assert tool_edit.before_edit(raw(project.payload("PreToolUse", project.anchor)), state_env(), NOW)
+    assert tool_edit.before_edit(raw(project.payload("PreToolUse", project.anchor)), state_env(), project.now)
     project.anchor.unlink()
     os.mkfifo(project.anchor)
     response = {"filePath": str(project.anchor), "oldString": "a", "newString": "b"}
     post = project.payload("PostToolUse", project.anchor, tool_response=response)
-    assert tool_edit.after_edit(raw(post), state_env(), NOW) is False
+    assert tool_edit.after_edit(raw(post), state_env(), project.now) is False
 
 
 @pytest.mark.parametrize("field", ["session_id", "tool_use_id"])
 def test_without_a_session_or_call_id_nothing_is_noted(project: Project, field: str) -> None:
     payload = project.payload("PreToolUse", project.anchor)
     del payload[field]
-    assert tool_edit.before_edit(raw(payload), state_env(), NOW) is False
+    assert tool_edit.before_edit(raw(payload), state_env(), project.now) is False
 
 
 def test_markers_of_failed_calls_are_swept(project: Project) -> None:
     project.calls += 1
-    assert tool_edit.before_edit(raw(project.payload("PreToolUse", project.anchor)), state_env(), NOW)
+    assert tool_edit.before_edit(raw(project.payload("PreToolUse", project.anchor)), state_env(), project.now)
     folder = Path(os.environ["XDG_STATE_HOME"]) / "session-workflow" / tool_edit.PENDING_FOLDER
     (stale,) = folder.iterdir()
-    os.utime(stale, (NOW - 3601, NOW - 3601))
+    os.utime(stale, (project.now - 3601, project.now - 3601))
     project.calls += 1
-    assert tool_edit.before_edit(raw(project.payload("PreToolUse", project.anchor)), state_env(), NOW)
+    assert tool_edit.before_edit(raw(project.payload("PreToolUse", project.anchor)), state_env(), project.now)
     assert len(list(folder.iterdir())) == 1 and not stale.exists()
 
 
