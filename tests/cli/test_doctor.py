@@ -398,3 +398,37 @@ def test_the_ledger_line_counts_what_was_sent_in_this_project_and_points_to_the_
         "· ledger: 2 SessionStart block(s) and 1 checkpoint reminder(s) sent here, the newest at 2026-12-03T11:00:00Z",
         "  how: session-workflow log --all",
     ]
+
+
+def test_a_gone_anchor_is_this_projects_and_found_through_a_symlinked_project(box: Sandbox, tmp_path: Path) -> None:
+    """Kept by this session but in another project: not this project's line. The project reached through a
+    symlink (the shell's cwd, ``--dir``) is the same project, its gone anchor named with the real path."""
+    kept = box.anchor("2026-12-03-kept.md")
+    vouch_as_read(str(kept), box.env, SESSION, "new", 0.0)
+    elsewhere = tmp_path / "elsewhere" / ".claude" / "anchors" / "2026-12-01-far.md"
+    elsewhere.parent.mkdir(parents=True)
+    elsewhere.write_text("# Mission\nFar.\n\n## Cursor\n- Next action: go\n")
+    vouch_as_read(str(elsewhere), box.env, SESSION, "new", 0.0)
+    elsewhere.unlink()
+    kept.unlink()
+    link = tmp_path / "link-to-project"
+    link.symlink_to(box.project)
+    for cwd, dir_arg in ((str(link), None), (str(box.root), str(link))):
+        lines, _code = doctor.report(box.env, str(box.home), cwd, dir_arg)
+        assert [line for line in lines if line.startswith("✘ anchor")] == [
+            f"✘ anchor 2026-12-03-kept.md: kept by this session, gone from {os.path.realpath(box.anchors)}"
+        ], (cwd, dir_arg)
+        assert not any("2026-12-01-far.md" in line for line in lines)
+
+
+def test_a_closed_anchor_is_never_named_gone_with_a_restore_that_fails(box: Sandbox) -> None:
+    """``anchor close`` renames the file and drops its record: the doctor must not advise ``anchor restore``,
+    which would fail ("no session of this machine wrote it")."""
+    from session_workflow.anchor.writer import close_anchor
+
+    kept = box.anchor("2026-12-03-kept.md")
+    vouch_as_read(str(kept), box.env, SESSION, "new", 0.0)
+    close_anchor(str(kept), "shipped", 0.0, box.env)
+    lines, code = lines_of(box)
+    assert not any(line.startswith("✘ anchor") or "anchor restore" in line for line in lines), lines
+    assert code == 0

@@ -38,6 +38,8 @@ from session_workflow.core.text import cut_utf16, one_line, utf16_len
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from session_workflow.anchor.discover import Candidate, DirScan
     from session_workflow.core.context import HookContext
 
@@ -144,25 +146,33 @@ def changed_notes(changed: list[Candidate]) -> list[str]:
     ]
 
 
-def gone_notes(ctx: HookContext) -> list[str]:
-    """One line per anchor this session keeps in one of its project folders that is no longer on disk (deleted,
-    ``git clean -fdx``), with the command that puts its last version back. An anchor closed by a rename to
-    ``*.closed.md`` is not gone. Bounded: the session's list names at most 8 anchors, one ``lstat`` each."""
-    kept = registry.kept_by(ctx.env, ctx.session_id)
+def gone_anchors(env: Mapping[str, str], session: str | None, projects: list[str]) -> list[tuple[str, registry.Record]]:
+    """The anchors ``session`` keeps in the anchors folder of one of ``projects`` that are no longer on disk
+    (deleted, ``git clean -fdx``) and that ``anchor restore`` can put back (their record stands).
+    A closed anchor is not gone: ``close`` renames it (to ``*.closed.md``, or a free name beside it) and removes
+    its record. Bounded: the session's list names at most 8 anchors, one ``lstat`` each."""
+    kept = registry.kept_by(env, session)
     if not kept:
         return []
-    folders = {os.path.realpath(anchors_dir(directory)) for directory in ctx.project_dirs()}
-    lines = []
+    folders = {os.path.realpath(anchors_dir(directory)) for directory in projects}
+    found = []
     for real in kept:
         if os.path.dirname(real) not in folders or os.path.lexists(real) or os.path.lexists(closed_name(real)):
             continue
-        record = registry.read(ctx.env, real)
+        record = registry.read(env, real)
         if record is not None:
-            lines.append(
-                f"Control anchor gone: {display_path(real)}, {_written_at(record)}, is no longer on disk; put it"
-                f" back with `{registry.restore_command(_command_path(real))}`."
-            )
-    return lines[:UNTRUSTED_NAMED]
+            found.append((real, record))
+    return found
+
+
+def gone_notes(ctx: HookContext) -> list[str]:
+    """One line per anchor of this session's that is gone (``gone_anchors``), with the command that puts its last
+    version back."""
+    return [
+        f"Control anchor gone: {display_path(real)}, {_written_at(record)}, is no longer on disk; put it"
+        f" back with `{registry.restore_command(_command_path(real))}`."
+        for real, record in gone_anchors(ctx.env, ctx.session_id, ctx.project_dirs())[:UNTRUSTED_NAMED]
+    ]
 
 
 def _written_at(record: registry.Record | None) -> str:
