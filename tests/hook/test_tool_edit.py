@@ -60,7 +60,7 @@ class Project:
         }
 
     def edit(
-        self, path: Path | None = None, tool: str = "Edit", change: bytes = EDITED, response: object = "default"
+        self, path: Path | str | None = None, tool: str = "Edit", change: bytes = EDITED, response: object = "default"
     ) -> tuple[bool, bool]:
         """One tool call: PreToolUse, the tool's write, PostToolUse; returns what each hook did."""
         target = path or self.anchor
@@ -248,6 +248,16 @@ def test_paths_are_compared_normalised(project: Project) -> None:
     assert tool_edit.before_edit(raw(payload), state_env(), project.now) is True
 
 
+@pytest.mark.parametrize("tool", ["Edit", "Write"])
+def test_an_edit_through_a_roundabout_path_keeps_trust(project: Project, tool: str) -> None:
+    """Both hooks compare normalised paths: the tool's result names the file as it was given (``/./``, ``..``),
+    and PostToolUse must still see the anchor PreToolUse marked (a str: ``Path`` would normalise it here)."""
+    (project.dir / "src").mkdir()
+    roundabout = f"{project.dir}/src/../.claude/anchors/./{project.anchor.name}"
+    assert project.edit(roundabout, tool=tool) == (True, True)
+    assert registry.is_ours(state_env(), str(project.anchor))
+
+
 def test_an_anchor_of_another_project_is_not_this_sessions(project: Project, tmp_path: Path) -> None:
     elsewhere = Project(tmp_path / "other")
     assert project.edit(elsewhere.anchor) == (False, False)
@@ -313,6 +323,25 @@ def test_markers_of_failed_calls_are_swept(project: Project) -> None:
     assert len(list(folder.iterdir())) == 1 and not stale.exists()
 
 
+@pytest.mark.parametrize("age", [61, 1800, 3599])
+def test_a_young_marker_survives_the_sweep_while_its_write_waits(project: Project, age: int) -> None:
+    """A Write waiting for the user's approval may take many minutes: its marker, younger than an hour, outlives
+    another call's sweep and the waiting call keeps the anchor's trust."""
+    project.calls += 1
+    waiting = project.payload("PreToolUse", project.anchor)
+    assert tool_edit.before_edit(raw(waiting), state_env(), project.now)
+    folder = Path(os.environ["XDG_STATE_HOME"]) / "session-workflow" / tool_edit.PENDING_FOLDER
+    (marker,) = folder.iterdir()
+    os.utime(marker, (project.now - age, project.now - age))
+    project.calls += 1  # another call's PreToolUse sweeps the folder
+    assert tool_edit.before_edit(raw(project.payload("PreToolUse", project.anchor)), state_env(), project.now)
+    assert marker.exists()
+    project.anchor.write_bytes(EDITED)
+    response = {"filePath": str(project.anchor), "oldString": "a", "newString": "b"}
+    post = {**waiting, "hook_event_name": "PostToolUse", "tool_response": response}
+    assert tool_edit.after_edit(raw(post), state_env(), project.now) is True
+
+
 @pytest.mark.parametrize(
     "data", [b"", b"/a\n1 2 3 4\n", b"/a\n1 2 3\n", b"/a\n1 2 x 4\n", b"\n1 2 3 4\n", b"/a\n1 2 3 4\nmore\n"]
 )
@@ -348,6 +377,17 @@ def has_filelock(python: str) -> bool:
     return subprocess.run([python, "-I", "-c", code], capture_output=True, timeout=60).returncode == 0
 
 
+@pytest.fixture(scope="module")
+def bare_python(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """A python3 where filelock cannot be imported, even with its site-packages: a venv of this interpreter's
+    base without pip or anything else. The shims run it ``-I -S``, so only the plugin data's install can serve."""
+    folder = tmp_path_factory.mktemp("bare-venv")
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(folder)], check=True, timeout=120)
+    python = str(folder / "bin" / "python3")
+    assert not has_filelock(python), "the bare venv has filelock"
+    return python
+
+
 def run_shim(name: str, payload: bytes, env: dict[str, str], *flags: str, python: str = sys.executable) -> bytes:
     argv = [python, *flags, "-I", "-S", str(REPO / "hooks" / name)]
     done = subprocess.run(argv, input=payload, capture_output=True, env=env, timeout=60)
@@ -381,16 +421,19 @@ def cold_edit(
 
 
 @pytest.mark.parametrize("tool", ["Edit", "Write"])
-def test_the_cold_shims_keep_an_edited_anchors_trust(project: Project, installed: Path, tool: str) -> None:
-    cold_edit(project, installed, tool)
+def test_the_cold_shims_keep_an_edited_anchors_trust(
+    project: Project, installed: Path, bare_python: str, tool: str
+) -> None:
+    """filelock from the writers' install under the plugin data, on an interpreter that has none of its own."""
+    cold_edit(project, installed, tool, python=bare_python)
     assert registry.is_ours(state_env(), str(project.anchor))
     assert sessions_of(project.anchor) == [SESSION, OTHER]
 
 
-def test_the_cold_shims_leave_a_planted_anchor_untrusted(project: Project, installed: Path) -> None:
+def test_the_cold_shims_leave_a_planted_anchor_untrusted(project: Project, installed: Path, bare_python: str) -> None:
     planted = project.anchor.parent / "planted.md"
     planted.write_bytes(b"---\nstep: 9\n---\n# Planted\n")
-    cold_edit(project, installed, target=planted)
+    cold_edit(project, installed, target=planted, python=bare_python)
     assert not registry.is_ours(state_env(), str(planted))
 
 
@@ -402,24 +445,24 @@ def test_filelock_in_the_interpreters_site_packages_serves_too(project: Project,
     assert registry.is_ours(state_env(), str(project.anchor))
 
 
-def test_without_filelock_anywhere_the_edit_is_left_unvouched(project: Project, tmp_path: Path) -> None:
+def test_without_filelock_anywhere_the_edit_is_left_unvouched(
+    project: Project, tmp_path: Path, bare_python: str
+) -> None:
     """The choice where filelock is nowhere (no first-use install, none in site-packages): nothing is installed
     from a hook and nothing written; the hook stays silent (the anchor is then named as not created here)."""
-    bare = [python for python in PYTHONS if not has_filelock(python)]
-    if not bare:
-        pytest.skip("every interpreter here has filelock")
-    cold_edit(project, tmp_path / "empty-data", python=bare[0])
+    cold_edit(project, tmp_path / "empty-data", python=bare_python)
     assert not registry.is_ours(state_env(), str(project.anchor))
 
 
-def test_a_cold_post_hook_does_not_hang_on_a_fifo(project: Project, installed: Path) -> None:
+def test_a_cold_post_hook_does_not_hang_on_a_fifo(project: Project, installed: Path, bare_python: str) -> None:
     project.calls += 1
-    run_shim("pre_tool_use.py", raw(project.payload("PreToolUse", project.anchor)), cold_env(installed))
+    pre = raw(project.payload("PreToolUse", project.anchor))
+    run_shim("pre_tool_use.py", pre, cold_env(installed), python=bare_python)
     project.anchor.unlink()
     os.mkfifo(project.anchor)
     response = {"filePath": str(project.anchor), "oldString": "a", "newString": "b"}
     post = project.payload("PostToolUse", project.anchor, tool_response=response)
-    assert run_shim("post_tool_use.py", raw(post), cold_env(installed)) == b""
+    assert run_shim("post_tool_use.py", raw(post), cold_env(installed), python=bare_python) == b""
 
 
 @pytest.mark.parametrize("python", PYTHONS)
