@@ -56,7 +56,10 @@ def test_valid_documents_load_as_json_loads_them(value: object, pad: str) -> Non
 
 
 @settings(max_examples=500, deadline=None)
-@given(pieces=st.lists(fragments | st.text(max_size=3), max_size=12), encoding=st.sampled_from(["utf-8", "utf-16"]))
+@given(
+    pieces=st.lists(fragments | st.text(max_size=3), max_size=12),
+    encoding=st.sampled_from(["utf-8", "utf-16", "utf-16-le"]),
+)
 def test_any_text_fails_or_loads_as_json_loads_does(pieces: list[str], encoding: str) -> None:
     text = "".join(pieces)
     assert outcome(jsonload.loads, text) == outcome(json.loads, text)
@@ -65,7 +68,13 @@ def test_any_text_fails_or_loads_as_json_loads_does(pieces: list[str], encoding:
 
 
 @pytest.mark.parametrize(
-    "data", [b"", b" ", b"{} x", b"[1] ", b"\xef\xbb\xbf{}", b"\xff\xfe{\x00}\x00", b"\x80", b"NaN", b"[" * 100_000]
+    "data",
+    [
+        *(b"", b" ", b"{} x", b"[1] ", b"\xef\xbb\xbf{}", b"\xff\xfe{\x00}\x00", b"\x80", b"NaN", b"[" * 100_000),
+        # UTF-16 without a BOM (json.detect_encoding reads the NULs), and whitespace json does not take.
+        *('{"a": 1}'.encode("utf-16-le"), '{"a": 1}'.encode("utf-16-be"), "[1]".encode("utf-32-le")),
+        *(b"{}\f", b"\f{}", b"[1]\x0b", b"[1]\x1c", "[1]\u00a0".encode(), "[1]\u2028".encode()),
+    ],
 )
 def test_edge_inputs_match_json_loads(data: bytes) -> None:
     assert outcome(jsonload.loads, data) == outcome(json.loads, data)
@@ -219,6 +228,9 @@ def cold_corpus() -> list[tuple[bytes, bool]]:
         b"\xef\xbb\xbf{}",
         b"\xff\xfe{\x00}\x00",
         '{"a": "é"}'.encode("utf-16"),
+        '{"a": "é"}'.encode("utf-16-le"),
+        b"{}\f",
+        b"[1]\x0b",
         b'{"a": "\xff"}',
         b'{"a": "\xc3"}',
         b'{"a": "\xed\xa0\x80"}',
