@@ -705,3 +705,21 @@ def test_default_dir_prefers_project_dir_then_session_start_then_cwd(tmp_path: P
     assert anchor_writer.default_project_dir({**env, "CLAUDE_CODE_SESSION_ID": "../x"}, home, str(cwd)) == str(cwd)
     assert anchor_writer.default_project_dir({**env, "CLAUDE_CODE_SESSION_ID": "other"}, home, str(cwd)) == str(cwd)
     assert anchor_writer.default_project_dir({"CLAUDE_PROJECT_DIR": "relative"}, home, str(cwd)) == str(cwd)
+
+
+@pytest.mark.parametrize("dangling", [True, False])
+def test_restore_refuses_a_symlink_where_the_gone_anchor_was(tmp_path: Path, dangling: bool) -> None:
+    """A link left where the anchor was (dangling or not) is never written through: the copy goes nowhere."""
+    from tests.trust import state_env
+
+    project = tmp_path / "project"
+    project.mkdir()
+    path = anchor_writer.create_anchor(str(project), "Port the parser", time.time(), state_env(), "s-1")
+    os.unlink(path)
+    target = project / "elsewhere.md"
+    if not dangling:
+        target.write_text("mine\n")
+    os.symlink(target, path)
+    with pytest.raises(Failure):
+        anchor_writer.restore_anchor(path, state_env(), "s-1", time.time())
+    assert os.path.islink(path) and (target.read_text() == "mine\n" if not dangling else not target.exists())
