@@ -1,0 +1,231 @@
+"""Generated mutants (mutmut) over the modules that guard trust, writes and injection, held to per-module floors.
+
+``benchmarks/mutation.json`` is the one config: the guarded modules, the tests mutmut may run, the sample and
+each module's recorded score and floor. The run happens in a temporary copy of the checkout (mutmut writes
+``mutants/`` and its caches in the folder it runs in, and a marketplace install copies the plugin folder whole):
+mutmut generates every mutant of every guarded module, this tool picks a fixed-seed sample of each module's (the
+same tree gives the same sample), mutmut runs them, and each module's score (killed / sampled) is checked
+against its floor. ``--all`` runs every generated mutant (the full score, slow); ``--record`` writes the
+scores into the config and raises each floor to its score (a ratchet: a floor never falls by itself).
+
+The hooks' subprocesses (``python -I -S hooks/<shim>.py``) run the mutated code too: mutmut is put on the
+copy's ``src/``, which the shims put on ``sys.path``, and their trampoline hits reach mutmut's test selection
+(``tools/mutation_hits.py``).
+
+    python tools/mutation.py [--all] [--record] [--only MODULE ...] [--jobs N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import importlib
+import json
+import math
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Any, NamedTuple
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CONFIG = os.path.join("benchmarks", "mutation.json")
+IGNORED = (".git", ".cache", ".tox", "node_modules", "__pycache__", ".hypothesis", ".mypy_cache", ".ruff_cache")
+# mutmut's statuses that count as a kill: a test failed, hung, crashed the interpreter, or the type check caught it.
+KILLS = ("killed", "timeout", "segfault", "caught by type check")
+# The file a hook subprocess files its trampoline hits in (tools/mutation_hits.py reads it).
+HITS = "MUTMUT_SUBPROCESS_HITS"
+# Appended to the copy's ``mutmut/stats.py``: only hook subprocesses import that copy (the pytest process has
+# mutmut loaded already), and there a hit is one line in the file, not a set that dies with the process.
+STATS_OVERRIDE = f'''
+
+if __import__("os").environ.get("{HITS}"):
+
+    def record_trampoline_hit(name, caller=None):  # tools/mutation.py
+        with open(__import__("os").environ["{HITS}"], "a", encoding="utf-8") as hits:
+            hits.write(name + "\\n")
+'''
+
+
+class Score(NamedTuple):
+    """One module's result: ``killed`` of ``total`` mutants; ``survivors`` names the rest."""
+
+    killed: int
+    total: int
+    survivors: tuple[str, ...]
+
+    @property
+    def ratio(self) -> float:
+        return self.killed / self.total if self.total else 1.0
+
+
+def sample(names: list[str], size: int, seed: str) -> list[str]:
+    """``size`` of ``names`` chosen by a seeded hash: the same names give the same sample on every machine."""
+    ranked = sorted(names, key=lambda name: hashlib.sha256(f"{seed}:{name}".encode()).hexdigest())
+    return sorted(ranked[:size] if size > 0 else ranked)
+
+
+def failures(scores: dict[str, Score], floors: dict[str, float]) -> list[str]:
+    """Why the check fails: a module below its floor, a module without one, a floor of a module not run."""
+    problems = [
+        f"{module}: {score.killed}/{score.total} killed ({score.ratio:.0%}) is below its floor {floors[module]:.0%}"
+        for module, score in sorted(scores.items())
+        if module in floors and score.ratio + 1e-9 < floors[module]
+    ]
+    problems += [f"{module}: no recorded floor (run with --record)" for module in sorted(set(scores) - set(floors))]
+    problems += [f"{module}: a floor, but no longer guarded (drop it)" for module in sorted(set(floors) - set(scores))]
+    return problems
+
+
+def raised(floors: dict[str, float], scores: dict[str, Score]) -> dict[str, float]:
+    """The ratchet: each module's floor becomes its score (to 4 places, rounded down) where higher; never lower."""
+    return {
+        module: max(floors.get(module, 0.0), math.floor(score.ratio * 10_000) / 10_000)
+        for module, score in sorted(scores.items())
+    }
+
+
+def load_config(root: str) -> dict[str, Any]:
+    with open(os.path.join(root, CONFIG), encoding="utf-8") as handle:
+        config: dict[str, Any] = json.load(handle)
+    return config
+
+
+def write_config(root: str, config: dict[str, Any]) -> None:
+    with open(os.path.join(root, CONFIG), "w", encoding="utf-8") as handle:
+        json.dump(config, handle, indent=2, ensure_ascii=False)
+        handle.write("\n")
+
+
+def toml_list(items: list[str]) -> str:
+    return "[" + ", ".join(json.dumps(item) for item in items) + "]"
+
+
+def prepare_copy(root: str, copy: str, config: dict[str, Any], modules: list[str]) -> None:
+    """The checkout in ``copy``, with mutmut's config, the hits plugin and mutmut itself on the copy's src."""
+    shutil.copytree(root, copy, ignore=shutil.ignore_patterns(*IGNORED), symlinks=True)
+    also_copy = sorted(name for name in os.listdir(copy) if name not in ("src", "tests", "pyproject.toml"))
+    shutil.copy2(os.path.join(root, "tools", "mutation_hits.py"), os.path.join(copy, "mutation_hits.py"))
+    pytest_args = ["-p", "mutation_hits", "-m", "not e2e and not slow", *config.get("pytest_args", [])]
+    for test in config.get("deselect", []):
+        pytest_args += ["--deselect", test]
+    with open(os.path.join(copy, "pyproject.toml"), "a", encoding="utf-8") as handle:
+        handle.write(
+            "\n[tool.mutmut]\n"
+            'source_paths = ["src"]\n'
+            f"only_mutate = {toml_list(modules)}\n"
+            f"also_copy = {toml_list([*also_copy, 'mutation_hits.py'])}\n"
+            f"pytest_add_cli_args = {toml_list(pytest_args)}\n"
+            f"pytest_add_cli_args_test_selection = {toml_list(config['tests'])}\n"
+            "use_git_change_detection = false\n"
+        )
+    # The hook subprocesses import the mutated modules, so mutmut's trampoline must import there too: under
+    # ``-I -S`` the copy's src is their one non-stdlib folder (the shims put it on sys.path).
+    mutmut = importlib.import_module("mutmut")
+    package = os.path.dirname(os.path.abspath(mutmut.__file__ or ""))
+    target = os.path.join(copy, "mutants", "src")
+    shutil.copytree(package, os.path.join(target, "mutmut"), ignore=shutil.ignore_patterns("__pycache__"))
+    site = os.path.dirname(package)
+    for name in os.listdir(site):
+        if name.startswith("mutmut-") and name.endswith(".dist-info"):
+            shutil.copytree(os.path.join(site, name), os.path.join(target, name))
+    with open(os.path.join(target, "mutmut", "stats.py"), "a", encoding="utf-8") as handle:
+        handle.write(STATS_OVERRIDE)
+
+
+def generated_names(copy: str, module: str) -> list[str]:
+    """Every mutant mutmut generates for ``module`` (its own generator, on the copy's source)."""
+    mutation = importlib.import_module("mutmut.mutation.file_mutation")
+    formats = importlib.import_module("mutmut.utils.format_utils")
+    with open(os.path.join(copy, module), encoding="utf-8") as handle:
+        mutated = mutation.mutate_file_contents(module, handle.read(), None, None)
+    return [str(formats.get_mutant_name(Path(module), name)) for name in mutated.mutant_names]
+
+
+def run_mutmut(copy: str, names: list[str], jobs: int) -> int:
+    env = {key: value for key, value in os.environ.items() if not key.startswith(("SESSION_WORKFLOW_", "CLAUDE"))}
+    env.update(PYTHONDONTWRITEBYTECODE="1", **{HITS: os.path.join(copy, "subprocess-hits")})
+    argv = [sys.executable, "-m", "mutmut", "run", "--max-children", str(jobs), *names]
+    log = os.path.join(copy, "mutmut.log")
+    with open(log, "w", encoding="utf-8") as out:
+        code = subprocess.run(argv, cwd=copy, env=env, stdout=out, stderr=subprocess.STDOUT, check=False).returncode
+    if code != 0:
+        with open(log, encoding="utf-8", errors="replace") as handle:
+            sys.stdout.write(handle.read()[-4000:])
+    return code
+
+
+def read_scores(copy: str, chosen: dict[str, list[str]]) -> dict[str, Score]:
+    """Each module's score over its ``chosen`` mutants, from mutmut's results in the copy."""
+    status_of = importlib.import_module("mutmut.stats").status_by_exit_code
+    scores = {}
+    for module, names in chosen.items():
+        with open(os.path.join(copy, "mutants", module + ".meta"), encoding="utf-8") as handle:
+            codes = json.load(handle)["exit_code_by_key"]
+        survivors = tuple(name for name in names if status_of[codes.get(name)] not in KILLS)
+        scores[module] = Score(len(names) - len(survivors), len(names), survivors)
+    return scores
+
+
+def table(scores: dict[str, Score], floors: dict[str, float], generated: dict[str, int]) -> str:
+    rows = ["| module | generated | killed / run | survived | score | floor |", "|---|---|---|---|---|---|"]
+    for module, score in sorted(scores.items()):
+        floor = f"{floors[module]:.0%}" if module in floors else "—"
+        rows.append(
+            f"| `{module}` | {generated[module]} | {score.killed} / {score.total} | {len(score.survivors)}"
+            f" | {score.ratio:.0%} | {floor} |"
+        )
+    return "\n".join(rows)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--all", action="store_true", help="every generated mutant, not the sample (slow)")
+    parser.add_argument("--record", action="store_true", help="write the scores and raise the floors")
+    parser.add_argument("--only", nargs="+", metavar="MODULE", help="guarded modules whose path contains one")
+    parser.add_argument("--jobs", type=int, default=2, help="mutants run at once (2)")
+    parser.add_argument("--keep", metavar="DIR", help="run in DIR (outside the checkout) and leave it there")
+    args = parser.parse_args(argv)
+    config = load_config(ROOT)
+    floors: dict[str, float] = {module: entry["floor"] for module, entry in config["modules"].items()}
+    modules = [m for m in config["modules"] if not args.only or any(part in m for part in args.only)]
+    started = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="session-workflow-mutation-") as base:
+        copy = os.path.abspath(args.keep) if args.keep else os.path.join(base, "repo")
+        prepare_copy(ROOT, copy, config, modules)
+        size = 0 if args.all else int(config["sample"])
+        with ProcessPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+            generated = dict(zip(modules, pool.map(generated_names, [copy] * len(modules), modules)))
+        chosen = {module: sample(names, size, str(config["seed"])) for module, names in generated.items()}
+        names = [name for picked in chosen.values() for name in picked]
+        print(f"{len(names)} mutants of {len(modules)} modules ({'all' if args.all else f'{size} a module'})")
+        if run_mutmut(copy, names, args.jobs) != 0:
+            print("mutmut failed (its log is above): no score")
+            return 2
+        scores = read_scores(copy, chosen)
+    print(table(scores, floors, {module: len(names) for module, names in generated.items()}))
+    for module, score in sorted(scores.items()):
+        print(f"survived in {module}: {', '.join(name.rpartition('.')[2] for name in score.survivors) or 'none'}")
+    print(f"{time.monotonic() - started:.0f}s")
+    if args.record:
+        key = "all" if args.all else "sample"
+        for module, floor in raised(floors, scores).items():
+            entry = config["modules"].setdefault(module, {})
+            score = scores[module]
+            entry[key] = {"killed": score.killed, "run": score.total, "generated": len(generated[module])}
+            if not args.all:
+                entry["floor"] = floor
+        write_config(ROOT, config)
+        return 0
+    problems = failures(scores, {m: floors[m] for m in modules if m in floors} if args.only else floors)
+    for problem in problems:
+        print(problem)
+    return 1 if problems and not args.all else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
