@@ -10,13 +10,14 @@ from pathlib import Path
 from hypothesis import given
 from hypothesis import strategies as st
 
-from session_workflow.anchor.text import shell_quote
 from session_workflow.core.text import (
     cut_code_points,
     cut_utf8,
     cut_utf16,
     duration_text,
     one_line,
+    shell_command,
+    shell_quote,
     utf8_len,
     utf16_len,
     without_comments,
@@ -187,13 +188,15 @@ def test_the_mods_cleaner_tables_are_what_one_line_does_over_every_code_point() 
 
 
 def python_text_cases() -> dict[str, object]:
-    """What the Python side gives for the mod's golden inputs: sections (workstate/section.py) and shell quotes."""
+    """What the Python side gives for the mod's golden inputs: sections (workstate/section.py), shell quotes and
+    commands (core/text.py)."""
     sections = []
     for fields in MOD_SECTION_FIELDS:
         slug = slug_of_issue_url(fields["url"])  # type: ignore[arg-type]
         sections.append({"fields": fields, "slug": slug, "text": section(WorkState(**fields), False, slug)})  # type: ignore[arg-type]
     quotes = [{"path": path, "quoted": shell_quote(path)} for path in MOD_QUOTED_PATHS]
-    return {"sections": sections, "quotes": quotes}
+    commands = [{"words": words, "command": shell_command(*words)} for words in MOD_COMMANDS]
+    return {"sections": sections, "quotes": quotes, "commands": commands}
 
 
 MOD_SECTION_FIELDS: list[dict[str, object]] = [
@@ -228,6 +231,15 @@ MOD_QUOTED_PATHS = [
     "/p/\udc80x.md",
     "/p/\\back.md",
     "/p/$(rm -rf ~)`x`.md",
+    "~other/x.md",
+    "",
+    "/p/\x1b[31mred\x1b[0m.md",
+    "/p/\udcffx\ud800.md",
+]
+MOD_COMMANDS = [
+    ["session-workflow", "anchor", "step", "/srv/shop;cd;touch X;#/.claude/anchors/a.md"],
+    ["git", "-C", "/home/u/My Shop$(touch X)`y`|z", "log", "--oneline", "-10"],
+    ["x", "-n", "~", "it's", "a\nb\x1b[2J\u202ec\U000e0041", "\\", ""],
 ]
 
 

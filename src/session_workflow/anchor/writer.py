@@ -25,7 +25,7 @@ import time
 
 from session_workflow.anchor import registry
 from session_workflow.anchor.discover import is_open_name, kind_of_bytes, list_open
-from session_workflow.anchor.template import HEAD_SECTIONS, TAIL_SECTIONS, resume_steps
+from session_workflow.anchor.template import HEAD_SECTIONS, TAIL_SECTIONS, requoted_resume, resume_steps
 from session_workflow.anchor.text import (
     BOM,
     STEP_BULLET,
@@ -36,7 +36,6 @@ from session_workflow.anchor.text import (
     lines_of,
     newest_cursor_step,
     parse_frontmatter,
-    shell_quote,
     split_head,
     split_sections,
     title_of,
@@ -55,7 +54,7 @@ from session_workflow.core.locations import (
     leads_outside,
     trust_dir,
 )
-from session_workflow.core.text import cut_code_points, one_line
+from session_workflow.core.text import cut_code_points, one_line, shell_command
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -141,6 +140,18 @@ def anchor_template(task: str, anchor_path: str, project_dir: str, date: str, so
     for heading, prompt in TAIL_SECTIONS:
         lines += ["", f"## {heading}", f"<!-- {prompt} -->"]
     return "\n".join(lines) + "\n"
+
+
+def mend_resume(data: bytes, path: str) -> bytes:
+    """``data`` with an earlier writer's unquoted Resume step 2 quoted, for the git work tree ``path`` is in (the
+    anchors folder's, as ``new`` found it); only in the HEAD, every other byte as it was."""
+    root = _git_root(os.path.dirname(path))
+    if root is None:
+        return data
+    encoded = Encoded(data)
+    head, tail = split_head(encoded.text)
+    mended = requoted_resume(head, root)
+    return data if mended == head else encoded.encode(mended + (tail or ""))
 
 
 def _head_parts(text: str) -> tuple[str, str, tuple[int, int], int, int]:
@@ -410,7 +421,7 @@ def step_anchor(
         if not registry.is_ours(env, path):
             advice = registry.adopt_command(path)
             raise Refusal(f"{path} was not created here; if it is yours, adopt it first: {advice}")
-        new, previous, step = add_step(current, text)
+        new, previous, step = add_step(mend_resume(current, path), text)
         result[:] = [previous, step]
         written[:] = [new]
         return new
@@ -462,9 +473,10 @@ def write_anchor(
         if given < stored and not force:
             raise Refusal(
                 f"{path} is at step {stored} but this text says step {given}: it moved on since you read it;"
-                f" read it with `session-workflow anchor show {shell_quote(path)}` and write again (or --force)"
+                f" read it with `{shell_command('session-workflow', 'anchor', 'show', path)}` and write again"
+                " (or --force)"
             )
-        written[:] = [record_step_counter(data, current)]
+        written[:] = [record_step_counter(mend_resume(data, path), current)]
         return written[0]
 
     _rewrite(path, transform, _vouch(env, path, session, "write", now, written))
