@@ -40,7 +40,7 @@ from session_workflow.anchor.text import LIVE, NOT_ANCHOR, split_head
 from session_workflow.core.boundedio import read_prefix, read_prefix_and_stat
 from session_workflow.core.jsonload import loads
 from session_workflow.core.locations import KEPT_FOLDER, kept_index, record_name, trust_dir
-from session_workflow.core.text import shell_command
+from session_workflow.core.text import escaped, shell_command
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -400,7 +400,7 @@ def vouch(
     if identity is None:
         read_back = read_prefix_and_stat(real, atomic.MAX_WRITER_READ_BYTES + 1)
         if read_back is None:
-            raise atomic.WriteError(f"cannot read {real} (gone, or not a regular file)")
+            raise atomic.WriteError(f"cannot read {escaped(real)} (gone, or not a regular file)")
         data, identity = read_back[0], Identity.of(read_back[1])
     newest = identity
     if data is not None and len(data) != newest.size:

@@ -22,6 +22,7 @@ from session_workflow.anchor.report import (
     show_anchor,
 )
 from session_workflow.cli.parser import CliError, OneLineParser, add_verbs, alone
+from session_workflow.core.text import escaped
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -52,7 +53,7 @@ def _print_or_fail(report: tuple[list[str], int]) -> int:
 def _listed_dir(value: str | None) -> str | None:
     """A DIR that is not a directory is a mistake to name, not an empty listing."""
     if value is not None and not os.path.isdir(value):
-        raise CliError(f"{value}: no such directory", 2)
+        raise CliError(f"{escaped(value)}: no such directory", 2)
     return value
 
 

@@ -18,7 +18,7 @@ import uuid
 
 from session_workflow.cli.parser import OneLineParser
 from session_workflow.core import config
-from session_workflow.core.text import shell_command, utf16_len
+from session_workflow.core.text import escaped, shell_command, utf16_len
 from session_workflow.hook.compose import CAP_UTF16
 
 TYPE_CHECKING = False
@@ -221,9 +221,11 @@ def run(args: argparse.Namespace) -> int:
         os.makedirs(os.path.dirname(transcript))
         if not in_checkout():
             print("(an installed copy: the hook runs from the installed package, as hooks/session_start.py does)")
-        print(f"A throwaway project: {project}")
+        print(f"A throwaway project: {escaped(project)}")
         print("  an anchor (session-workflow anchor new/write/step), ticket #34 at step 'execute'")
-        print(f"  (session-workflow state set/step), 3 open tasks in {env['CLAUDE_CONFIG_DIR']}/tasks/{session}/")
+        print(
+            f"  (session-workflow state set/step), 3 open tasks in {escaped(env['CLAUDE_CONFIG_DIR'])}/tasks/{session}/"
+        )
         for source in ("startup", "compact"):
             if source == "compact":
                 _write_transcript(transcript, project, session)
@@ -237,7 +239,7 @@ def run(args: argparse.Namespace) -> int:
         return 1
     finally:
         if args.keep:
-            print(f"\n(kept {base})")
+            print(f"\n(kept {escaped(base)})")
         else:
             shutil.rmtree(base, ignore_errors=True)
     return 0
