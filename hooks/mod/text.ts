@@ -115,6 +115,7 @@ function shellEscaped(char: string): string {
   const code = char.codePointAt(0)!
   if (char === '\\') return '\\\\'
   if (char === "'") return '\\x27'
+  if (char === '`') return '\\x60'
   if (!isHidden(char)) return char
   const bytes = code >= 0xdc80 && code <= 0xdcff ? [code - 0xdc00] : utf8Of(code)
   return bytes.map((byte) => `\\x${byte.toString(16).padStart(2, '0')}`).join('')
@@ -122,11 +123,12 @@ function shellEscaped(char: string): string {
 
 /**
  * Python's `shell_quote`: a word as one POSIX shell word on one visible line, so a path with spaces or quotes is one
- * argument and a control or invisible character is a byte escape in `$'…'`.
+ * argument and a control or invisible character (or a backtick, which would end the code span the command is shown in)
+ * is a byte escape in `$'…'`.
  */
 export function shellQuote(text: string): string {
   if (SHELL_SAFE.test(text)) return text
-  if (!Array.from(text).some(isHidden)) return `'${text.replace(/'/g, "'\\''")}'`
+  if (!text.includes('`') && !Array.from(text).some(isHidden)) return `'${text.replace(/'/g, "'\\''")}'`
   return `$'${Array.from(text).map(shellEscaped).join('')}'`
 }
 

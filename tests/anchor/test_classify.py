@@ -107,7 +107,7 @@ def reference_quote(text: str) -> str:
     character as its bytes."""
     if re.fullmatch(SHELL_SAFE, text):
         return text
-    if not any(map(invisible, text)):
+    if "`" not in text and not any(map(invisible, text)):
         return "'" + text.replace("'", "'\\''") + "'"
     escaped = ""
     for char in text:
@@ -116,7 +116,7 @@ def reference_quote(text: str) -> str:
             escaped += "\\\\"
         elif 0xDC80 <= code <= 0xDCFF:
             escaped += f"\\x{code - 0xDC00:02x}"
-        elif char == "'" or invisible(char):
+        elif char in "'`" or invisible(char):
             escaped += "".join(f"\\x{byte:02x}" for byte in char.encode("utf-8", "surrogatepass"))
         else:
             escaped += char

@@ -7,7 +7,7 @@ import os
 import re
 from pathlib import Path
 
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from session_workflow.core.text import (
@@ -24,6 +24,7 @@ from session_workflow.core.text import (
 )
 from session_workflow.workstate.section import WorkState, section, slug_of_issue_url
 from tests.reliability.strategies import char_text
+from tests.shell import assert_splits, bash_words, hostile_words
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -255,6 +256,25 @@ def test_the_mods_golden_texts_are_what_python_gives() -> None:
     if os.environ.get("SESSION_WORKFLOW_UPDATE_GOLDEN") == "1":
         MOD_GOLDEN.write_text(text, encoding="ascii")
     assert MOD_GOLDEN.read_text(encoding="ascii") == text
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(hostile_words, min_size=1, max_size=4))
+def test_a_command_splits_back_into_exactly_its_words_on_one_visible_line(words: list[str]) -> None:
+    """Spaces, $(), backticks, ;, |, quotes, a leading -, newlines, ESC, bidi controls, undecodable bytes: bash
+    (C locale, in bytes) and shlex give back exactly the words, and the line shows every one of them."""
+    assert_splits(shell_command(*words), words)
+
+
+def test_a_word_is_bare_only_in_shlex_quotes_safe_set() -> None:
+    assert shell_command("git", "-C", "/p/a-b_1.2:x@y%z+=,", "log") == "git -C /p/a-b_1.2:x@y%z+=, log"
+    assert shell_quote("~other/x") == "'~other/x'"  # a bare ~ at a word's start is another user's home
+    assert bash_words(shell_command("~root", "")) == [b"~root", b""]
+    assert shell_quote("My Shop;touch X;#") == "'My Shop;touch X;#'"
+    assert shell_quote("it's") == "'it'\\''s'"
+    assert shell_quote("a`id`") == "$'a\\x60id\\x60'"  # no backtick ends the code span the command is shown in
+    # Hidden characters as their bytes, which bash reads back in any locale (\u would stay literal in C).
+    assert shell_quote("/p/\x1b[2J\u202e\udcff\n") == "$'/p/\\x1b[2J\\xe2\\x80\\xae\\xff\\x0a'"
 
 
 def test_a_duration_is_minutes_under_an_hour_and_whole_hours_above() -> None:

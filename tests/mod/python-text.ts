@@ -104,7 +104,7 @@ export const PYTHON_TEXT = {
     },
     {
       "path": "/p/$(rm -rf ~)`x`.md",
-      "quoted": "'/p/$(rm -rf ~)`x`.md'"
+      "quoted": "$'/p/$(rm -rf ~)\\x60x\\x60.md'"
     },
     {
       "path": "~other/x.md",
@@ -142,7 +142,7 @@ export const PYTHON_TEXT = {
         "--oneline",
         "-10"
       ],
-      "command": "git -C '/home/u/My Shop$(touch X)`y`|z' log --oneline -10"
+      "command": "git -C $'/home/u/My Shop$(touch X)\\x60y\\x60|z' log --oneline -10"
     },
     {
       "words": [

@@ -148,8 +148,8 @@ def _shell_escape(char: str) -> str:
     is that byte again."""
     if char == "\\":
         return "\\\\"
-    if char == "'":
-        return "\\x27"
+    if char in "'`":
+        return f"\\x{ord(char):02x}"
     if char.isprintable() and not has_invisible(char):
         return char
     try:
@@ -163,10 +163,12 @@ def shell_quote(word: str) -> str:
     """``word`` as one POSIX shell word that is also one visible line: bare when shell-safe, else single-quoted as
     ``shlex.quote`` does; a word with a control or invisible character (a newline, ESC, a bidi control, an
     undecodable byte) goes in ``$'…'`` with those characters as byte escapes, so the line a person or model reads
-    shows every one of them and runs as exactly the bytes on disk. String methods only: the hot path builds these."""
+    shows every one of them and runs as exactly the bytes on disk. A backtick goes there too (``\\x60``): a command
+    is shown between backticks, and one inside would end that code span early. String methods only: the hot path
+    builds these."""
     if word and _SHELL_SAFE.issuperset(word):
         return word
-    if word.isprintable() and not has_invisible(word):
+    if word.isprintable() and "`" not in word and not has_invisible(word):
         return "'" + word.replace("'", "'\\''") + "'"
     return "$'" + "".join(map(_shell_escape, word)) + "'"
 
