@@ -58,7 +58,7 @@ def _listed_dir(value: str | None) -> str | None:
 
 
 def _run_list(args: argparse.Namespace) -> int:
-    _print(list_anchors(_listed_dir(args.dir), time.time()), f"no open anchors in {resolve_folder(args.dir)}")
+    _print(list_anchors(_listed_dir(args.dir), time.time()), f"no open anchors in {escaped(resolve_folder(args.dir))}")
     return 0
 
 
@@ -73,14 +73,15 @@ def _run_show(args: argparse.Namespace) -> int:
 def _run_dormant(args: argparse.Namespace) -> int:
     _print(
         list_dormant(_listed_dir(args.dir), time.time()),
-        f"no dormant anchors (open, untouched > 72 h) in {resolve_folder(args.dir)}",
+        f"no dormant anchors (open, untouched > 72 h) in {escaped(resolve_folder(args.dir))}",
     )
     return 0
 
 
 def _run_stale(args: argparse.Namespace) -> int:
     _print(
-        list_stale(_listed_dir(args.dir)), f"no open anchor in {resolve_folder(args.dir)} is marked done in its content"
+        list_stale(_listed_dir(args.dir)),
+        f"no open anchor in {escaped(resolve_folder(args.dir))} is marked done in its content",
     )
     return 0
 
