@@ -112,6 +112,7 @@ def test_every_command_escapes_every_name_it_shows(tmp_path: Path) -> None:
     cli("tasks", "adopt", "gone-list")
     cli("inject", "--dry-run", "--source", "compact", "--cwd", p)
     cli("inject", "--dry-run", "--cwd", p + "/missing\x1b")
+    cli("log")
     cli("doctor")
     assert len(cli.outputs) > 30
     leaks = [(argv, [line for line in shown.splitlines() if raw_hidden(line)]) for argv, shown in cli.outputs]
