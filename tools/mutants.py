@@ -419,8 +419,8 @@ MUTANTS = [
     Mutant(
         "an unrecorded write only warns",
         "anchor/writer.py",
-        '            raise Failure(\n                f"cannot record {path}',
-        '            print(\n                f"cannot record {path}',
+        '            raise Failure(\n                f"cannot record {escaped(path)}',
+        '            print(\n                f"cannot record {escaped(path)}',
         ("tests/reliability/test_own_anchor.py",),
     ),
     Mutant(
@@ -919,6 +919,41 @@ MUTANTS = [
         "  [0x3000, 0x3000],\n  [0xd800, 0xdfff],\n]",
         "  [0x3000, 0x3000],\n]",
         runner=MOD,
+    ),
+    Mutant(
+        "a bare ~ is shell-safe",
+        "core/text.py",
+        '_SHELL_SAFE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_@%+=:,./-")',
+        '_SHELL_SAFE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_@%+=:,./-~")',
+        ("tests/core/test_text.py",),
+    ),
+    Mutant(
+        "a backtick stays inside single quotes",
+        "core/text.py",
+        """if word.isprintable() and "`" not in word and not has_invisible(word):""",
+        """if word.isprintable() and not has_invisible(word):""",
+        ("tests/core/test_text.py",),
+    ),
+    Mutant(
+        "a hidden character as its code point, not its bytes",
+        "core/text.py",
+        'return "".join(f"\\\\x{byte:02x}" for byte in raw)',
+        'return f"\\\\u{ord(char):04x}"',
+        ("tests/core/test_text.py",),
+    ),
+    Mutant(
+        "Resume step 2 with the git root unquoted",
+        "anchor/template.py",
+        "_git_check(git_root, shell_command)\n        if git_root",
+        "_git_check(git_root, str)\n        if git_root",
+        ("tests/anchor/test_template.py",),
+    ),
+    Mutant(
+        "an old anchor's Resume step 2 left unquoted",
+        "anchor/writer.py",
+        "add_step(mend_resume(current, path), text)",
+        "add_step(current, text)",
+        ("tests/anchor/test_template.py",),
     ),
     Mutant(
         "the mod's reminder 300 -> 400 bytes",

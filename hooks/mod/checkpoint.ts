@@ -20,7 +20,7 @@ import type {
   SessionWorkflowTicket,
   SessionWorkflowTasks,
 } from '../../types'
-import { oneLine, shellQuote } from './text'
+import { oneLine, shellCommand } from './text'
 import { readStateFile, readStateRecord, utf8Length } from './workstate'
 
 export { oneLine } from './text'
@@ -135,7 +135,7 @@ export function reminderLine(
   ticket: { label: string; step: string } | null,
 ): string {
   const where = `Context at ${thousands(fill.tokens)} tokens, auto-compaction at ${thousands(fill.threshold)}:`
-  const step = `session-workflow anchor step ${shellQuote(path)} "done: …; next: …"`
+  const step = `${shellCommand('session-workflow', 'anchor', 'step', path)} "done: …; next: …"`
   const write = '(or `anchor write` with the whole anchor when a line is not enough)'
   const lagging = ticket === null ? '' : `; ticket ${ticket.label} is still at step "${ticket.step}"`
   const state = ticket === null ? '' : `${lagging}: session-workflow state step <step>`

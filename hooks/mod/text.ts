@@ -1,5 +1,5 @@
 // The Python side's text rules, for text the module shows: one cleaner (src/session_workflow/core/text.py
-// one_line), the shell quoting of a path (anchor/text.py shell_quote) and the work-state section built from a
+// one_line), the shell quoting of a command (core/text.py shell_command) and the work-state section built from a
 // state's fields (workstate/section.py). One table: the spans below are what Python strips and what it turns into
 // a space, and tests/core/test_text.py holds them equal to Python's own over every code point, as
 // tests/mod/text.test.ts holds this module's functions to them.
@@ -98,28 +98,43 @@ export function cutUtf8(text: string, max: number): string {
   return kept + ELLIPSIS
 }
 
-const SHELL_SAFE = /^[A-Za-z0-9_./:@%+=,~-]+$/
+/** shlex.quote's safe set, as core/text.py's `_SHELL_SAFE` (not `~`, which a shell expands at a word's start). */
+const SHELL_SAFE = /^[A-Za-z0-9_@%+=:,./-]+$/
 
-/** Python's `escaped` of one character for `$'…'`: `\xNN`, `\uNNNN` or `\UNNNNNNNN`. */
-function escapedChar(char: string): string {
+/** The UTF-8 bytes of one code point, a lone surrogate's too (Python's `surrogatepass`). */
+function utf8Of(code: number): number[] {
+  if (code < 0x80) return [code]
+  if (code < 0x800) return [0xc0 | (code >> 6), 0x80 | (code & 0x3f)]
+  if (code < 0x10000) return [0xe0 | (code >> 12), 0x80 | ((code >> 6) & 0x3f), 0x80 | (code & 0x3f)]
+  return [0xf0 | (code >> 18), 0x80 | ((code >> 12) & 0x3f), 0x80 | ((code >> 6) & 0x3f), 0x80 | (code & 0x3f)]
+}
+
+/** Python's `_shell_escape`: one character inside `$'…'`, a hidden one as its bytes (`\\xNN` each; an undecodable
+ * byte, U+DC80-U+DCFF from `surrogateescape`, as that byte), which a shell reads back exactly in any locale. */
+function shellEscaped(char: string): string {
   const code = char.codePointAt(0)!
   if (char === '\\') return '\\\\'
-  if (char === "'") return "\\x27"
+  if (char === "'") return '\\x27'
+  if (char === '`') return '\\x60'
   if (!isHidden(char)) return char
-  if (code >= 0xdc80 && code <= 0xdcff) return `\\x${(code - 0xdc00).toString(16).padStart(2, '0')}`
-  if (code < 0x100) return `\\x${code.toString(16).padStart(2, '0')}`
-  if (code < 0x10000) return `\\u${code.toString(16).padStart(4, '0')}`
-  return `\\U${code.toString(16).padStart(8, '0')}`
+  const bytes = code >= 0xdc80 && code <= 0xdcff ? [code - 0xdc00] : utf8Of(code)
+  return bytes.map((byte) => `\\x${byte.toString(16).padStart(2, '0')}`).join('')
 }
 
 /**
- * Python's `shell_quote`: a path as one POSIX shell word on one visible line, so a path with spaces or quotes is one
- * argument and a control or invisible character is an escape in `$'…'`.
+ * Python's `shell_quote`: a word as one POSIX shell word on one visible line, so a path with spaces or quotes is one
+ * argument and a control or invisible character (or a backtick, which would end the code span the command is shown in)
+ * is a byte escape in `$'…'`.
  */
 export function shellQuote(text: string): string {
   if (SHELL_SAFE.test(text)) return text
-  if (!Array.from(text).some(isHidden)) return `'${text.replace(/'/g, "'\\''")}'`
-  return `$'${Array.from(text).map(escapedChar).join('')}'`
+  if (!text.includes('`') && !Array.from(text).some(isHidden)) return `'${text.replace(/'/g, "'\\''")}'`
+  return `$'${Array.from(text).map(shellEscaped).join('')}'`
+}
+
+/** Python's `shell_command`: the one way the mod builds a command it shows, each word quoted. */
+export function shellCommand(...words: string[]): string {
+  return words.map(shellQuote).join(' ')
 }
 
 // ---------------------------------------------------------------------------------------------------------------

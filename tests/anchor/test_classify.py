@@ -30,10 +30,9 @@ from session_workflow.anchor.text import (
     is_done_line,
     lines_of,
     parse_frontmatter,
-    shell_quote,
     split_head,
 )
-from session_workflow.core.text import INVISIBLE_RANGES
+from session_workflow.core.text import INVISIBLE_RANGES, shell_quote
 
 # The rules as regexes (CommonMark ATX headings and fence openers; the frontmatter key; the done line).
 HEADING = r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*$"
@@ -44,7 +43,7 @@ DONE_LINE = (
     r"^status[ .]*:?[ .]*(?:closed|done|complete|completed|landed|shipped|merged)"
     r"(?:[ .]+(?:on|to)[ .]+[^ ]+?)?[ .]*$"
 )
-SHELL_SAFE = r"[A-Za-z0-9_./:@%+=,~-]+"
+SHELL_SAFE = r"[A-Za-z0-9_@%+=:,./-]+"  # shlex.quote's set: no ~
 MARKER = "<!-- anchor:tail -->"
 
 # Pieces that exercise every branch: markup, indentation, line ends, BOMs, controls, bidi, case folding traps.
@@ -104,10 +103,11 @@ def reference_done(line: str) -> bool:
 
 
 def reference_quote(text: str) -> str:
-    """Bare when shell-safe, single-quoted when visible, else ``$'…'`` with each hidden character escaped."""
+    """Bare when shell-safe (shlex.quote's set), single-quoted when visible, else ``$'…'`` with each hidden
+    character as its bytes."""
     if re.fullmatch(SHELL_SAFE, text):
         return text
-    if not any(map(invisible, text)):
+    if "`" not in text and not any(map(invisible, text)):
         return "'" + text.replace("'", "'\\''") + "'"
     escaped = ""
     for char in text:
@@ -116,8 +116,8 @@ def reference_quote(text: str) -> str:
             escaped += "\\\\"
         elif 0xDC80 <= code <= 0xDCFF:
             escaped += f"\\x{code - 0xDC00:02x}"
-        elif char == "'" or invisible(char):
-            escaped += f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
+        elif char in "'`" or invisible(char):
+            escaped += "".join(f"\\x{byte:02x}" for byte in char.encode("utf-8", "surrogatepass"))
         else:
             escaped += char
     return "$'" + escaped + "'"

@@ -12,17 +12,18 @@ import time
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from session_workflow.anchor.part import precompact_facts, prepare
 from session_workflow.anchor.report import list_anchors
-from session_workflow.anchor.template import HEAD_SECTIONS, is_unfilled
+from session_workflow.anchor.template import HEAD_SECTIONS, is_unfilled, resume_steps
 from session_workflow.anchor.text import TAIL_MARKER, AnchorText, clean_for_model, heading_of
-from session_workflow.anchor.writer import add_step, anchor_template
+from session_workflow.anchor.writer import add_step, anchor_template, step_anchor, write_anchor
 from session_workflow.core.context import HookContext
-from session_workflow.core.text import utf16_len
+from session_workflow.core.text import shell_quote, utf16_len
 from tests.anchor.test_report import put
+from tests.shell import assert_splits, hostile_names
 from tests.trust import state_env, trust
 
 REPO = Path(__file__).resolve().parents[2]
@@ -196,3 +197,72 @@ def test_the_cold_hook_injects_the_line(tmp_path: Path) -> None:
     context = json.loads(result.stdout)["hookSpecificOutput"]["additionalContext"]
     assert context.split("\n\n", 1)[1] == unfilled_line(str(path))
     assert "<!--" not in context
+
+
+# --- issue 33: the Resume steps' commands are quoted; an anchor written before is still template, then mended ---
+
+SHOP = "my shop$(touch SUBSHELL);touch CHAINED;#"
+
+
+def backticked(line: str) -> list[str]:
+    """The commands between backticks in one resume step."""
+    return line.split("`")[1::2]
+
+
+@settings(max_examples=150, deadline=None)
+@given(name=hostile_names)
+def test_every_resume_command_runs_exactly_on_the_folder_whatever_its_name(name: str) -> None:
+    root = "/srv/" + name
+    anchor = root + "/.claude/anchors/" + name + ".md"
+    first, second, _third = resume_steps(anchor, root, root)
+    (show, _all) = backticked(first)
+    assert_splits(show, ["session-workflow", "anchor", "show", anchor])
+    log, status = backticked(second)
+    assert_splits(log, ["git", "-C", root, "log", "--oneline", "-10"])
+    assert_splits(status, ["git", "-C", root, "status", "--short"])
+
+
+def old_template(project: Path, name: str = NAME) -> str:
+    """What ``anchor new`` wrote before issue 33: the git root unquoted in both commands of Resume step 2."""
+    new = template(project, name)
+    quoted = shell_quote(str(project))
+    old = new.replace(f"git -C {quoted} log", f"git -C {project} log").replace(
+        f"git -C {quoted} status", f"git -C {project} status"
+    )
+    assert old != new
+    return old
+
+
+def test_an_anchor_written_before_quoting_is_still_template_and_the_next_step_quotes_it(tmp_path: Path) -> None:
+    project = tmp_path / SHOP
+    (project / ".git").mkdir(parents=True)
+    old = old_template(project)
+    path = write(project, old)
+    trust(path)
+    assert is_unfilled(AnchorText(old))
+    step_anchor(str(path), "done: set up; next: port", state_env())
+    mended = path.read_text(encoding="utf-8")
+    assert mended == add_step(template(project).encode("utf-8"), "done: set up; next: port")[0].decode("utf-8")
+    (line,) = [line for line in mended.splitlines() if line.startswith("2. Check the durable state")]
+    assert_splits(backticked(line)[0], ["git", "-C", str(project), "log", "--oneline", "-10"])
+
+
+def test_a_whole_write_of_the_old_template_lines_quotes_them_and_changes_nothing_else(tmp_path: Path) -> None:
+    project = tmp_path / SHOP
+    (project / ".git").mkdir(parents=True)
+    path = write(project, template(project))
+    trust(path)
+    text = old_template(project).replace("# Migrate", "# Now: migrate")
+    write_anchor(str(path), text.encode("utf-8"), state_env())
+    assert path.read_text(encoding="utf-8") == template(project).replace("# Migrate", "# Now: migrate")
+
+
+def test_an_edited_resume_step_is_not_mended(tmp_path: Path) -> None:
+    """Only the exact line an earlier writer wrote for this very folder is replaced: the run's own edit stays."""
+    project = tmp_path / SHOP
+    (project / ".git").mkdir(parents=True)
+    edited = old_template(project).replace("then the artifacts", "then the build log and the artifacts")
+    path = write(project, edited)
+    trust(path)
+    step_anchor(str(path), "x", state_env())
+    assert f"git -C {project} log --oneline -10" in path.read_text(encoding="utf-8")

@@ -28,14 +28,13 @@ from session_workflow.anchor.text import (
     newest_cursor_step,
     parked_reason,
     parse_frontmatter,
-    shell_quote,
     split_head,
     split_sections,
     tail_has_content,
     tier_for,
     title_of,
 )
-from session_workflow.core.text import utf16_len
+from session_workflow.core.text import shell_quote, utf16_len
 
 MARKER = "<!-- anchor:tail -->"
 
@@ -412,5 +411,5 @@ def test_shell_quote_and_mv() -> None:
         mv_command("/p/.claude/anchors/a-b_1.md") == "mv /p/.claude/anchors/a-b_1.md /p/.claude/anchors/a-b_1.closed.md"
     )
     assert shell_quote("/p/it's here.md") == "'/p/it'\\''s here.md'"
-    assert shell_quote("/p/a\nb\u202e.md") == "$'/p/a\\x0ab\\u202e.md'"
+    assert shell_quote("/p/a\nb\u202e.md") == "$'/p/a\\x0ab\\xe2\\x80\\xae.md'"
     assert "\n" not in mv_command("/p/x\n.md")

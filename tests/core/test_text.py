@@ -7,22 +7,24 @@ import os
 import re
 from pathlib import Path
 
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from session_workflow.anchor.text import shell_quote
 from session_workflow.core.text import (
     cut_code_points,
     cut_utf8,
     cut_utf16,
     duration_text,
     one_line,
+    shell_command,
+    shell_quote,
     utf8_len,
     utf16_len,
     without_comments,
 )
 from session_workflow.workstate.section import WorkState, section, slug_of_issue_url
 from tests.reliability.strategies import char_text
+from tests.shell import assert_splits, bash_words, hostile_words
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -187,13 +189,15 @@ def test_the_mods_cleaner_tables_are_what_one_line_does_over_every_code_point() 
 
 
 def python_text_cases() -> dict[str, object]:
-    """What the Python side gives for the mod's golden inputs: sections (workstate/section.py) and shell quotes."""
+    """What the Python side gives for the mod's golden inputs: sections (workstate/section.py), shell quotes and
+    commands (core/text.py)."""
     sections = []
     for fields in MOD_SECTION_FIELDS:
         slug = slug_of_issue_url(fields["url"])  # type: ignore[arg-type]
         sections.append({"fields": fields, "slug": slug, "text": section(WorkState(**fields), False, slug)})  # type: ignore[arg-type]
     quotes = [{"path": path, "quoted": shell_quote(path)} for path in MOD_QUOTED_PATHS]
-    return {"sections": sections, "quotes": quotes}
+    commands = [{"words": words, "command": shell_command(*words)} for words in MOD_COMMANDS]
+    return {"sections": sections, "quotes": quotes, "commands": commands}
 
 
 MOD_SECTION_FIELDS: list[dict[str, object]] = [
@@ -228,6 +232,15 @@ MOD_QUOTED_PATHS = [
     "/p/\udc80x.md",
     "/p/\\back.md",
     "/p/$(rm -rf ~)`x`.md",
+    "~other/x.md",
+    "",
+    "/p/\x1b[31mred\x1b[0m.md",
+    "/p/\udcffx\ud800.md",
+]
+MOD_COMMANDS = [
+    ["session-workflow", "anchor", "step", "/srv/shop;cd;touch X;#/.claude/anchors/a.md"],
+    ["git", "-C", "/home/u/My Shop$(touch X)`y`|z", "log", "--oneline", "-10"],
+    ["x", "-n", "~", "it's", "a\nb\x1b[2J\u202ec\U000e0041", "\\", ""],
 ]
 
 
@@ -243,6 +256,25 @@ def test_the_mods_golden_texts_are_what_python_gives() -> None:
     if os.environ.get("SESSION_WORKFLOW_UPDATE_GOLDEN") == "1":
         MOD_GOLDEN.write_text(text, encoding="ascii")
     assert MOD_GOLDEN.read_text(encoding="ascii") == text
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(hostile_words, min_size=1, max_size=4))
+def test_a_command_splits_back_into_exactly_its_words_on_one_visible_line(words: list[str]) -> None:
+    """Spaces, $(), backticks, ;, |, quotes, a leading -, newlines, ESC, bidi controls, undecodable bytes: bash
+    (C locale, in bytes) and shlex give back exactly the words, and the line shows every one of them."""
+    assert_splits(shell_command(*words), words)
+
+
+def test_a_word_is_bare_only_in_shlex_quotes_safe_set() -> None:
+    assert shell_command("git", "-C", "/p/a-b_1.2:x@y%z+=,", "log") == "git -C /p/a-b_1.2:x@y%z+=, log"
+    assert shell_quote("~other/x") == "'~other/x'"  # a bare ~ at a word's start is another user's home
+    assert bash_words(shell_command("~root", "")) == [b"~root", b""]
+    assert shell_quote("My Shop;touch X;#") == "'My Shop;touch X;#'"
+    assert shell_quote("it's") == "'it'\\''s'"
+    assert shell_quote("a`id`") == "$'a\\x60id\\x60'"  # no backtick ends the code span the command is shown in
+    # Hidden characters as their bytes, which bash reads back in any locale (\u would stay literal in C).
+    assert shell_quote("/p/\x1b[2J\u202e\udcff\n") == "$'/p/\\x1b[2J\\xe2\\x80\\xae\\xff\\x0a'"
 
 
 def test_a_duration_is_minutes_under_an_hour_and_whole_hours_above() -> None:

@@ -84,15 +84,15 @@ export const PYTHON_TEXT = {
     },
     {
       "path": "/p/\u202eevil\tx.md",
-      "quoted": "$'/p/\\u202eevil\\x09x.md'"
+      "quoted": "$'/p/\\xe2\\x80\\xaeevil\\x09x.md'"
     },
     {
       "path": "/p/\udb40\udc41\ud83d\ude42 ok.md",
-      "quoted": "$'/p/\\U000e0041\ud83d\ude42 ok.md'"
+      "quoted": "$'/p/\\xf3\\xa0\\x81\\x81\ud83d\ude42 ok.md'"
     },
     {
       "path": "/p/a\u00a0b.md",
-      "quoted": "$'/p/a\\xa0b.md'"
+      "quoted": "$'/p/a\\xc2\\xa0b.md'"
     },
     {
       "path": "/p/\udc80x.md",
@@ -104,7 +104,57 @@ export const PYTHON_TEXT = {
     },
     {
       "path": "/p/$(rm -rf ~)`x`.md",
-      "quoted": "'/p/$(rm -rf ~)`x`.md'"
+      "quoted": "$'/p/$(rm -rf ~)\\x60x\\x60.md'"
+    },
+    {
+      "path": "~other/x.md",
+      "quoted": "'~other/x.md'"
+    },
+    {
+      "path": "",
+      "quoted": "''"
+    },
+    {
+      "path": "/p/\u001b[31mred\u001b[0m.md",
+      "quoted": "$'/p/\\x1b[31mred\\x1b[0m.md'"
+    },
+    {
+      "path": "/p/\udcffx\ud800.md",
+      "quoted": "$'/p/\\xffx\\xed\\xa0\\x80.md'"
+    }
+  ],
+  "commands": [
+    {
+      "words": [
+        "session-workflow",
+        "anchor",
+        "step",
+        "/srv/shop;cd;touch X;#/.claude/anchors/a.md"
+      ],
+      "command": "session-workflow anchor step '/srv/shop;cd;touch X;#/.claude/anchors/a.md'"
+    },
+    {
+      "words": [
+        "git",
+        "-C",
+        "/home/u/My Shop$(touch X)`y`|z",
+        "log",
+        "--oneline",
+        "-10"
+      ],
+      "command": "git -C $'/home/u/My Shop$(touch X)\\x60y\\x60|z' log --oneline -10"
+    },
+    {
+      "words": [
+        "x",
+        "-n",
+        "~",
+        "it's",
+        "a\nb\u001b[2J\u202ec\udb40\udc41",
+        "\\",
+        ""
+      ],
+      "command": "x -n '~' 'it'\\''s' $'a\\x0ab\\x1b[2J\\xe2\\x80\\xaec\\xf3\\xa0\\x81\\x81' '\\' ''"
     }
   ]
 }

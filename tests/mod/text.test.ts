@@ -2,7 +2,7 @@
 // (tests/core/test_text.py holds Python's `one_line` to the same table), and the section and the shell quoting
 // against what Python gives for the same inputs (tests/mod/python-text.ts, generated and checked by that test).
 import { describe, expect, test } from 'claude-code/testing'
-import { BREAKING_SPANS, INVISIBLE_SPANS, oneLine, sectionOf, shellQuote } from '../../hooks/mod/text'
+import { BREAKING_SPANS, INVISIBLE_SPANS, oneLine, sectionOf, shellCommand, shellQuote } from '../../hooks/mod/text'
 import type { SectionFields } from '../../hooks/mod/text'
 import { PYTHON_TEXT } from './python-text'
 
@@ -51,5 +51,10 @@ describe('as the Python side gives them', () => {
 
   test('a path as one shell word', () => {
     for (const { path, quoted } of PYTHON_TEXT.quotes) expect(shellQuote(path), JSON.stringify(path)).toBe(quoted)
+  })
+
+  test('a command as shell_command builds it, each word quoted', () => {
+    for (const { words, command } of PYTHON_TEXT.commands)
+      expect(shellCommand(...words), JSON.stringify(words)).toBe(command)
   })
 })

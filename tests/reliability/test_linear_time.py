@@ -31,11 +31,10 @@ from session_workflow.anchor.text import (
     is_done_line,
     newest_cursor_step,
     parse_frontmatter,
-    shell_quote,
     split_sections,
 )
 from session_workflow.core.locations import record_name
-from session_workflow.core.text import escaped, one_line, strip_invisible
+from session_workflow.core.text import escaped, one_line, shell_quote, strip_invisible
 from session_workflow.hook import precompact
 from session_workflow.tasks.store import parse_task, sanitize_list_id
 from session_workflow.transcript.recovery import prompt_text, todo_line

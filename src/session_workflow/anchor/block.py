@@ -17,11 +17,10 @@ from session_workflow.anchor.text import (
     AnchorText,
     fit_sections,
     mv_command,
-    shell_quote,
     updated_text,
 )
 from session_workflow.core.locations import anchors_dir
-from session_workflow.core.text import ELLIPSIS, cut_utf16, escaped, one_line, utf16_len
+from session_workflow.core.text import ELLIPSIS, cut_utf16, escaped, one_line, shell_command, shell_quote, utf16_len
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -59,13 +58,11 @@ def _close_advice(path: str) -> str:
 def unfilled_line(path: str) -> str:
     """The one line an anchor still holding only its template injects: where it is, that it was never filled, and
     the command that writes it (its template's prompts are comments, never the run's state)."""
-    quoted = shell_quote(path)
-    if utf16_len(quoted) > 2 * PATH_CAP:
-        quoted = "FILE"
+    target = path if utf16_len(shell_quote(path)) <= 2 * PATH_CAP else "FILE"
     return (
         f"Control anchor {display_path(path)}: created, not filled yet. Write it whole with"
-        f" `session-workflow anchor write {quoted} <<'EOF'`, the anchor's text, then a line `EOF`"
-        f" (`session-workflow anchor show {quoted}` prints the template)."
+        f" `{shell_command('session-workflow', 'anchor', 'write', target)} <<'EOF'`, the anchor's text, then a line"
+        f" `EOF` (`{shell_command('session-workflow', 'anchor', 'show', target)}` prints the template)."
     )
 
 
@@ -75,8 +72,8 @@ def show_command(path: str, whole: bool = False) -> str:
     The model reads an anchor through this, never the Read tool: Claude Code re-attaches every file the model
     read before a compaction, whole, TAIL included, beside the block that already carries the HEAD.
     """
-    bare = "session-workflow anchor show" + (" --all" if whole else "")
-    command = f"{bare} {shell_quote(path)}"
+    bare = shell_command("session-workflow", "anchor", "show", *(["--all"] if whole else []))
+    command = shell_command("session-workflow", "anchor", "show", *(["--all"] if whole else []), path)
     return f"`{command}`" if utf16_len(command) <= 2 * PATH_CAP else f"`{bare}`"
 
 

@@ -28,13 +28,12 @@ from session_workflow.anchor.registry import adopt_command
 from session_workflow.anchor.text import (
     closed_name,
     cursor_next_action,
-    shell_quote,
     tier_for,
 )
 from session_workflow.core.gitignore import ensure_gitignore
 from session_workflow.core.locations import anchors_dir
 from session_workflow.core.parts import PreparedPart
-from session_workflow.core.text import cut_utf16, one_line, utf16_len
+from session_workflow.core.text import cut_utf16, one_line, shell_quote, utf16_len
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

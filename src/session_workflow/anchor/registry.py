@@ -36,10 +36,11 @@ from __future__ import annotations
 import os
 import time
 
-from session_workflow.anchor.text import LIVE, NOT_ANCHOR, shell_quote, split_head
+from session_workflow.anchor.text import LIVE, NOT_ANCHOR, split_head
 from session_workflow.core.boundedio import read_prefix, read_prefix_and_stat
 from session_workflow.core.jsonload import loads
 from session_workflow.core.locations import KEPT_FOLDER, kept_index, record_name, trust_dir
+from session_workflow.core.text import escaped, shell_command
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -399,7 +400,7 @@ def vouch(
     if identity is None:
         read_back = read_prefix_and_stat(real, atomic.MAX_WRITER_READ_BYTES + 1)
         if read_back is None:
-            raise atomic.WriteError(f"cannot read {real} (gone, or not a regular file)")
+            raise atomic.WriteError(f"cannot read {escaped(real)} (gone, or not a regular file)")
         data, identity = read_back[0], Identity.of(read_back[1])
     newest = identity
     if data is not None and len(data) != newest.size:
@@ -471,19 +472,19 @@ def forget(env: Mapping[str, str], path: str, strict: bool = False) -> None:
 
 def restore_command(path: str, force: bool = False) -> str:
     """The command that puts back the last version this machine's writers left of an anchor."""
-    return f"session-workflow anchor restore {'--force ' if force else ''}{shell_quote(path)}"
+    return shell_command("session-workflow", "anchor", "restore", *(["--force"] if force else []), path)
 
 
 def changed_advice(path: str, step: int | None) -> str:
     """What to do about an anchor of ours changed outside the writers: read it, then keep it or put ours back."""
-    quoted = shell_quote(path)
     back = f"step {step}" if step is not None else "the last version written here"
+    show = shell_command("session-workflow", "anchor", "show", path)
     return (
-        f"read it with `session-workflow anchor show {quoted}`, then keep it with `{adopt_command(path)}`"
+        f"read it with `{show}`, then keep it with `{adopt_command(path)}`"
         f" or put {back} back with `{restore_command(path, True)}`"
     )
 
 
 def adopt_command(path: str) -> str:
     """The one command that makes a hand-made or cloned anchor ours (printed wherever one is refused)."""
-    return f"session-workflow anchor adopt {shell_quote(path)}"
+    return shell_command("session-workflow", "anchor", "adopt", path)

@@ -7,10 +7,13 @@ otherwise take as the cursor or the next action. The hook injects one line for i
 
 from __future__ import annotations
 
-from session_workflow.anchor.text import section_body_lines, shell_quote
+from session_workflow.anchor.text import section_body_lines
+from session_workflow.core.text import escaped, shell_command, shell_quote
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Callable
+
     from session_workflow.anchor.text import AnchorText
 
 # The HEAD in survival order (the hook spends its budget top-down on whole sections), each with what goes there.
@@ -54,9 +57,10 @@ TAIL_SECTIONS: tuple[tuple[str, str], ...] = (
 )
 RESUME_HEADING = "Resume steps"
 # The three resume steps as (how the line starts, how it ends): the paths between are the anchor's own.
+_PRINT_LEAD = "1. Print this anchor: `"
 _RESUME_LINES = (
     (
-        "1. Print this anchor: `session-workflow anchor show ",
+        _PRINT_LEAD + "session-workflow anchor show ",
         "` (`--all` adds the TAIL; never Read or cat it, which Claude Code re-attaches whole after each compaction).",
     ),
     ("2. Check the durable state before trusting the cursor: ", "; where they disagree, they win."),
@@ -70,16 +74,36 @@ _TEMPLATE_HEADINGS = frozenset(heading for heading, _prompt in HEAD_SECTIONS)
 _TEMPLATE_PROMPTS = frozenset(f"<!-- {prompt} -->" for _heading, prompt in HEAD_SECTIONS if prompt)
 
 
+def _git_check(git_root: str, word: Callable[[str], str]) -> str:
+    """Step 2's middle: the two git commands on ``git_root`` as ``word`` writes it."""
+    log = " ".join(("git", "-C", word(git_root), "log", "--oneline", "-10"))
+    status = " ".join(("git", "-C", word(git_root), "status", "--short"))
+    return f"`{log}` and `{status}`, then the artifacts named in Last-known-good"
+
+
 def resume_steps(anchor_path: str, project_dir: str, git_root: str | None) -> list[str]:
-    """Resume steps in absolute paths: they run after a restart, wherever the shell happens to be."""
+    """Resume steps in absolute paths: they run after a restart, wherever the shell happens to be. Every command
+    is ``shell_command``'s, so a folder named ``shop;touch X;#`` or ``My Shop`` is one argument, never a command."""
     check = (
-        f"`git -C {git_root} log --oneline -10` and `git -C {git_root} status --short`, then the artifacts"
-        " named in Last-known-good"
+        _git_check(git_root, shell_command)
         if git_root
-        else f"the artifacts named in Last-known-good (under {project_dir})"
+        else f"the artifacts named in Last-known-good (under {escaped(project_dir)})"
     )
-    (print_start, print_end), (check_start, check_end), (last, _none) = _RESUME_LINES
-    return [f"{print_start}{shell_quote(anchor_path)}{print_end}", f"{check_start}{check}{check_end}", last]
+    (_start, print_end), (check_start, check_end), (last, _none) = _RESUME_LINES
+    show = shell_command("session-workflow", "anchor", "show", anchor_path)
+    return [f"{_PRINT_LEAD}{show}{print_end}", f"{check_start}{check}{check_end}", last]
+
+
+def requoted_resume(text: str, git_root: str) -> str:
+    """``text`` with the Resume step 2 that earlier writers wrote for ``git_root`` (the folder unquoted in both git
+    commands) replaced by today's quoted one: the next write mends an old anchor, and changes nothing else."""
+    (_print, _end), (check_start, check_end), _last = _RESUME_LINES
+    old = f"{check_start}{_git_check(git_root, str)}{check_end}"
+    if shell_quote(git_root) == git_root or old not in text:
+        return text
+    new = f"{check_start}{_git_check(git_root, shell_command)}{check_end}"
+    lines = text.split("\n")
+    return "\n".join(new + line[len(old) :] if line.rstrip("\r") == old else line for line in lines)
 
 
 def _template_resume(body: list[str]) -> bool:

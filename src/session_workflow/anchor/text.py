@@ -14,8 +14,8 @@ from session_workflow.core.text import (
     INVISIBLE_RANGES,
     cut_utf16,
     duration_text,
-    escaped,
     has_invisible,
+    shell_command,
     utf16_len,
     without_comments,
 )
@@ -698,19 +698,6 @@ def updated_text(age: float) -> str:
     return f"updated {age_text(age)} ago"
 
 
-_SHELL_SAFE = _WORD_CHARS | frozenset("./:@%+=,~-")
-
-
-def shell_quote(text: str) -> str:
-    """Quote a path for a POSIX shell on one visible line; control and invisible characters become escapes
-    (``$'...'``, where an undecodable byte's ``\\xNN`` writes the byte itself back)."""
-    if text and _SHELL_SAFE.issuperset(text):
-        return text
-    if text.isprintable() and not has_invisible(text):
-        return "'" + text.replace("'", "'\\''") + "'"
-    return "$'" + escaped(text, "'") + "'"
-
-
 def closed_name(path: str) -> str:
     """``x.md`` → ``x.closed.md``: the rename that closes an anchor."""
     return path[: -len(".md")] + ".closed.md"
@@ -718,4 +705,4 @@ def closed_name(path: str) -> str:
 
 def mv_command(path: str) -> str:
     """The exact command that closes the anchor at ``path``."""
-    return f"mv {shell_quote(path)} {shell_quote(closed_name(path))}"
+    return shell_command("mv", path, closed_name(path))

@@ -25,7 +25,7 @@ import time
 
 from session_workflow.anchor import registry
 from session_workflow.anchor.discover import is_open_name, kind_of_bytes, list_open
-from session_workflow.anchor.template import HEAD_SECTIONS, TAIL_SECTIONS, resume_steps
+from session_workflow.anchor.template import HEAD_SECTIONS, TAIL_SECTIONS, requoted_resume, resume_steps
 from session_workflow.anchor.text import (
     BOM,
     STEP_BULLET,
@@ -36,7 +36,6 @@ from session_workflow.anchor.text import (
     lines_of,
     newest_cursor_step,
     parse_frontmatter,
-    shell_quote,
     split_head,
     split_sections,
     title_of,
@@ -55,7 +54,7 @@ from session_workflow.core.locations import (
     leads_outside,
     trust_dir,
 )
-from session_workflow.core.text import cut_code_points, one_line
+from session_workflow.core.text import cut_code_points, escaped, one_line, shell_command
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -141,6 +140,18 @@ def anchor_template(task: str, anchor_path: str, project_dir: str, date: str, so
     for heading, prompt in TAIL_SECTIONS:
         lines += ["", f"## {heading}", f"<!-- {prompt} -->"]
     return "\n".join(lines) + "\n"
+
+
+def mend_resume(data: bytes, path: str) -> bytes:
+    """``data`` with an earlier writer's unquoted Resume step 2 quoted, for the git work tree ``path`` is in (the
+    anchors folder's, as ``new`` found it); only in the HEAD, every other byte as it was."""
+    root = _git_root(os.path.dirname(path))
+    if root is None:
+        return data
+    encoded = Encoded(data)
+    head, tail = split_head(encoded.text)
+    mended = requoted_resume(head, root)
+    return data if mended == head else encoded.encode(mended + (tail or ""))
 
 
 def _head_parts(text: str) -> tuple[str, str, tuple[int, int], int, int]:
@@ -289,12 +300,12 @@ def create_anchor(project_dir: str, task: str, now: float, env: Mapping[str, str
         try:
             created = atomic.create_new(path, data, staged=_vouch(env, path, session, "new", now, [data]))
         except (OSError, atomic.WriteError) as error:
-            raise Failure(f"cannot create {path}: {_reason(error)}") from error
+            raise Failure(f"cannot create {escaped(path)}: {_reason(error)}") from error
         if created:
             ensure_gitignore(folder)
             _note_others(folder, path)
             return path
-    raise Failure(f"no free name for {stem}.md in {folder} after {MAX_NAME_TRIES} tries")
+    raise Failure(f"no free name for {escaped(stem)}.md in {escaped(folder)} after {MAX_NAME_TRIES} tries")
 
 
 def _note_others(folder: str, created: str) -> None:
@@ -314,7 +325,7 @@ def refuse_escape(project_dir: str, *paths: str) -> None:
         escape = leads_outside(project_dir, path)
         if escape is not None:
             link, real = escape
-            raise Refusal(f"{one_line(link)} leads outside the project ({one_line(real)}); refusing to write there")
+            raise Refusal(f"{escaped(link)} leads outside the project ({escaped(real)}); refusing to write there")
 
 
 def _vouch(
@@ -336,8 +347,8 @@ def _vouch(
         except (OSError, atomic.WriteError) as error:
             where = trust_dir(env) or "the user state dir"
             raise Failure(
-                f"cannot record {path} as this machine's ({_reason(error)}), so it was left as it was: the hooks"
-                f" would not inject it; make room in (or repair) {where} and run this again"
+                f"cannot record {escaped(path)} as this machine's ({_reason(error)}), so it was left as it was: the"
+                f" hooks would not inject it; make room in (or repair) {escaped(where)} and run this again"
             ) from error
 
     return record
@@ -357,24 +368,26 @@ def open_anchor_path(path: str) -> str:
     name = os.path.basename(absolute)
     folder = os.path.dirname(absolute)
     if folder.endswith(os.sep + ANCHORS_SUBDIR) is False:
-        raise Refusal(f"{absolute} is not in a {ANCHORS_SUBDIR} folder; the writers only change anchors")
+        raise Refusal(f"{escaped(absolute)} is not in a {ANCHORS_SUBDIR} folder; the writers only change anchors")
     if name.endswith(".closed.md"):
-        raise Refusal(f"{absolute} is closed; create a new anchor with `session-workflow anchor new`")
+        raise Refusal(f"{escaped(absolute)} is closed; create a new anchor with `session-workflow anchor new`")
     if not is_open_name(name):
-        raise Refusal(f"{absolute} is not an anchor file name (*.md, not hidden)")
+        raise Refusal(f"{escaped(absolute)} is not an anchor file name (*.md, not hidden)")
     refuse_escape(os.path.dirname(os.path.dirname(folder)), absolute)
     if os.path.islink(absolute):
         real = os.path.realpath(absolute)
         if not is_inside(os.path.dirname(real), os.path.realpath(folder)) or not is_open_name(os.path.basename(real)):
-            raise Refusal(f"{absolute} is a symlink to {one_line(real)}, not to an open anchor in its own folder")
+            raise Refusal(
+                f"{escaped(absolute)} is a symlink to {escaped(real)}, not to an open anchor in its own folder"
+            )
         absolute = real
     refuse_escape(os.path.dirname(os.path.dirname(folder)), atomic.lock_path(absolute))
     try:
         info = os.stat(absolute)
     except OSError as error:
-        raise Refusal(f"{absolute}: {_reason(error)}") from error
+        raise Refusal(f"{escaped(absolute)}: {_reason(error)}") from error
     if not stat.S_ISREG(info.st_mode):
-        raise Refusal(f"{absolute} is not a regular file")
+        raise Refusal(f"{escaped(absolute)} is not a regular file")
     return absolute
 
 
@@ -384,13 +397,13 @@ def _rewrite(path: str, transform: Callable[[bytes], bytes], staged: Callable[[o
 
     def guarded(current: bytes | None) -> bytes:
         if current is None:
-            raise Failure(f"{path} no longer exists (closed or moved by another writer?)")
+            raise Failure(f"{escaped(path)} no longer exists (closed or moved by another writer?)")
         return transform(current)
 
     try:
         atomic.update_file(path, guarded, staged=staged)
     except (OSError, atomic.WriteError) as error:
-        raise Failure(f"cannot write {path}: {_reason(error)}") from error
+        raise Failure(f"cannot write {escaped(path)}: {_reason(error)}") from error
 
 
 def step_anchor(
@@ -409,8 +422,8 @@ def step_anchor(
         refuse_changed(env, path)
         if not registry.is_ours(env, path):
             advice = registry.adopt_command(path)
-            raise Refusal(f"{path} was not created here; if it is yours, adopt it first: {advice}")
-        new, previous, step = add_step(current, text)
+            raise Refusal(f"{escaped(path)} was not created here; if it is yours, adopt it first: {advice}")
+        new, previous, step = add_step(mend_resume(current, path), text)
         result[:] = [previous, step]
         written[:] = [new]
         return new
@@ -425,7 +438,7 @@ def refuse_changed(env: Mapping[str, str], path: str) -> None:
     record = registry.changed_since(env, path)
     if record is not None:
         advice = registry.changed_advice(path, record.step)
-        raise Refusal(f"{path} changed outside the writers{_since(record)}; {advice}")
+        raise Refusal(f"{escaped(path)} changed outside the writers{_since(record)}; {advice}")
 
 
 def _since(record: registry.Record) -> str:
@@ -461,10 +474,11 @@ def write_anchor(
         stored = frontmatter_step(current)
         if given < stored and not force:
             raise Refusal(
-                f"{path} is at step {stored} but this text says step {given}: it moved on since you read it;"
-                f" read it with `session-workflow anchor show {shell_quote(path)}` and write again (or --force)"
+                f"{escaped(path)} is at step {stored} but this text says step {given}: it moved on since you read it;"
+                f" read it with `{shell_command('session-workflow', 'anchor', 'show', path)}` and write again"
+                " (or --force)"
             )
-        written[:] = [record_step_counter(data, current)]
+        written[:] = [record_step_counter(mend_resume(data, path), current)]
         return written[0]
 
     _rewrite(path, transform, _vouch(env, path, session, "write", now, written))
@@ -481,7 +495,7 @@ def vouch_as_read(
     limit = atomic.MAX_WRITER_READ_BYTES if seen is None else len(seen)
     read = read_prefix_and_stat(path, limit + 1)
     if read is None or (seen is not None and read[0] != seen):
-        raise Failure(f"{path} changed while being adopted; adopt it again")
+        raise Failure(f"{escaped(path)} changed while being adopted; adopt it again")
     data, identity = read[0], registry.Identity.of(read[1])
     step = current_step(split_head(Encoded(data).text)[0])
     registry.vouch(env, path, session, how, now, identity, kind_of_bytes(data), data=data, step=step)
@@ -492,14 +506,14 @@ def adopt_anchor(path: str, env: Mapping[str, str], session: str | None, now: fl
 
     def transform(current: bytes | None) -> None:
         if current is None:
-            raise Failure(f"{path} no longer exists (closed or moved by another writer?)")
+            raise Failure(f"{escaped(path)} no longer exists (closed or moved by another writer?)")
         vouch_as_read(path, env, session, "adopt", now, current)
         return None  # the lock was all we needed: the file itself is not changed
 
     try:
         atomic.update_file(path, transform)
     except (OSError, atomic.WriteError) as error:
-        raise Failure(f"cannot adopt {path}: {_reason(error)}") from error
+        raise Failure(f"cannot adopt {escaped(path)}: {_reason(error)}") from error
 
 
 class Restored:
@@ -522,12 +536,12 @@ def restore_path(path: str) -> str:
     name = os.path.basename(absolute)
     folder = os.path.dirname(absolute)
     if not folder.endswith(os.sep + ANCHORS_SUBDIR):
-        raise Refusal(f"{absolute} is not in a {ANCHORS_SUBDIR} folder; the writers only change anchors")
+        raise Refusal(f"{escaped(absolute)} is not in a {ANCHORS_SUBDIR} folder; the writers only change anchors")
     if not is_open_name(name):
-        raise Refusal(f"{absolute} is not an open anchor's file name (*.md, not *.closed.md, not hidden)")
+        raise Refusal(f"{escaped(absolute)} is not an open anchor's file name (*.md, not *.closed.md, not hidden)")
     refuse_escape(os.path.dirname(os.path.dirname(folder)), absolute, atomic.lock_path(absolute))
     if os.path.islink(absolute):
-        raise Refusal(f"{absolute} is a symlink; restore the anchor it points to")
+        raise Refusal(f"{escaped(absolute)} is a symlink; restore the anchor it points to")
     return absolute
 
 
@@ -546,7 +560,7 @@ def _keep_changed(path: str, data: bytes, now: float) -> str:
         if atomic.create_new(target, data, mode):
             _forget_lock(target)
             return target
-    raise Failure(f"no free name to keep the changed {path} beside it after {MAX_NAME_TRIES} tries")
+    raise Failure(f"no free name to keep the changed {escaped(path)} beside it after {MAX_NAME_TRIES} tries")
 
 
 def restore_anchor(path: str, env: Mapping[str, str], session: str | None, now: float, force: bool = False) -> Restored:
@@ -558,10 +572,12 @@ def restore_anchor(path: str, env: Mapping[str, str], session: str | None, now: 
     """
     record = registry.read(env, os.path.realpath(path))
     if record is None:
-        raise Refusal(f"{path}: no session of this machine wrote it, so there is no copy to put back")
+        raise Refusal(f"{escaped(path)}: no session of this machine wrote it, so there is no copy to put back")
     copy = registry.read_copy(env, record)
     if copy is None:
-        raise Failure(f"{path}: the last version written here is not kept (an older record, or its copy is gone)")
+        raise Failure(
+            f"{escaped(path)}: the last version written here is not kept (an older record, or its copy is gone)"
+        )
     data, whole = copy
     kept: list[str] = []
     written: list[bytes] = [data]
@@ -574,8 +590,8 @@ def restore_anchor(path: str, env: Mapping[str, str], session: str | None, now: 
             if not force:
                 advice = registry.changed_advice(path, record.step)
                 raise Refusal(
-                    f"{path} changed outside the writers{_since(record)}, so it was not restored over; {advice}"
-                    " (which keeps the changed file beside it)"
+                    f"{escaped(path)} changed outside the writers{_since(record)}, so it was not restored over;"
+                    f" {advice} (which keeps the changed file beside it)"
                 )
             kept.append(_keep_changed(path, current, now))
         return data
@@ -583,7 +599,7 @@ def restore_anchor(path: str, env: Mapping[str, str], session: str | None, now: 
     try:
         result = atomic.update_file(path, transform, staged=_vouch(env, path, session, "restore", now, written))
     except (OSError, atomic.WriteError) as error:
-        raise Failure(f"cannot restore {path}: {_reason(error)}") from error
+        raise Failure(f"cannot restore {escaped(path)}: {_reason(error)}") from error
     ensure_gitignore(os.path.dirname(path))
     return Restored(result is not None, whole, record.step, kept[0] if kept else None)
 
@@ -612,7 +628,7 @@ def _move_to_closed(path: str, data: bytes, mode: int) -> str:
             _forget_lock(target)
             _forget_lock(path)
             return target
-    raise Failure(f"no free closed name for {path} after {MAX_NAME_TRIES} tries")
+    raise Failure(f"no free closed name for {escaped(path)} after {MAX_NAME_TRIES} tries")
 
 
 def _close_under_lock(path: str, make: Callable[[bytes], bytes], env: Mapping[str, str]) -> str:
@@ -621,20 +637,21 @@ def _close_under_lock(path: str, make: Callable[[bytes], bytes], env: Mapping[st
 
     def transform(current: bytes | None) -> None:
         if current is None:
-            raise Failure(f"{path} no longer exists (closed or moved by another writer?)")
+            raise Failure(f"{escaped(path)} no longer exists (closed or moved by another writer?)")
         closed.append(_move_to_closed(path, make(current), stat.S_IMODE(os.stat(path).st_mode)))
         return None  # the lock was all we needed from update_file: nothing is written in place
 
     try:
         atomic.update_file(path, transform)
     except (OSError, atomic.WriteError) as error:
-        raise Failure(f"cannot close {path}: {_reason(error)}") from error
+        raise Failure(f"cannot close {escaped(path)}: {_reason(error)}") from error
     try:
         registry.forget(env, path, strict=True)
     except OSError as error:
         raise Failure(
-            f"closed {path} -> {closed[0]}, but its record could not be removed ({_reason(error)}): remove"
-            f" {registry.record_file(trust_dir(env) or '', os.path.realpath(path))} by hand"
+            f"closed {escaped(path)} -> {escaped(closed[0])}, but its record could not be removed"
+            f" ({_reason(error)}): remove {escaped(registry.record_file(trust_dir(env) or '', os.path.realpath(path)))}"
+            " by hand"
         ) from error
     return closed[0]
 

@@ -22,6 +22,7 @@ from session_workflow.anchor.report import (
     show_anchor,
 )
 from session_workflow.cli.parser import CliError, OneLineParser, add_verbs, alone
+from session_workflow.core.text import escaped
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -52,12 +53,12 @@ def _print_or_fail(report: tuple[list[str], int]) -> int:
 def _listed_dir(value: str | None) -> str | None:
     """A DIR that is not a directory is a mistake to name, not an empty listing."""
     if value is not None and not os.path.isdir(value):
-        raise CliError(f"{value}: no such directory", 2)
+        raise CliError(f"{escaped(value)}: no such directory", 2)
     return value
 
 
 def _run_list(args: argparse.Namespace) -> int:
-    _print(list_anchors(_listed_dir(args.dir), time.time()), f"no open anchors in {resolve_folder(args.dir)}")
+    _print(list_anchors(_listed_dir(args.dir), time.time()), f"no open anchors in {escaped(resolve_folder(args.dir))}")
     return 0
 
 
@@ -72,14 +73,15 @@ def _run_show(args: argparse.Namespace) -> int:
 def _run_dormant(args: argparse.Namespace) -> int:
     _print(
         list_dormant(_listed_dir(args.dir), time.time()),
-        f"no dormant anchors (open, untouched > 72 h) in {resolve_folder(args.dir)}",
+        f"no dormant anchors (open, untouched > 72 h) in {escaped(resolve_folder(args.dir))}",
     )
     return 0
 
 
 def _run_stale(args: argparse.Namespace) -> int:
     _print(
-        list_stale(_listed_dir(args.dir)), f"no open anchor in {resolve_folder(args.dir)} is marked done in its content"
+        list_stale(_listed_dir(args.dir)),
+        f"no open anchor in {escaped(resolve_folder(args.dir))} is marked done in its content",
     )
     return 0
 

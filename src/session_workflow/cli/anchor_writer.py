@@ -27,7 +27,7 @@ from session_workflow.anchor.writer import (
     write_anchor,
 )
 from session_workflow.core.locations import ANCHORS_SUBDIR, SESSION_ENV
-from session_workflow.core.text import one_line
+from session_workflow.core.text import escaped, one_line
 from session_workflow.workstate.section import is_session_id
 
 TYPE_CHECKING = False
@@ -43,7 +43,7 @@ def _project_dir(option: str | None) -> str:
     if option is None:
         return default_project_dir(os.environ, os.path.expanduser("~"), os.getcwd())
     if not os.path.isdir(option):
-        raise Refusal(f"--dir {option}: no such directory")
+        raise Refusal(f"--dir {escaped(option)}: no such directory")
     directory = os.path.abspath(option)
     if directory.endswith(os.sep + ANCHORS_SUBDIR):
         return os.path.dirname(os.path.dirname(directory))
@@ -77,14 +77,14 @@ def _run_new(args: argparse.Namespace) -> int:
     if not task:
         raise Refusal("--task is empty: name the run's task in a few words")
     path = create_anchor(_project_dir(args.dir), task, time.time(), os.environ, _session(args))
-    print(path)
+    print(escaped(path))
     return 0
 
 
 def _run_step(args: argparse.Namespace) -> int:
     path = open_anchor_path(args.file)
     previous, step = step_anchor(path, args.text, os.environ, _session(args), time.time())
-    print(f"step {previous} -> {step}  {path}")
+    print(f"step {previous} -> {step}  {escaped(path)}")
     for line in _fit_lines(path):
         print(line)
     return 0
@@ -98,7 +98,7 @@ def _run_write(args: argparse.Namespace) -> int:
     if len(data) > MAX_STDIN_BYTES:
         raise Refusal(f"stdin is larger than {MAX_STDIN_BYTES} bytes; an anchor is a cursor, not a transcript")
     step = write_anchor(path, data, os.environ, _session(args), time.time(), args.force)
-    print(f"wrote {path} (step {step})")
+    print(f"wrote {escaped(path)} (step {step})")
     for line in _fit_lines(path):
         print(line)
     return 0
@@ -114,7 +114,7 @@ def _run_close(args: argparse.Namespace) -> int:
     if args.yes or args.dir is not None:
         raise Refusal("--yes and --dir go with close --stale")
     path = open_anchor_path(args.file)
-    print(f"closed {path} -> {close_anchor(path, args.outcome, time.time(), os.environ)}")
+    print(f"closed {escaped(path)} -> {escaped(close_anchor(path, args.outcome, time.time(), os.environ))}")
     return 0
 
 
@@ -123,7 +123,7 @@ def _run_adopt(args: argparse.Namespace) -> int:
     session = _session(args)
     for path in paths:
         adopt_anchor(path, os.environ, session, time.time())
-        print(f"adopted {path}: the hooks now inject its HEAD (until it changes outside the writers)")
+        print(f"adopted {escaped(path)}: the hooks now inject its HEAD (until it changes outside the writers)")
     return 0
 
 
@@ -132,11 +132,13 @@ def _run_restore(args: argparse.Namespace) -> int:
     restored = restore_anchor(path, os.environ, _session(args), time.time(), args.force)
     step = f"step {restored.step}" if restored.step is not None else "the last version written here"
     if not restored.written:
-        print(f"{path} is already {step}, as this machine's writers left it: nothing to restore")
+        print(f"{escaped(path)} is already {step}, as this machine's writers left it: nothing to restore")
     else:
-        print(f"restored {path} ({step}){'' if restored.whole else ', its HEAD only: the file was over 64 KiB'}")
+        print(
+            f"restored {escaped(path)} ({step}){'' if restored.whole else ', its HEAD only: the file was over 64 KiB'}"
+        )
         if restored.kept is not None:
-            print(f"the changed file it replaced is kept as {restored.kept}")
+            print(f"the changed file it replaced is kept as {escaped(restored.kept)}")
     # The run continues from it in this very turn: the block that named the gone anchor had no cursor to give.
     lines, code = show_anchor(path, False, time.time())
     if not code:
@@ -147,7 +149,7 @@ def _run_restore(args: argparse.Namespace) -> int:
 def _close_stale(directory: str, yes: bool) -> int:
     paths = stale_paths(directory)
     if not paths:
-        print(f"no open anchor in {resolve_folder(directory)} is marked done in its content")
+        print(f"no open anchor in {escaped(resolve_folder(directory))} is marked done in its content")
         return 0
     if not yes:
         for path in paths:
@@ -157,7 +159,7 @@ def _close_stale(directory: str, yes: bool) -> int:
         )
         return 0
     for path in paths:
-        print(f"closed {path} -> {rename_closed(path, os.environ)}")
+        print(f"closed {escaped(path)} -> {escaped(rename_closed(path, os.environ))}")
     return 0
 
 

@@ -18,7 +18,7 @@ import uuid
 
 from session_workflow.cli.parser import OneLineParser
 from session_workflow.core import config
-from session_workflow.core.text import utf16_len
+from session_workflow.core.text import escaped, shell_command, utf16_len
 from session_workflow.hook.compose import CAP_UTF16
 
 TYPE_CHECKING = False
@@ -62,7 +62,7 @@ User rule U1 (verbatim): "never run the backfill against production without a dr
 - Next action: run the backfill dry-run against staging; first verify `ledger_migration_2` is applied.
 
 ## Resume steps
-1. `session-workflow anchor show` (not Read). 2. `git -C {project} log --oneline -5`. 3. Continue from the cursor.
+1. `session-workflow anchor show` (not Read). 2. `{log}`. 3. Continue from the cursor.
 
 ## Invariants
 - Writes go through `LedgerClient`; reads may still hit `billing_v1` until phase 3.
@@ -181,7 +181,14 @@ def build_project(base: str, deps: list[str]) -> tuple[str, str, dict[str, str]]
         for name in option.names():
             env.pop(name, None)
     anchor = _cli(env, deps, "anchor", "new", "--task", "Migrate the billing service", "--dir", project)
-    _cli(env, deps, "anchor", "write", anchor, stdin=ANCHOR.format(project=project))
+    _cli(
+        env,
+        deps,
+        "anchor",
+        "write",
+        anchor,
+        stdin=ANCHOR.format(log=shell_command("git", "-C", project, "log", "--oneline", "-5")),
+    )
     _cli(env, deps, "anchor", "step", anchor, "Added LedgerClient (4f2c1ab); tests green")
     _cli(env, deps, "state", "set", "--dir", project, "--ticket", "34", "--title", "Ledger migration", "--map", "12")
     _cli(env, deps, "state", "step", "--dir", project, "execute")
@@ -214,9 +221,11 @@ def run(args: argparse.Namespace) -> int:
         os.makedirs(os.path.dirname(transcript))
         if not in_checkout():
             print("(an installed copy: the hook runs from the installed package, as hooks/session_start.py does)")
-        print(f"A throwaway project: {project}")
+        print(f"A throwaway project: {escaped(project)}")
         print("  an anchor (session-workflow anchor new/write/step), ticket #34 at step 'execute'")
-        print(f"  (session-workflow state set/step), 3 open tasks in {env['CLAUDE_CONFIG_DIR']}/tasks/{session}/")
+        print(
+            f"  (session-workflow state set/step), 3 open tasks in {escaped(env['CLAUDE_CONFIG_DIR'])}/tasks/{session}/"
+        )
         for source in ("startup", "compact"):
             if source == "compact":
                 _write_transcript(transcript, project, session)
@@ -230,7 +239,7 @@ def run(args: argparse.Namespace) -> int:
         return 1
     finally:
         if args.keep:
-            print(f"\n(kept {base})")
+            print(f"\n(kept {escaped(base)})")
         else:
             shutil.rmtree(base, ignore_errors=True)
     return 0

@@ -15,14 +15,13 @@ import tempfile
 
 from session_workflow.anchor import registry
 from session_workflow.anchor.discover import list_open
-from session_workflow.anchor.text import shell_quote
 from session_workflow.cli import bootstrap
 from session_workflow.cli.parser import RawDescriptionHelpFormatter
 from session_workflow.core import deps, health
 from session_workflow.core.boundedio import read_prefix
 from session_workflow.core.health import FAIL, INFO, OK, Check
 from session_workflow.core.locations import SESSION_ENV, anchors_dir, config_dir, trust_dir
-from session_workflow.core.text import escaped
+from session_workflow.core.text import escaped, shell_command
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -110,12 +109,12 @@ def changed(candidate: Candidate, record: Record | None, _session: str) -> Check
     """This machine's writers made it, and something else changed it since (an edit, a copy, a checkout)."""
     if record is None:
         return None
-    quoted = shell_quote(os.path.abspath(candidate.path))  # escapes what it must itself, and stays runnable
+    path = os.path.abspath(candidate.path)  # shell_command escapes what it must itself, and stays runnable
     return Check(
         FAIL,
         f"anchor {escaped(candidate.name)}: changed outside the writers; the hooks do not inject it",
-        f"read it (session-workflow anchor show {quoted}); if the change is yours: session-workflow anchor adopt"
-        f" {quoted}",
+        f"read it ({shell_command('session-workflow', 'anchor', 'show', path)}); if the change is yours:"
+        f" {registry.adopt_command(path)}",
     )
 
 

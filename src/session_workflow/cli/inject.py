@@ -21,7 +21,7 @@ from session_workflow.cli.parser import CliError, OneLineParser
 from session_workflow.core.context import SOURCES, HookContext
 from session_workflow.core.health import MOD_MIN_VERSION, agent_version
 from session_workflow.core.locations import config_dir
-from session_workflow.core.text import utf8_len, utf16_len
+from session_workflow.core.text import escaped, utf8_len, utf16_len
 from session_workflow.hook import compose
 from session_workflow.hook.io import run_hook
 
@@ -113,7 +113,7 @@ def size_report(composition: compose.Composition) -> list[str]:
 
 def dry_run(args: argparse.Namespace) -> int:
     if not os.path.isdir(args.cwd):
-        raise CliError(f"--cwd {args.cwd}: no such directory", 2)
+        raise CliError(f"--cwd {escaped(args.cwd)}: no such directory", 2)
     if args.mod is None:
         mod, why = detect_mod(os.environ.get("AI_AGENT"), PLUGIN_ROOT)
     else:
@@ -128,10 +128,14 @@ def dry_run(args: argparse.Namespace) -> int:
     mod_line = f"mod: {'loaded' if mod else 'not loaded'} ({why})" + (
         "; the work state goes in the system prompt, not in this block" if mod else ""
     )
-    where = f"transcript: {transcript}" if transcript else "transcript: none (no user prompts; --transcript names one)"
+    where = (
+        f"transcript: {escaped(transcript)}"
+        if transcript
+        else "transcript: none (no user prompts; --transcript names one)"
+    )
     composition = compose.compose(ctx)
     if not composition.text:
-        print(f"(nothing to inject at SessionStart:{args.source} for {os.path.abspath(args.cwd)})")
+        print(f"(nothing to inject at SessionStart:{args.source} for {escaped(os.path.abspath(args.cwd))})")
         print(mod_line)
         print(where)
         return 0

@@ -16,7 +16,7 @@ import sys
 from session_workflow import __version__
 from session_workflow.cli.parser import OneLineParser, RawDescriptionHelpFormatter, add_verbs
 from session_workflow.core.errors import Failure
-from session_workflow.core.text import escaped
+from session_workflow.core.text import escaped, has_invisible
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -111,7 +111,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     arguments = list(sys.argv[1:] if argv is None else argv)
     for argument in arguments:
         if not _is_utf8(argument):
-            return _fail(f"an argument is not valid UTF-8: {argument}", 2)
+            return _fail(f"an argument is not valid UTF-8: {escaped(argument)}", 2)
     install_import_hook()
     args = build_parser(arguments).parse_args(arguments)
     try:
@@ -141,13 +141,17 @@ def _os_error(error: OSError) -> str:
         os.getcwd()
     except OSError:
         return "the current directory no longer exists (deleted?): cd to the project, or pass its path"
-    where = f": {error.filename}" if error.filename is not None else ""
+    name = error.filename
+    where = f": {escaped(name) if isinstance(name, str) else repr(name)}" if name is not None else ""
     return f"{error.strerror or error}{where}"
 
 
 def _fail(message: str, code: int) -> int:
-    """Print ``message`` as one line (control characters, undecodable bytes and the like escaped)."""
-    print(f"session-workflow: {escaped(message)}", file=sys.stderr)
+    """Print ``message`` as one line. Its names arrive escaped and its commands quoted where it was made, and it is
+    printed as it is, so a command in it stays exact; one that still holds a control character, an undecodable
+    byte or the like (a message from outside: an exception's text) is escaped whole."""
+    shown = message if message.isprintable() and not has_invisible(message) else escaped(message)
+    print(f"session-workflow: {shown}", file=sys.stderr)
     return code
 
 

@@ -15,7 +15,7 @@ from session_workflow.cli.parser import CliError, OneLineParser, RawDescriptionH
 from session_workflow.core.atomic import lock_path
 from session_workflow.core.boundedio import read_prefix
 from session_workflow.core.locations import SESSION_ENV, given_project_dir, leads_outside, state_path
-from session_workflow.core.text import one_line, visible_json
+from session_workflow.core.text import escaped, one_line, visible_json
 from session_workflow.workstate import writer as workstate_writer
 from session_workflow.workstate.section import (
     MAX_STEP_POINTS,
@@ -183,7 +183,7 @@ def confined(where: Location) -> Location:
         escape = leads_outside(where.project_dir, path)
         if escape is not None:
             link, real = (one_line(part) for part in escape)
-            raise CliError(f"{link} leads outside the project ({real}); refusing to write there", 2)
+            raise CliError(f"{escaped(link)} leads outside the project ({escaped(real)}); refusing to write there", 2)
     return where
 
 
@@ -257,9 +257,9 @@ def _run_clear(args: argparse.Namespace) -> int:
     except workstate_writer.WorkStateError as error:
         raise CliError(str(error), 1) from error
     if not existed:
-        print(f"work state: nothing to clear in {where.path}")
+        print(f"work state: nothing to clear in {escaped(where.path)}")
     elif before is None:
-        print(f"work state: removed an invalid state file {where.path}")
+        print(f"work state: removed an invalid state file {escaped(where.path)}")
     else:
         print(f"work state: cleared {summary(before)}")
     return 0
@@ -270,10 +270,12 @@ def _run_show(args: argparse.Namespace) -> int:
     owner = _owner(args)
     read = read_prefix(where.path, MAX_STATE_BYTES + 1)
     if read is None and os.path.lexists(where.path):
-        raise CliError(f"{where.path} is not a readable regular file", 1)
+        raise CliError(f"{escaped(where.path)} is not a readable regular file", 1)
     decoded = decode(read[0]) if read is not None else None
     if read is not None and decoded is None:
-        raise CliError(f"{where.path} is not a valid work state; fix it, or start afresh with `state clear`", 1)
+        raise CliError(
+            f"{escaped(where.path)} is not a valid work state; fix it, or start afresh with `state clear`", 1
+        )
     state = decoded[0] if decoded is not None else None
     orphaned = None if state is None or owner is None else state.session != owner
     if args.json:
@@ -282,14 +284,14 @@ def _run_show(args: argparse.Namespace) -> int:
         print(visible_json(shown))
         return 0
     if state is None:
-        print(f"no work state in {where.path}")
+        print(f"no work state in {escaped(where.path)}")
         return 0
     if orphaned is None:
         ownership = f"{state.session or '(none)'} (no session id here to compare)"
     else:
         ownership = f"{state.session or '(none)'} ({'another session: orphaned here' if orphaned else 'this session'})"
     rows = [
-        ("path", where.path),
+        ("path", escaped(where.path)),
         ("map", "none (whiteboard ticket)" if state.map is None else f"#{state.map}"),
         ("ticket", f'{ticket_label(state.ticket)} "{display_title(state.title)}"'),
         ("url", one_line(state.url or "") or "(none)"),

@@ -12,6 +12,8 @@ import contextlib
 import os
 import stat
 
+from session_workflow.core.text import escaped
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
@@ -48,7 +50,9 @@ def _refuse_odd_lock(lock: str) -> None:
         return None
     if not stat.S_ISREG(info.st_mode):
         kind = "a symlink" if stat.S_ISLNK(info.st_mode) else "not a regular file"
-        raise WriteError(f"the lock file {lock} is {kind}; refusing to open it (remove it if you did not make it)")
+        raise WriteError(
+            f"the lock file {escaped(lock)} is {kind}; refusing to open it (remove it if you did not make it)"
+        )
     return None
 
 
@@ -63,7 +67,9 @@ def locked(path: str) -> Iterator[None]:
         with FileLock(lock_path(path), timeout=LOCK_TIMEOUT_SECONDS).acquire(poll_interval=LOCK_POLL_SECONDS):
             yield
     except Timeout as error:
-        raise WriteError(f"another writer holds {lock_path(path)} (waited {LOCK_TIMEOUT_SECONDS:.0f}s)") from error
+        raise WriteError(
+            f"another writer holds {escaped(lock_path(path))} (waited {LOCK_TIMEOUT_SECONDS:.0f}s)"
+        ) from error
 
 
 def _read_current(path: str) -> bytes | None:
@@ -73,13 +79,13 @@ def _read_current(path: str) -> bytes | None:
     except FileNotFoundError:
         return None
     except OSError as error:
-        raise WriteError(f"cannot read {path}: {error.strerror or error}") from error
+        raise WriteError(f"cannot read {escaped(path)}: {error.strerror or error}") from error
     with os.fdopen(fd, "rb") as handle:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise WriteError(f"{path} is not a regular file")
+            raise WriteError(f"{escaped(path)} is not a regular file")
         data = handle.read(MAX_WRITER_READ_BYTES + 1)
     if len(data) > MAX_WRITER_READ_BYTES:
-        raise WriteError(f"{path} is larger than {MAX_WRITER_READ_BYTES} bytes; refusing to rewrite it")
+        raise WriteError(f"{escaped(path)} is larger than {MAX_WRITER_READ_BYTES} bytes; refusing to rewrite it")
     return data
 
 
@@ -126,7 +132,9 @@ def _create_temp(path: str, unique: bool = False) -> tuple[int, str]:
         try:
             os.unlink(temp)
         except OSError as error:
-            raise WriteError(f"{temp} is in the way of the write and cannot be removed: {error.strerror}") from error
+            raise WriteError(
+                f"{escaped(temp)} is in the way of the write and cannot be removed: {error.strerror}"
+            ) from error
         return os.open(temp, _TEMP_FLAGS, 0o600), temp
 
 

@@ -13,7 +13,7 @@ import os
 
 from session_workflow.core.boundedio import read_text_prefix
 from session_workflow.core.config import parse_switch
-from session_workflow.core.text import escaped
+from session_workflow.core.text import escaped, shell_command
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -141,7 +141,8 @@ def command_check(env: Mapping[str, str], own: str, in_claude_code: bool) -> Che
         return Check(
             FAIL,
             "session-workflow on PATH: none, though this is Claude Code's shell: is the plugin loaded here?",
-            "run `/plugin` in Claude Code; load it with `claude --plugin-dir <plugin folder>` or install it",
+            f"run `/plugin` in Claude Code; load it with"
+            f" `{shell_command('claude', '--plugin-dir', os.path.dirname(os.path.dirname(own)))}` or install it",
         )
     return Check(
         INFO,

@@ -136,6 +136,49 @@ def escaped(text: str, also: str = "") -> str:
     return "".join(out)
 
 
+# shlex.quote's safe set (``[\w@%+=:,./-]``, ASCII): a word of these alone is one shell word as it is. Not ``~``,
+# which a shell expands at the start of a word.
+_SHELL_SAFE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_@%+=:,./-")
+
+
+def _shell_escape(char: str) -> str:
+    """One character inside ``$'…'``: visible ones as they are, the rest as their bytes (``\\xNN`` each), which
+    every shell that reads ``$'…'`` (bash, zsh, ksh, POSIX.1-2024 sh) turns back into exactly those bytes in any
+    locale; ``\\u`` would not (bash in the C locale keeps it literally). An undecodable byte (``surrogateescape``)
+    is that byte again."""
+    if char == "\\":
+        return "\\\\"
+    if char in "'`":
+        return f"\\x{ord(char):02x}"
+    if char.isprintable() and not has_invisible(char):
+        return char
+    try:
+        raw = char.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:  # a lone surrogate no file name holds (JSON can carry one): its three bytes
+        raw = char.encode("utf-8", "surrogatepass")
+    return "".join(f"\\x{byte:02x}" for byte in raw)
+
+
+def shell_quote(word: str) -> str:
+    """``word`` as one POSIX shell word that is also one visible line: bare when shell-safe, else single-quoted as
+    ``shlex.quote`` does; a word with a control or invisible character (a newline, ESC, a bidi control, an
+    undecodable byte) goes in ``$'…'`` with those characters as byte escapes, so the line a person or model reads
+    shows every one of them and runs as exactly the bytes on disk. A backtick goes there too (``\\x60``): a command
+    is shown between backticks, and one inside would end that code span early. String methods only: the hot path
+    builds these."""
+    if word and _SHELL_SAFE.issuperset(word):
+        return word
+    if word.isprintable() and "`" not in word and not has_invisible(word):
+        return "'" + word.replace("'", "'\\''") + "'"
+    return "$'" + "".join(map(_shell_escape, word)) + "'"
+
+
+def shell_command(*words: str) -> str:
+    """The one way a command the plugin writes or prints is built: each word quoted (``shell_quote``), joined by
+    spaces; split by a shell it gives back exactly ``words``."""
+    return " ".join(map(shell_quote, words))
+
+
 def cut_utf8(text: str, max_bytes: int, marker: str = ELLIPSIS) -> str:
     """Cut text to at most ``max_bytes`` UTF-8 bytes on a code-point boundary, the marker inside the bound."""
     if utf8_len(text) <= max_bytes:

@@ -19,6 +19,7 @@ import time
 
 from session_workflow.core import atomic
 from session_workflow.core.boundedio import read_prefix_and_stat
+from session_workflow.core.text import escaped
 from session_workflow.tasks.render import OPEN_STATUSES
 from session_workflow.tasks.store import MAX_TASK_FILE_BYTES, list_task_ids, parse_task, sanitize_list_id
 
@@ -62,7 +63,7 @@ def _real_dir(path: str) -> bool:
     except FileNotFoundError:
         return False
     if stat.S_ISLNK(info.st_mode) or not stat.S_ISDIR(info.st_mode):
-        raise AdoptError(f"{path} is not a plain directory (a symlink or a file); refusing to use it")
+        raise AdoptError(f"{escaped(path)} is not a plain directory (a symlink or a file); refusing to use it")
     return True
 
 
@@ -73,7 +74,7 @@ def read_open_tasks(directory: str) -> tuple[list[tuple[int, dict[str, object]]]
     """
     ids = list_task_ids(directory)
     if not isinstance(ids, list):
-        raise AdoptError(f"cannot list {directory}")
+        raise AdoptError(f"cannot list {escaped(directory)}")
     ids.sort()
     found: list[tuple[int, dict[str, object]]] = []
     for task_id in ids[:MAX_FILES]:
@@ -112,7 +113,9 @@ def _ensure_lock_file(directory: str) -> None:
     except FileExistsError:
         info = os.lstat(path)
         if not stat.S_ISREG(info.st_mode):
-            raise AdoptError(f"{path} is not a regular file (a symlink?); refusing to lock through it") from None
+            raise AdoptError(
+                f"{escaped(path)} is not a regular file (a symlink?); refusing to lock through it"
+            ) from None
 
 
 @contextlib.contextmanager
@@ -138,7 +141,9 @@ def list_lock(directory: str, wait: float = LOCK_WAIT_SECONDS) -> Iterator[None]
                     os.rmdir(lock)
                 continue
             if time.monotonic() > deadline:
-                raise AdoptError(f"Claude Code holds the task list lock {lock}; try again in a moment") from None
+                raise AdoptError(
+                    f"Claude Code holds the task list lock {escaped(lock)}; try again in a moment"
+                ) from None
             time.sleep(LOCK_POLL_SECONDS)
     try:
         yield
@@ -151,7 +156,7 @@ def _high_water_mark(directory: str) -> int:
     path = os.path.join(directory, HIGH_WATER_MARK)
     try:
         if stat.S_ISLNK(os.lstat(path).st_mode):
-            raise AdoptError(f"{path} is a symlink; refusing to follow it")
+            raise AdoptError(f"{escaped(path)} is a symlink; refusing to follow it")
     except FileNotFoundError:
         return 0
     read = read_prefix_and_stat(path, MAX_HIGH_WATER_BYTES)
@@ -168,10 +173,10 @@ def adopt(root: str, predecessor: str, own: str) -> Adopted:
         raise AdoptError(f"{predecessor} is this session's own task list; nothing to adopt")
     source, target = os.path.join(root, source_id), os.path.join(root, target_id)
     if not _real_dir(source):
-        raise AdoptError(f"no task list {source}")
+        raise AdoptError(f"no task list {escaped(source)}")
     tasks, unread = read_open_tasks(source)
     if not tasks:
-        raise AdoptError(f"{source} has no open task to adopt")
+        raise AdoptError(f"{escaped(source)} has no open task to adopt")
     if not _real_dir(target):
         os.makedirs(target, exist_ok=True)
         _real_dir(target)
@@ -200,7 +205,7 @@ def report(result: Adopted, predecessor: str) -> list[str]:
         return [f"nothing adopted from {predecessor}: this session already has {kept} (never overwritten)"]
     ids = ", ".join(f"#{task_id}" for task_id in result.adopted)
     lines = [
-        f"adopted {len(result.adopted)} open task(s) from {predecessor} into {result.target}: {ids}",
+        f"adopted {len(result.adopted)} open task(s) from {predecessor} into {escaped(result.target)}: {ids}",
         "TaskList and TaskUpdate see them now, under the same ids.",
     ]
     if result.kept:

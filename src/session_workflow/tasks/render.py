@@ -9,14 +9,14 @@ come from a fixed set.
 from __future__ import annotations
 
 from session_workflow.core.parts import PreparedPart
-from session_workflow.core.text import cut_utf8, one_line, utf8_len
+from session_workflow.core.text import cut_utf8, one_line, shell_command, utf8_len
 
 HEADER_EXACT = "STRUCTURED TASK LIST (compact-proof, from disk — source of truth; TaskUpdate to change):"
 # A recovered list lives in another session's folder: TaskList and TaskUpdate there see none of it until
 # ``session-workflow tasks adopt`` copies it into this session's folder.
 HEADER_RECOVERED = (
     "STRUCTURED TASK LIST (compact-proof, recovered from session {session}; TaskList and TaskUpdate cannot see"
-    " these here until you run `session-workflow tasks adopt {session}`, which copies them into this session's"
+    " these here until you run `{adopt}`, which copies them into this session's"
     " list under the same ids):"
 )
 HEADER_READ_ONLY = (
@@ -141,7 +141,9 @@ def render_block(header: str, tasks: list[Task], unread: int, budget: int, bad: 
 def recovered_header(session: str) -> str:
     """The fallback's header: the one command that makes the list changeable, or read-only where none can be
     offered (an id a shell would take for an option)."""
-    return (HEADER_READ_ONLY if session.startswith("-") else HEADER_RECOVERED).format(session=session)
+    if session.startswith("-"):
+        return HEADER_READ_ONLY.format(session=session)
+    return HEADER_RECOVERED.format(session=session, adopt=shell_command("session-workflow", "tasks", "adopt", session))
 
 
 class TaskListPart(PreparedPart):

@@ -19,6 +19,7 @@ from session_workflow.core import atomic
 from session_workflow.core.boundedio import read_prefix
 from session_workflow.core.gitignore import ensure_gitignore
 from session_workflow.core.jsonlog import MAX_LOG_BYTES, append_record
+from session_workflow.core.text import escaped
 from session_workflow.workstate.section import FORMAT_VERSION, WorkState, section, snapshot_key, ticket_label
 from session_workflow.workstate.state import MAX_STATE_BYTES, decode
 
@@ -92,11 +93,13 @@ def _append_journal(
         "was": _describe(before),
     }
     if not append_record(journal, entry, journal + ".1", MAX_JOURNAL_BYTES):
-        raise WorkStateError(f"cannot append to the journal {journal} (disk full?); the work state is unchanged")
+        raise WorkStateError(
+            f"cannot append to the journal {escaped(journal)} (disk full?); the work state is unchanged"
+        )
 
 
 def _no_state(path: str) -> WorkStateError:
-    return WorkStateError(f"no work state in {path}; start one with `session-workflow state set`")
+    return WorkStateError(f"no work state in {escaped(path)}; start one with `session-workflow state set`")
 
 
 def _current(path: str, data: bytes | None, creates: bool) -> WorkState | None:
@@ -108,7 +111,7 @@ def _current(path: str, data: bytes | None, creates: bool) -> WorkState | None:
         return None
     if data is None:
         raise _no_state(path)
-    raise WorkStateError(f"{path} is not a valid work state; fix it, or start afresh with `state clear`")
+    raise WorkStateError(f"{escaped(path)} is not a valid work state; fix it, or start afresh with `state clear`")
 
 
 def write(
@@ -132,7 +135,7 @@ def write(
     try:
         os.makedirs(folder, exist_ok=True)
     except OSError as error:
-        raise WorkStateError(f"cannot create {folder}: {error.strerror or error}") from error
+        raise WorkStateError(f"cannot create {escaped(folder)}: {error.strerror or error}") from error
     ensure_gitignore(folder)
     result: list[Change] = []
 
@@ -150,7 +153,7 @@ def write(
     except atomic.WriteError as error:
         raise WorkStateError(str(error)) from error
     except OSError as error:
-        raise WorkStateError(f"cannot write {path}: {error.strerror or error}") from error
+        raise WorkStateError(f"cannot write {escaped(path)}: {error.strerror or error}") from error
     return result[0]
 
 
@@ -263,5 +266,5 @@ def clear(path: str, owner: str | None, *, now: float) -> tuple[bool, WorkState 
     except atomic.WriteError as error:
         raise WorkStateError(str(error)) from error
     except OSError as error:
-        raise WorkStateError(f"cannot clear {path}: {error.strerror or error}") from error
+        raise WorkStateError(f"cannot clear {escaped(path)}: {error.strerror or error}") from error
     return True, before
