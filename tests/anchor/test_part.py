@@ -186,21 +186,18 @@ def test_golden_parked_with_others(golden_dir: Path) -> None:
     assert_golden("parked_others", rendered(make_ctx(golden_dir)), golden_dir)
 
 
-def test_golden_cwd_move_start_dir_chosen(golden_dir: Path) -> None:
-    start, cwd = golden_dir / "proj", golden_dir / "elsewhere"
+def test_a_session_that_cd_d_away_gets_its_projects_anchor_and_nothing_from_the_cwd(golden_dir: Path) -> None:
+    """The project is where the session started (its transcript's first cwd), whatever folder it cd'd into: the
+    cwd's own anchors folder is not the session's, and the block does not look there."""
+    start, cwd = golden_dir / "proj", golden_dir / "proj" / "src"
     write_anchor(start, "2033-05-18-billing.md", LIVE_ANCHOR, HOUR)
     write_anchor(cwd, "other.md", live("Other track"), 0)
-    write_anchor(cwd, "other2.md", live("Other track 2"), 0)
-    ctx = make_ctx(cwd, transcript=transcript_from(golden_dir, start))
-    assert_golden("full_cwd_move", rendered(ctx), golden_dir)
-
-
-def test_golden_cwd_move_cwd_chosen_pointer(golden_dir: Path) -> None:
-    start, cwd = golden_dir / "proj", golden_dir / "elsewhere"
-    start.mkdir()
-    write_anchor(cwd, "2033-05-18-billing.md", LIVE_ANCHOR, 25 * HOUR)
-    ctx = make_ctx(cwd, transcript=transcript_from(golden_dir, start))
-    assert_golden("pointer_cwd_move", rendered(ctx), golden_dir)
+    text = rendered(make_ctx(cwd, transcript=transcript_from(golden_dir, start)))
+    assert "Move billing off the legacy queue" in text
+    assert "Other track" not in text and "other.md" not in text
+    start_only = golden_dir / "elsewhere"
+    start_only.mkdir()
+    assert prepare(make_ctx(cwd, transcript=transcript_from(golden_dir, start_only))) is None
 
 
 def test_golden_done_chosen_when_nothing_better(golden_dir: Path) -> None:
@@ -389,7 +386,7 @@ def test_block_properties(tmp_path: Path, lines: list[str], budget: int, age: fl
     candidate = Candidate(str(tmp_path / "x.md"), NOW - age)
     candidate.anchor = anchor
     tier = "full" if age == 0 else "pointer"
-    block = AnchorBlock(candidate, anchor, tier, "compact", age, [], 0, None)
+    block = AnchorBlock(candidate, anchor, tier, "compact", age, [], 0)
     text = block.render(budget)
     assert utf16_len(text) <= budget
     text.encode("utf-8")

@@ -19,12 +19,11 @@ from session_workflow.anchor.text import (
     mv_command,
     updated_text,
 )
-from session_workflow.core.locations import anchors_dir
 from session_workflow.core.text import ELLIPSIS, cut_utf16, escaped, one_line, shell_command, shell_quote, utf16_len
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from session_workflow.anchor.discover import Candidate, DirScan
+    from session_workflow.anchor.discover import Candidate
     from session_workflow.anchor.text import Fit, Section
 
 
@@ -85,33 +84,10 @@ def named_list(names: list[str], total: int) -> str:
     return f"{text} and {rest} more" if rest > 0 else text
 
 
-class Move:
-    """The session started in one directory and now runs in another; the anchor came from ``chosen``."""
-
-    __slots__ = ("chosen", "cwd", "other", "start")
-
-    def __init__(self, start: str, cwd: str, chosen: str, other: DirScan | None) -> None:
-        self.start = start
-        self.cwd = cwd
-        self.chosen = chosen
-        self.other = other
-
-    def note(self, compact: bool) -> str:
-        other_dir = self.cwd if self.chosen == self.start else self.start
-        where = f"This session started in {display_path(self.start)}; its cwd is now {display_path(self.cwd)}."
-        source = f"The anchor above is from {display_path(self.chosen)}"
-        if self.other is None:
-            return f"{where} {source}; {display_path(other_dir)} has no open anchor."
-        if compact:
-            return f"{where} {source}; the other has {self.other.total} open anchor(s): `session-workflow anchor list`."
-        names = named_list([display_name(c.name) for c in self.other.ranked], self.other.total)
-        return f"{where} {source}; open anchors in {display_path(anchors_dir(other_dir))}: {names}."
-
-
 class AnchorBlock:
     """Pure rendering of the chosen anchor (full HEAD, pointer or parked) with the notes around it."""
 
-    __slots__ = ("_body", "age", "anchor", "candidate", "move", "others", "others_total", "source", "tier", "unfilled")
+    __slots__ = ("_body", "age", "anchor", "candidate", "others", "others_total", "source", "tier", "unfilled")
 
     def __init__(
         self,
@@ -122,7 +98,6 @@ class AnchorBlock:
         age: float,
         others: list[Candidate],
         others_total: int,
-        move: Move | None,
     ) -> None:
         self.candidate = candidate
         self.anchor = anchor
@@ -131,7 +106,6 @@ class AnchorBlock:
         self.age = age
         self.others = others
         self.others_total = others_total
-        self.move = move
         self._body: list[Section] | None = None
         self.unfilled = is_unfilled(anchor)
 
@@ -166,10 +140,7 @@ class AnchorBlock:
         return lines
 
     def _trailer(self, compact: bool) -> list[str]:
-        notes = self._others_note(compact)
-        if self.move is not None:
-            notes.append(self.move.note(compact))
-        return notes
+        return self._others_note(compact)
 
     def _cursor_line(self) -> str | None:
         """The cursor's first line, as one line: file content, so the blocks show it quoted on a line of its own

@@ -17,7 +17,6 @@ from session_workflow.anchor.block import (
     STARTUP_NOTE,
     STARTUP_NOTE_SHORT,
     AnchorBlock,
-    Move,
     display_name,
     display_path,
     with_notes,
@@ -208,7 +207,6 @@ def prepare(ctx: HookContext) -> AnchorPart | UntrustedPart | None:
     says otherwise) compete: a crash restart resumes the run that was just active; the stale ones are still
     named among the others. Anchors not created here are only named.
     """
-    directories = ctx.project_dirs()
     selection = select(ctx)
     changed = [candidate for candidate in selection.untrusted if candidate.record is not None]
     strangers = [candidate for candidate in selection.untrusted if candidate.record is None]
@@ -222,13 +220,8 @@ def prepare(ctx: HookContext) -> AnchorPart | UntrustedPart | None:
     )
     if tier is None:
         return UntrustedPart(notes) if notes else None
-    move = None
-    if len(directories) == 2:
-        scans = selection.scans
-        other = scans[1] if directories[0] == scan.directory else scans[0]
-        move = Move(directories[0], directories[1], scan.directory, other)
     others = [candidate for candidate in scan.ranked if candidate is not chosen]
-    block = AnchorBlock(chosen, chosen.anchor, tier, ctx.source, age, others, scan.total - 1, move)
+    block = AnchorBlock(chosen, chosen.anchor, tier, ctx.source, age, others, scan.total - 1)
     folders = [found.folder for found in selection.scans if found is not None]
     return AnchorPart(block, scan, ctx, folders, "\n".join(parallel_notes(selection.tracks) + notes))
 

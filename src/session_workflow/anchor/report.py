@@ -37,6 +37,7 @@ from session_workflow.core.boundedio import read_text_prefix
 from session_workflow.core.context import HookContext
 from session_workflow.core.locations import SESSION_ENV, anchors_dir
 from session_workflow.core.text import cut_utf16, escaped, one_line
+from session_workflow.core.where import project_dir
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -47,9 +48,15 @@ REPORT_READ_BYTES = 4 << 20
 CURSOR_CAP = 160
 
 
+def session_project(env: Mapping[str, str] | None = None) -> str:
+    """Where a report looks by default: the session's project (``core.where.project_dir``), else the cwd."""
+    cwd = os.getcwd()
+    return project_dir(os.environ if env is None else env, cwd) or cwd
+
+
 def resolve_folder(target: str | None) -> str:
     """A project directory means its ``.claude/anchors``; anything else is taken as the anchors folder itself."""
-    directory = os.path.abspath(target or os.getcwd())
+    directory = os.path.abspath(target or session_project())
     candidate = anchors_dir(directory)
     return candidate if os.path.isdir(candidate) else directory
 
@@ -143,18 +150,20 @@ def nearest_anchor(
 ) -> tuple[str | None, str]:
     """``anchor_path``'s choice as (the absolute path, "") or (None, the line that says why there is none)."""
     environment = os.environ if env is None else env
-    directory = os.path.abspath(start or os.getcwd())
+    directory = os.path.abspath(start or session_project(environment))
+    first = directory
     payload = {"source": "compact", "session_id": environment.get(SESSION_ENV, "")}
     untrusted: list[str] = []
     while True:
-        ctx = HookContext.from_payload({**payload, "cwd": directory}, environment, time.time() if now is None else now)
+        moment = time.time() if now is None else now
+        ctx = HookContext.from_payload({**payload, "cwd": directory}, environment, moment, project=directory)
         selection = select(ctx)
         if selection.chosen is not None:
             return os.path.abspath(selection.chosen.path), ""
         untrusted += [candidate.path for candidate in selection.untrusted]
         parent = os.path.dirname(directory)
         if parent == directory:
-            where = os.path.abspath(start or os.getcwd())
+            where = first
             if untrusted:
                 advice = adopt_command(os.path.abspath(untrusted[0]))
                 folder = escaped(anchors_dir(where))
@@ -193,7 +202,7 @@ def show_anchor(path: str | None, whole: bool, now: float) -> tuple[list[str], i
     candidate = _report_candidate(path, now)
     if candidate is None or candidate.anchor is None:
         return [f"{escaped(path)}: no such anchor file (or not a readable regular file)"], 2
-    block = AnchorBlock(candidate, candidate.anchor, FULL, None, now - candidate.mtime, [], 0, None)
+    block = AnchorBlock(candidate, candidate.anchor, FULL, None, now - candidate.mtime, [], 0)
     changed = registry.changed_since(os.environ, path)
     preface = changed_preface(path, changed.step) if changed is not None else untrusted_preface(path)
     lines = [] if registry.is_ours(os.environ, path) else [preface]
@@ -244,7 +253,7 @@ def head_fit_report(path: str, now: float | None = None) -> tuple[list[str], int
     if candidate is None or candidate.anchor is None:
         return [f"{escaped(path)}: no such anchor file (or not a readable regular file)"], 2
     anchor = candidate.anchor
-    block = AnchorBlock(candidate, anchor, FULL, "compact", now - candidate.mtime, [], 0, None)
+    block = AnchorBlock(candidate, anchor, FULL, "compact", now - candidate.mtime, [], 0)
     room = block.head_room(CAP)
     size = block.body_size
     verdict = f"headroom {room - size:,}" if size <= room else f"OVER by {size - room:,}"

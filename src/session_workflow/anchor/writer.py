@@ -40,7 +40,7 @@ from session_workflow.anchor.text import (
     split_sections,
     title_of,
 )
-from session_workflow.core import atomic, context
+from session_workflow.core import atomic
 from session_workflow.core.boundedio import read_prefix_and_stat
 from session_workflow.core.errors import Failure
 from session_workflow.core.gitignore import ensure_gitignore
@@ -48,13 +48,12 @@ from session_workflow.core.locations import (
     ANCHORS_SUBDIR,
     SESSION_ENV,
     anchors_dir,
-    config_dir,
-    given_project_dir,
     is_inside,
     leads_outside,
     trust_dir,
 )
 from session_workflow.core.text import cut_code_points, escaped, one_line, shell_command
+from session_workflow.core.where import command_project_dir
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -674,29 +673,10 @@ def rename_closed(path: str, env: Mapping[str, str]) -> str:
 # Where a new anchor goes
 
 
-def session_start_dir(env: Mapping[str, str], home: str) -> str | None:
-    """The directory this Claude Code session started in, from its transcript (found by the session id).
-
-    The Bash tool's shell knows ``CLAUDE_CODE_SESSION_ID`` but not the project dir, and its cwd may have
-    wandered; the hook looks in the start directory first, so that is where a new anchor belongs.
-    """
-    import glob
-
-    session = env.get(SESSION_ENV, "")
-    if not re.fullmatch(r"[A-Za-z0-9_-]{1,128}", session):
-        return None
-    projects = os.path.join(config_dir(env, home), "projects")
-    for transcript in sorted(glob.glob(os.path.join(glob.escape(projects), "*", glob.escape(session) + ".jsonl"))):
-        start = context.session_start_dir(transcript)
-        if start and os.path.isabs(start) and os.path.isdir(start):
-            return start
-    return None
-
-
-def default_project_dir(env: Mapping[str, str], home: str, cwd: str) -> str:
-    """``CLAUDE_PROJECT_DIR`` (never in the Bash tool: ``given_project_dir``), else the session's start directory,
-    else the current directory."""
-    given, ignored = given_project_dir(env)
+def default_project_dir(env: Mapping[str, str], cwd: str) -> str:
+    """The session's project (``core.where.command_project_dir``), else the current directory; an ignored
+    ``CLAUDE_PROJECT_DIR`` is named on stderr."""
+    project, ignored = command_project_dir(env, cwd)
     if ignored:
         print(ignored, file=sys.stderr)
-    return given or session_start_dir(env, home) or cwd
+    return project or cwd

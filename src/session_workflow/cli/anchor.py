@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 
     from session_workflow.cli.parser import Setup, Verb
 
-DIR_HELP = "a project directory (its .claude/anchors is used) or an anchors folder; default: the current directory"
+DIR_HELP = "a project directory (its .claude/anchors is used) or an anchors folder; default: the session's project"
 
 
 def _print(lines: list[str], empty: str | None = None) -> None:
@@ -101,7 +101,7 @@ def _setup_listing(run: Callable[[argparse.Namespace], int]) -> Setup:
 
 
 def _setup_path(parser: OneLineParser, _argv: Sequence[str]) -> None:
-    parser.add_argument("dir", nargs="?", metavar="DIR", help="where to start; default: the current directory")
+    parser.add_argument("dir", nargs="?", metavar="DIR", help="where to start; default: the session's project")
     parser.set_defaults(run=_run_path)
 
 

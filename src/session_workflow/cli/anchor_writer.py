@@ -41,7 +41,7 @@ if TYPE_CHECKING:
 def _project_dir(option: str | None) -> str:
     """The ``--dir`` value as a project directory; an anchors folder itself (as ``list`` accepts) is taken too."""
     if option is None:
-        return default_project_dir(os.environ, os.path.expanduser("~"), os.getcwd())
+        return default_project_dir(os.environ, os.getcwd())
     if not os.path.isdir(option):
         raise Refusal(f"--dir {escaped(option)}: no such directory")
     directory = os.path.abspath(option)
@@ -171,7 +171,7 @@ def _setup_new(parser: OneLineParser, _argv: Sequence[str]) -> None:
     parser.description = "Create <dir>/.claude/anchors/<date>-<slug>.md from the template (never overwrites)."
     parser.add_argument("--task", required=True, help="the run's task in a few words (title, file name)")
     parser.add_argument(
-        "--dir", help="the project directory; default: $CLAUDE_PROJECT_DIR, else where this session started, else ."
+        "--dir", help="the project directory; default: the session's project (where Claude Code started), else ."
     )
     _session_option(parser)
     parser.set_defaults(run=_run_new)

@@ -228,7 +228,7 @@ def report(env: Mapping[str, str], home: str, cwd: str | None, dir_arg: str | No
     in_claude_code = env.get("CLAUDECODE") == "1"
     command = health.command_check(env, own, in_claude_code)
     checks = [health.python_check(env), dependency_check(env, home), command, health.writable_check(trust_dir(env))]
-    project = dir_arg or (default_project_dir(env, home, cwd) if cwd is not None else None)
+    project = dir_arg or (default_project_dir(env, cwd) if cwd is not None else None)
     if project is None:
         fix = "cd to the project, or pass --dir"
         checks.append(Check(FAIL, "project: the current directory no longer exists (deleted?)", fix))

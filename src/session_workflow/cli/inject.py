@@ -14,14 +14,15 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
+import sys
 import time
 
 from session_workflow.cli.parser import CliError, OneLineParser
 from session_workflow.core.context import SOURCES, HookContext
 from session_workflow.core.health import MOD_MIN_VERSION, agent_version
-from session_workflow.core.locations import config_dir
+from session_workflow.core.locations import SESSION_ENV
 from session_workflow.core.text import escaped, utf8_len, utf16_len
+from session_workflow.core.where import command_project_dir, session_transcript
 from session_workflow.hook import compose
 from session_workflow.hook.io import run_hook
 
@@ -30,13 +31,18 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
 PLUGIN_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-MAX_PROJECT_DIRS = 10_000
 
 
 def context_for(
-    source: str, cwd: str, session: str | None, transcript: str | None, mod_active: bool = False
+    source: str,
+    cwd: str,
+    session: str | None,
+    transcript: str | None,
+    mod_active: bool = False,
+    project: str | None = None,
 ) -> HookContext:
-    """A context as Claude Code would describe this session at SessionStart, as a dry run."""
+    """A context as Claude Code would describe this session at SessionStart (its project ``project``), as a dry
+    run."""
     ctx = HookContext(
         event="SessionStart",
         source=source,
@@ -46,6 +52,7 @@ def context_for(
         mod_active=mod_active,
         env=os.environ,
         now=time.time(),
+        project=project,
     )
     ctx.dry_run = True
     return ctx
@@ -74,32 +81,6 @@ def detect_mod(agent: str | None, plugin_root: str) -> tuple[bool, str]:
     return True, f"detected: Claude Code {shown} loads this plugin's hooks/mod/register.ts"
 
 
-def project_slug(path: str) -> str:
-    """Claude Code's folder name for a project under ``<config>/projects``."""
-    return re.sub(r"[^A-Za-z0-9]", "-", path)
-
-
-def find_transcript(session: str, folders: list[str], config: str) -> str | None:
-    """``<config>/projects/<slug>/<session>.jsonl`` of the first folder that has it, else of any project."""
-    projects = os.path.join(config, "projects")
-    name = session + ".jsonl"
-    for folder in folders:
-        path = os.path.join(projects, project_slug(folder), name)
-        if os.path.isfile(path):
-            return path
-    try:
-        with os.scandir(projects) as entries:
-            for index, entry in enumerate(entries):
-                path = os.path.join(entry.path, name)
-                if index >= MAX_PROJECT_DIRS:
-                    break
-                if os.path.isfile(path):
-                    return path
-    except OSError:
-        return None
-    return None
-
-
 def size_report(composition: compose.Composition) -> list[str]:
     """One line per emitted part, then the total against the cap."""
     lines = [f"{name:<11} {units:>6} UTF-16 units {size:>6} bytes" for name, units, size in composition.sizes]
@@ -118,13 +99,13 @@ def dry_run(args: argparse.Namespace) -> int:
         mod, why = detect_mod(os.environ.get("AI_AGENT"), PLUGIN_ROOT)
     else:
         mod, why = args.mod, "--mod given" if args.mod else "--no-mod given"
-    transcript = args.transcript
-    if transcript is None and args.session:
-        folders = [os.path.abspath(args.cwd), os.environ.get("CLAUDE_PROJECT_DIR") or ""]
-        transcript = find_transcript(
-            args.session, [f for f in folders if f], config_dir(os.environ, os.path.expanduser("~"))
-        )
-    ctx = context_for(args.source, args.cwd, args.session, transcript, mod)
+    cwd = os.path.abspath(args.cwd)
+    env = {**os.environ, SESSION_ENV: args.session or ""}
+    transcript = args.transcript or session_transcript(env, cwd)
+    project, ignored = command_project_dir(env, cwd, os.path.abspath(transcript) if transcript else None)
+    if ignored:
+        print(ignored, file=sys.stderr)
+    ctx = context_for(args.source, cwd, args.session, transcript, mod, project)
     mod_line = f"mod: {'loaded' if mod else 'not loaded'} ({why})" + (
         "; the work state goes in the system prompt, not in this block" if mod else ""
     )

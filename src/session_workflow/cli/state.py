@@ -14,8 +14,9 @@ import time
 from session_workflow.cli.parser import CliError, OneLineParser, RawDescriptionHelpFormatter, add_verbs
 from session_workflow.core.atomic import lock_path
 from session_workflow.core.boundedio import read_prefix
-from session_workflow.core.locations import SESSION_ENV, given_project_dir, leads_outside, state_path
+from session_workflow.core.locations import SESSION_ENV, leads_outside, state_path
 from session_workflow.core.text import escaped, one_line, visible_json
+from session_workflow.core.where import command_project_dir
 from session_workflow.workstate import writer as workstate_writer
 from session_workflow.workstate.section import (
     MAX_STEP_POINTS,
@@ -41,12 +42,11 @@ WHITEBOARD = "none"
 DESCRIPTION = """\
 The work state (map, ticket, step) that the session-workflow hooks and mod deliver to the agent.
 
-Where: --dir, else CLAUDE_PROJECT_DIR (not in Claude Code's Bash tool, where only a settings env block sets
-it), else the nearest directory at or above the current one that holds a work state or a .git (so a
-subdirectory finds its project), else the current directory itself. Only when the current directory cannot be
-read (deleted under the shell) and neither option is set does the state go to the user-level state dir
-(platformdirs). The file is <dir>/.claude/session-workflow/work-state.json; each write
-also appends a line to work-state.log beside it.
+Where: --dir, else the session's project: the folder Claude Code started in (CLAUDE_PROJECT_DIR outside its
+Bash tool, where only a settings env block sets it; in the Bash tool, the first cwd of this session's
+transcript), whatever subfolder the shell is in; else the current directory. Only when none of them is a
+folder does the state go to the user-level state dir. The file is
+<dir>/.claude/session-workflow/work-state.json; each write also appends a line to work-state.log beside it.
 
 Who: --session, else CLAUDE_CODE_SESSION_ID (set in Claude Code's Bash tool). set, step, pause, resume and
 adopt need one; show and clear do not. A state owned by another session is orphaned there: it is never
@@ -69,35 +69,20 @@ class Location:
         return origin_slug(self.project_dir) if self.project_dir else None
 
 
-def _nearest_project(start: str) -> str:
-    """The nearest directory at or above ``start`` with a work state or a ``.git``; ``start`` when none has."""
-    folder = start
-    while True:
-        if os.path.isfile(state_path(folder)) or os.path.lexists(os.path.join(folder, ".git")):
-            return folder
-        parent = os.path.dirname(folder)
-        if parent == folder:
-            return start
-        folder = parent
-
-
 def locate(dir_arg: str | None, env: Mapping[str, str]) -> Location:
     """Find the state file (the rules are in ``DESCRIPTION``)."""
     if dir_arg:
         return Location(state_path(dir_arg), dir_arg)
-    project, ignored = given_project_dir(env)
+    try:
+        cwd: str | None = os.getcwd()
+    except OSError:
+        cwd = None
+    project, ignored = command_project_dir(env, cwd)
     if ignored:
         print(ignored, file=sys.stderr)
     if project:
         return Location(state_path(project), project)
-    try:
-        cwd = os.getcwd()
-    except OSError:
-        cwd = None
-    if cwd:
-        folder = _nearest_project(cwd)
-        return Location(state_path(folder), folder)
-    fallback = fallback_state_path()
+    fallback = fallback_state_path(env)
     if fallback is None:
         raise CliError("no project directory and no user state directory; pass --dir", 1)
     return Location(fallback, None)

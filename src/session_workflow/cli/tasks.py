@@ -6,8 +6,8 @@ import argparse
 import os
 
 from session_workflow.cli.parser import CliError, OneLineParser, add_verbs
+from session_workflow.core.where import LIST_ID_ENV, tasks_root
 from session_workflow.tasks.adopt import AdoptError, adopt, report
-from session_workflow.tasks.store import LIST_ID_ENV, tasks_root
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -5,10 +5,7 @@ Everything here is cheap: the hot path builds one HookContext per run and every 
 
 from __future__ import annotations
 
-import os
-
-from session_workflow.core.boundedio import iter_lines_from_start
-from session_workflow.core.jsonload import loads
+from session_workflow.core.where import project_dir
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -21,8 +18,6 @@ MOD_PAYLOAD_KEY = "session_workflow_mod"
 SOURCES = ("startup", "resume", "clear", "compact", "fork")
 
 MAX_IDLE_SECONDS = 1000 * 365 * 86400.0
-# How far from the top of a transcript we look for the first record that names a cwd.
-START_DIR_SCAN_BYTES = 1 << 20
 
 
 def _string(payload: Mapping[str, object], key: str) -> str | None:
@@ -41,7 +36,7 @@ class HookContext:
     """The parsed hook payload plus the environment and the hook's start time."""
 
     __slots__ = (
-        "_start_dir",
+        "_project",
         "cwd",
         "dry_run",
         "env",
@@ -66,6 +61,7 @@ class HookContext:
         env: Mapping[str, str],
         now: float,
         idle_seconds: float | None = None,
+        project: str | None = None,
     ) -> None:
         self.event = event
         self.source = source
@@ -77,12 +73,15 @@ class HookContext:
         self.now = now
         # ``seconds_since_last_response`` (resume and fork): how long the conversation sat idle before this start.
         self.idle_seconds = idle_seconds
-        self._start_dir: str | bool | None = False
+        # A CLI command that shows what a hook would do names the project; a hook finds it (``project_dir``).
+        self._project: str | bool | None = project or False
         # A dry run (``inject --dry-run``) shows what the hook would inject and changes nothing on disk.
         self.dry_run = False
 
     @classmethod
-    def from_payload(cls, payload: Mapping[str, object], env: Mapping[str, str], now: float) -> HookContext:
+    def from_payload(
+        cls, payload: Mapping[str, object], env: Mapping[str, str], now: float, project: str | None = None
+    ) -> HookContext:
         """Build the context; any field that is not a non-empty string (or, for the idle time, a number of seconds
         from 0 to a thousand years) is treated as absent."""
         marker = payload.get(MOD_PAYLOAD_KEY)
@@ -96,49 +95,17 @@ class HookContext:
             env=env,
             now=now,
             idle_seconds=_seconds(payload, "seconds_since_last_response"),
+            project=project,
         )
 
-    def start_dir(self) -> str | None:
-        """The directory the session started in: the cwd of the transcript's first record that has one.
-
-        Any failure reading it (a MemoryError, an I/O error the reader did not expect) leaves it unknown: every
-        part looks here first, so an exception would cost the whole block.
-        """
-        if self._start_dir is False:
-            try:
-                self._start_dir = session_start_dir(self.transcript_path) if self.transcript_path else None
-            except Exception:
-                self._start_dir = None
-        return self._start_dir if isinstance(self._start_dir, str) else None
+    def project_dir(self) -> str | None:
+        """The session's project (``core.where.project_dir``: the folder Claude Code treats as the project,
+        whatever subfolder the model ``cd``'d into), or None when not even the cwd is a folder."""
+        if self._project is False:
+            self._project = project_dir(self.env, self.cwd, self.transcript_path, hook=True)
+        return self._project if isinstance(self._project, str) else None
 
     def project_dirs(self) -> list[str]:
-        """Where to look for project state, best first.
-
-        After compact, resume or clear, and in a running session's PreCompact and UserPromptSubmit, the session
-        may have wandered (cd) away from the project it works on, so the directory it started in comes first and
-        the payload cwd second; at startup (no transcript yet) only the cwd counts.
-        """
-        candidates = [self.start_dir()] if self.source != "startup" else []
-        candidates.append(self.cwd)
-        ordered: list[str] = []
-        for candidate in candidates:
-            if candidate and os.path.isabs(candidate) and candidate not in ordered:
-                ordered.append(candidate)
-        return ordered
-
-
-def session_start_dir(transcript_path: str) -> str | None:
-    """Read a transcript from its top, line by line, and return the first record's ``cwd``; skip bad lines (a
-    line nested too deep for the parser among them)."""
-    for line in iter_lines_from_start(transcript_path, START_DIR_SCAN_BYTES):
-        if b'"cwd"' not in line:
-            continue
-        try:
-            record = loads(line)
-        except (ValueError, RecursionError):
-            continue
-        if isinstance(record, dict):
-            cwd = record.get("cwd")
-            if isinstance(cwd, str) and cwd and "\x00" not in cwd:
-                return cwd
-    return None
+        """The project as a list (empty without one), for the parts that look at each of a session's folders."""
+        project = self.project_dir()
+        return [project] if project else []

@@ -113,25 +113,6 @@ def _shown(value: str) -> str:
     return escaped(cut_code_points(value, 300))
 
 
-def given_project_dir(env: Mapping[str, str]) -> tuple[str | None, str | None]:
-    """``CLAUDE_PROJECT_DIR`` as the writers' project dir (absolute, an existing folder), and the one line that
-    says why it was ignored (or None).
-
-    Claude Code gives it to hooks only: in its Bash tool (``CLAUDECODE=1``, which the engine sets over any
-    ``env`` block) a value came from a settings ``env`` block, a repository's one included, and would aim the
-    writers at another project's anchors and work state; there it is ignored.
-    """
-    given = env.get(PROJECT_ENV, "")
-    if not given:
-        return None, None
-    if env.get("CLAUDECODE") == "1":
-        return (
-            None,
-            f"session-workflow: ignored {PROJECT_ENV}={_shown(given)}: Claude Code sets it for hooks, not here.",
-        )
-    return (given, None) if os.path.isabs(given) and os.path.isdir(given) else (None, None)
-
-
 def ignored_folders(env: Mapping[str, str], project_dirs: Sequence[str]) -> list[str]:
     """One line per folder variable the hooks ignore: a relative ``CLAUDE_CONFIG_DIR`` or ``XDG_STATE_HOME``
     (the task store, the trust records), a ``CLAUDE_PLUGIN_DATA`` that is not absolute or lies in the project
@@ -147,39 +128,39 @@ def ignored_folders(env: Mapping[str, str], project_dirs: Sequence[str]) -> list
     return lines
 
 
-def user_state_dir() -> str | None:
-    """The user-level state dir (platformdirs, imported only here); None where platformdirs is not importable,
-    as on the hooks' ``python3 -I -S`` path."""
-    try:
-        import platformdirs
-    except ImportError:
-        return None
-    return platformdirs.user_state_dir(APP_NAME)
-
-
-def user_state_root(env: Mapping[str, str], platform: str = sys.platform) -> str | None:
-    """The user's state dir for this plugin, computed from the environment alone (None without a home).
-
-    The hooks (``python3 -I -S``: no platformdirs, but ``CLAUDE_PLUGIN_DATA``) and the CLI (in the Bash tool:
-    no ``CLAUDE_PLUGIN_DATA``; or in a plain terminal) must find the same folder, and HOME and XDG_STATE_HOME
-    are the only things all three share. Outside the repository by construction.
-    """
+def user_state_dir(env: Mapping[str, str], platform: str = sys.platform) -> str | None:
+    """The user's state folder for this plugin: platformdirs' ``user_state_dir("session-workflow")`` (4.14.9, the
+    writers' pin) computed from the environment alone, so the hooks (``python3 -I -S``: no platformdirs), the CLI
+    in the Bash tool and in a terminal find the same folder. ``XDG_STATE_HOME`` when absolute (on macOS too), else
+    ``~/.local/state`` (macOS: ``~/Library/Application Support``), ``~`` being ``HOME`` when absolute, else the
+    account's home; None without either. A project's ``env`` block can set neither (Claude Code drops ``HOME`` and
+    ``XDG_*`` there), so it lies outside the repository."""
     given = env.get("XDG_STATE_HOME", "")
-    home = env.get("HOME", "")
-    if os.path.isabs(given):
+    if given.startswith("/"):
         base = given
-    elif not os.path.isabs(home):
-        return None
-    elif platform == "darwin":
-        base = os.path.join(home, "Library", "Application Support")
     else:
-        base = os.path.join(home, ".local", "state")
+        home = env.get("HOME", "")
+        home = home if home.startswith("/") else _account_home()
+        if not home:
+            return None
+        base = home.rstrip("/") + ("/Library/Application Support" if platform == "darwin" else "/.local/state")
     return os.path.join(base, APP_NAME) if "\x00" not in base else None
 
 
+def _account_home() -> str:
+    """The account's home from the password database (as ``os.path.expanduser`` without ``HOME``), or ``""``."""
+    try:
+        import pwd
+
+        home = pwd.getpwuid(os.getuid()).pw_dir
+    except (ImportError, KeyError, OSError):
+        return ""
+    return home if home.startswith("/") else ""
+
+
 def trust_dir(env: Mapping[str, str]) -> str | None:
-    """Where the anchor trust and affinity records live (see ``user_state_root``)."""
-    root = user_state_root(env)
+    """Where the anchor trust and affinity records live (see ``user_state_dir``)."""
+    root = user_state_dir(env)
     return os.path.join(root, TRUST_FOLDER) if root else None
 
 

@@ -104,9 +104,9 @@ def project_anchor(payload: dict[str, object], path: str, now: float) -> str | N
 
 def marker_path(env: Mapping[str, str], session: str, call: str) -> str | None:
     """This call's marker file in the user state folder (None without one)."""
-    from session_workflow.core.locations import record_name, user_state_root
+    from session_workflow.core.locations import record_name, user_state_dir
 
-    root = user_state_root(env)
+    root = user_state_dir(env)
     if root is None:
         return None
     return os.path.join(root, PENDING_FOLDER, record_name(f"{session}\n{call}")[: -len(".key")])

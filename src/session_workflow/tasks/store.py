@@ -12,7 +12,8 @@ import os
 
 from session_workflow.core.boundedio import read_prefix_and_stat
 from session_workflow.core.jsonload import loads
-from session_workflow.core.locations import SAFE_NAME_BYTES, claude_config_dir, is_safe_name, safe_name
+from session_workflow.core.locations import SAFE_NAME_BYTES, is_safe_name, safe_name
+from session_workflow.core.where import LIST_ID_ENV, task_list_name, tasks_root
 from session_workflow.tasks.render import (
     HEADER_EXACT,
     OPEN_STATUSES,
@@ -24,11 +25,8 @@ from session_workflow.tasks.render import (
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping
-
     from session_workflow.core.context import HookContext
 
-LIST_ID_ENV = "CLAUDE_CODE_TASK_LIST_ID"
 
 # A real task is well under a kilobyte; a file that does not fit in this prefix is not one.
 MAX_TASK_FILE_BYTES = 64 * 1024
@@ -63,13 +61,6 @@ class Unreadable:
 
 
 UNREADABLE = Unreadable()
-
-
-def tasks_root(env: Mapping[str, str]) -> str | None:
-    """Claude Code's own store, ``<config dir>/tasks`` (``core.locations.claude_config_dir``: a project's ``env``
-    block cannot move it); None without a home. Tests point ``CLAUDE_CONFIG_DIR`` at a folder of their own."""
-    config = claude_config_dir(env)
-    return os.path.join(config, "tasks") if config is not None else None
 
 
 def sanitize_list_id(raw: str) -> str:
@@ -326,13 +317,10 @@ def prepare(ctx: HookContext) -> TaskListPart | TaskHintPart | None:
     None means nothing can have been lost: a valid store with no open task, or no store and no candidate.
     """
     explicit = ctx.env.get(LIST_ID_ENV)
-    raw_id = explicit or ctx.session_id
-    if not raw_id:
-        return None
+    list_id = task_list_name(ctx.env, ctx.session_id)
     root = tasks_root(ctx.env)
-    if root is None:
+    if list_id is None or root is None:
         return None
-    list_id = sanitize_list_id(raw_id)
     directory = os.path.join(root, list_id)
     ids = list_task_ids(directory)
     if isinstance(ids, Unreadable):

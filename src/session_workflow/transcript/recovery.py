@@ -248,11 +248,10 @@ class RecoveryPart(PreparedPart):
 
 def has_task_list(ctx: HookContext) -> bool:
     """Whether this session keeps a TaskCreate list: then its TodoWrite is disabled, and no snapshot exists."""
-    from session_workflow.tasks.store import LIST_ID_ENV, sanitize_list_id, tasks_root
+    from session_workflow.core.where import task_list_dir
 
-    raw_id = ctx.env.get(LIST_ID_ENV) or ctx.session_id
-    root = tasks_root(ctx.env)
-    return bool(raw_id and root) and os.path.isdir(os.path.join(root or "", sanitize_list_id(raw_id or "")))
+    folder = task_list_dir(ctx.env, ctx.session_id)
+    return folder is not None and os.path.isdir(folder)
 
 
 def prepare(ctx: HookContext) -> RecoveryPart | None:

@@ -67,7 +67,7 @@ class DeliveryRecord:
             return None
         folder = records_dir(ctx.env, ctx.project_dirs())
         if folder is None:
-            fallback = user_state_dir()
+            fallback = user_state_dir(ctx.env)
             folder = os.path.join(fallback, RECORDS_FOLDER) if fallback else None
         return cls(folder, record_name(ctx.session_id), ctx.now) if folder else None
 

@@ -1,7 +1,7 @@
 """The work state on the hook path: find and read the state file, decide ownership, derive the repo slug.
 
 Hot path: bounded reads, no locks (the writer replaces the file atomically, so a read sees the old or the new
-state), no platformdirs unless there is no project dir or no CLAUDE_PLUGIN_DATA. A state owned by another
+state). A state owned by another
 session is orphaned here: it is never delivered, and at a new session (``foreign_state``) only named.
 """
 
@@ -25,6 +25,8 @@ from session_workflow.workstate.section import (
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from session_workflow.core.context import HookContext
 
 # The writer's files are a few hundred bytes; a larger one is not ours to trust (the mod applies the same bound).
@@ -37,9 +39,9 @@ _CONFIG_SECTION = r'\s*\[\s*([A-Za-z0-9.-]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\]'
 _CONFIG_URL = r"(?i)\s*url\s*=(.*)"
 
 
-def fallback_state_path() -> str | None:
+def fallback_state_path(env: Mapping[str, str]) -> str | None:
     """Where the state lives when there is no project dir at all."""
-    folder = user_state_dir()
+    folder = user_state_dir(env)
     return os.path.join(folder, "work-state.json") if folder else None
 
 
@@ -105,7 +107,7 @@ def _candidates(ctx: HookContext) -> list[tuple[str, str | None]]:
     dirs = ctx.project_dirs()
     if dirs:
         return [(state_path(folder), folder) for folder in dirs]
-    fallback = fallback_state_path()
+    fallback = fallback_state_path(ctx.env)
     return [(fallback, None)] if fallback else []
 
 
