@@ -21,6 +21,7 @@ import type {
   SessionWorkflowTasks,
 } from '../../types'
 import { oneLine, shellCommand } from './text'
+import { projectDir, taskListDir, trustDir, whereEnv } from './where'
 import { readStateFile, readStateRecord, utf8Length } from './workstate'
 
 export { oneLine } from './text'
@@ -457,7 +458,7 @@ type ReminderEntry = { ts: string; anchor: string; tokens: number; threshold: nu
  */
 async function noteReminder($: EngineInterface, session: string, entry: ReminderEntry): Promise<void> {
   try {
-    const trust = await trustDir($)
+    const trust = await trustFolder($)
     if (trust === null || !/^[A-Za-z0-9_-]{1,100}$/.test(session)) return
     const path = `${trust.slice(0, -'/anchors'.length)}/reminders/${session}.json`
     const before = await readText($, path, 64 * 1024)
@@ -474,24 +475,15 @@ async function noteReminder($: EngineInterface, session: string, entry: Reminder
   }
 }
 
-/** Where the Python side keeps the trust records (core/locations.py `trust_dir`: HOME and XDG_STATE_HOME, which a
- * project's env block cannot set); null without a home. */
-async function trustDir($: EngineInterface): Promise<string | null> {
-  const state = (await $.env.get('XDG_STATE_HOME')) ?? ''
-  const home = (await $.env.get('HOME')) ?? ''
-  let base = state
-  if (!state.startsWith('/')) {
-    if (!home.startsWith('/')) return null
-    const system = await $.session.machine().then(({ sysname }) => sysname, () => '')
-    base = `${home}${system === 'Darwin' ? '/Library/Application Support' : '/.local/state'}`
-  }
-  return `${base.replace(/\/+$/, '')}/session-workflow/anchors`
+/** Where the writer keeps the trust records (where.ts `trustDir`, from HOME and XDG_STATE_HOME). */
+async function trustFolder($: EngineInterface): Promise<string | null> {
+  const system = await $.session.machine().then(({ sysname }) => sysname, () => '')
+  return trustDir(await whereEnv($), system)
 }
 
 /**
  * The writer event when the module can verify it, else null: a `wrote` names a regular `*.md` file (not hidden,
- * not closed) directly in the anchors folder of the session's project (its root, or its working directory), as
- * resolved, that the writer's trust record vouches for as it is now, kept by this session; a `closed` names a
+ * not closed) directly in the anchors folder of the session's project (where.ts `projectDir`), as resolved, that the writer's trust record vouches for as it is now, kept by this session; a `closed` names a
  * path that is gone. A plain `echo` in the same Bash call can print any line but none of that.
  */
 async function verified($: EngineInterface, event: WriterEvent, session: string): Promise<WriterEvent | null> {
@@ -500,15 +492,11 @@ async function verified($: EngineInterface, event: WriterEvent, session: string)
     const own = await $.fs.stat(event.path, { resolve: true })
     const real = own.realPath
     if (own.kind !== 'file' || real === undefined) return null
-    const root = await $.session.root()
-    const cwd = await $.session.cwd()
-    const folders = await Promise.all(
-      [...new Set([root, cwd])].map(async (dir) => (await $.fs.stat(dir, { resolve: true })).realPath),
-    )
+    const project = (await $.fs.stat(await projectDir($), { resolve: true })).realPath
     const name = real.slice(real.lastIndexOf('/') + 1)
-    const inFolder = folders.some((dir) => dir !== undefined && real === `${dir.replace(/\/+$/, '')}/.claude/anchors/${name}`)
+    const inFolder = project !== undefined && real === `${project.replace(/\/+$/, '')}/.claude/anchors/${name}`
     if (!inFolder || !name.endsWith('.md') || name.endsWith('.closed.md') || name.startsWith('.')) return null
-    const folder = await trustDir($)
+    const folder = await trustFolder($)
     const record = folder === null ? null : await readText($, recordFile(folder, real), 16 * 1024)
     return record !== null && recordVouches(record, real, own, session) ? event : null
   } catch {
@@ -549,23 +537,16 @@ async function recalled($: EngineInterface, session: string): Promise<SessionWor
   return isKept && (await isThere($, anchor.path)) ? { ...anchor, title: oneLine(anchor.title) } : null
 }
 
-/** This session's ticket: the project root's work state first, then the working directory's (as the prompt). */
+/** This session's ticket: its project's work state (where.ts `projectDir`, as the prompt's section). */
 async function readTicket($: EngineInterface, session: string): Promise<SessionWorkflowTicket | null> {
-  const root = await $.session.root()
-  const cwd = await $.session.cwd()
-  for (const dir of root === cwd ? [root] : [root, cwd]) {
-    const raw = await readStateFile($, dir)
-    const ticket = raw === null ? null : ticketOf(raw, session)
-    if (ticket !== null) return ticket
-  }
-  return null
+  const raw = await readStateFile($, await projectDir($))
+  return raw === null ? null : ticketOf(raw, session)
 }
 
-/** The session's open tasks from Claude Code's task store (`$CLAUDE_CONFIG_DIR/tasks/<list id>/<n>.json`). */
+/** The session's open tasks from Claude Code's task store (where.ts `taskListDir`, `<config>/tasks/<list id>`). */
 async function readTasks($: EngineInterface, session: string): Promise<SessionWorkflowTasks | null> {
-  const config = (await $.env.get('CLAUDE_CONFIG_DIR')) || `${(await $.env.get('HOME')) ?? ''}/.claude`
-  const listId = ((await $.env.get('CLAUDE_CODE_TASK_LIST_ID')) || session).replace(/[^A-Za-z0-9_-]/g, '-')
-  const folder = `${config.replace(/[\\/]+$/, '')}/tasks/${listId}`
+  const folder = taskListDir(await whereEnv($), session)
+  if (folder === null) return null
   let entries
   try {
     entries = await $.fs.list(folder)

@@ -15,6 +15,7 @@ import type { SessionWorkflowPromptSnapshot } from '../../types'
 import { afterToolCall, atClearBlock, atSessionEnd, atSessionStart, settingsOf } from './checkpoint'
 import type { StoredSection } from './workstate'
 import { drawStatusLine } from './statusline'
+import { projectDir } from './where'
 import { parseWorkState, readStateFile } from './workstate'
 
 export { MAX_SECTION_BYTES, parseWorkState, utf8Length } from './workstate'
@@ -26,20 +27,14 @@ const MOD_PAYLOAD_KEY = 'session_workflow_mod'
 const promptSnapshot = atom({ plugin: 'session-workflow', key: 'promptSnapshot' } as const, null)
 
 /**
- * The section this session owns: the project root first (where the session started, as the Python hooks'
- * start dir), then the working directory when it differs. A missing, unreadable or untrusted file, or one
- * another session owns (orphaned here), is passed over; the first owned one wins, as in the Python reader.
+ * The section this session owns: its project's work state (where.ts `projectDir`, the Python hooks' project). A
+ * missing, unreadable or untrusted file, or one another session owns (orphaned here), gives none, as in the Python
+ * reader.
  */
 async function ownedSection($: EngineInterface, session: string): Promise<StoredSection | null> {
-  const root = await $.session.root()
-  const cwd = await $.session.cwd()
-  for (const dir of root === cwd ? [root] : [root, cwd]) {
-    const raw = await readStateFile($, dir)
-    if (raw === null) continue
-    const stored = parseWorkState(raw)
-    if (stored !== null && stored.owner === session) return stored
-  }
-  return null
+  const raw = await readStateFile($, await projectDir($))
+  const stored = raw === null ? null : parseWorkState(raw)
+  return stored !== null && stored.owner === session ? stored : null
 }
 
 /**

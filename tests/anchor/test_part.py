@@ -301,21 +301,17 @@ def test_startup_chooses_among_fresh_anchors_only(golden_dir: Path) -> None:
     assert rendered(make_ctx(golden_dir, source="compact")).startswith("## Control anchor:")
 
 
-def test_startup_ignores_start_dir(tmp_path: Path) -> None:
-    start, cwd = tmp_path / "proj", tmp_path / "cwd"
-    cwd.mkdir()
-    write_anchor(start, "a.md", live("A"), 0)
-    assert prepare(make_ctx(cwd, source="startup", transcript=transcript_from(tmp_path, start))) is None
-    assert prepare(make_ctx(cwd, source="resume", transcript=transcript_from(tmp_path, start))) is not None
-
-
-def test_start_dir_without_anchor_falls_back_to_cwd_and_says_so(tmp_path: Path) -> None:
-    start, cwd = tmp_path / "proj", tmp_path / "cwd"
-    start.mkdir()
-    write_anchor(cwd, "a.md", live("A"), 0)
-    text = rendered(make_ctx(cwd, transcript=transcript_from(tmp_path, start)))
-    assert f"This session started in {start}; its cwd is now {cwd}." in text
-    assert f"{start} has no open anchor." in text
+def test_a_hook_takes_claude_project_dir_over_the_transcript_and_the_cwd(tmp_path: Path) -> None:
+    """Claude Code gives its hooks the project as CLAUDE_PROJECT_DIR (over any env block, measured on 2.1.332)."""
+    project, start, cwd = tmp_path / "proj", tmp_path / "start", tmp_path / "proj" / "src"
+    write_anchor(project, "a.md", live("A"), 0)
+    write_anchor(start, "b.md", live("B"), 0)
+    write_anchor(cwd, "c.md", live("C"), 0)
+    for source in ("startup", "compact"):
+        ctx = make_ctx(cwd, source=source, transcript=transcript_from(tmp_path, start))
+        ctx.env = {**ctx.env, "CLAUDE_PROJECT_DIR": str(project), "CLAUDECODE": "1"}
+        text = rendered(ctx)
+        assert "a.md" in text and "b.md" not in text and "c.md" not in text
 
 
 @pytest.mark.parametrize("kind", ["directory", "missing", "fifo"])
@@ -461,7 +457,7 @@ def test_gitignore_is_create_only(tmp_path: Path) -> None:
     assert gitignore.read_text() == "!keep\n"
 
 
-def test_gitignore_for_both_dirs_with_open_anchors(tmp_path: Path) -> None:
+def test_gitignore_for_the_projects_anchors_folder_only(tmp_path: Path) -> None:
     start, cwd = tmp_path / "proj", tmp_path / "cwd"
     write_anchor(start, "a.md", live("A"), 0)
     write_anchor(cwd, "b.md", live("B"), 0)
@@ -470,7 +466,7 @@ def test_gitignore_for_both_dirs_with_open_anchors(tmp_path: Path) -> None:
     part.render(CAP)
     part.after_emit(True)
     assert (start / ".claude" / "anchors" / ".gitignore").exists()
-    assert (cwd / ".claude" / "anchors" / ".gitignore").exists()
+    assert not (cwd / ".claude" / "anchors" / ".gitignore").exists()
 
 
 def test_bom_crlf_and_non_utf8(tmp_path: Path) -> None:

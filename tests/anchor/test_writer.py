@@ -697,14 +697,11 @@ def test_default_dir_prefers_project_dir_then_session_start_then_cwd(tmp_path: P
     transcript.parent.mkdir(parents=True)
     transcript.write_text('not json\n{"type":"summary"}\n' + json.dumps({"cwd": str(start)}) + "\n")
     env = {"CLAUDE_CONFIG_DIR": str(config), "CLAUDE_CODE_SESSION_ID": "abc-123"}
-    home = str(tmp_path / "home")
-    assert anchor_writer.default_project_dir({**env, "CLAUDE_PROJECT_DIR": str(project)}, home, str(cwd)) == str(
-        project
-    )
-    assert anchor_writer.default_project_dir(env, home, str(cwd)) == str(start)
-    assert anchor_writer.default_project_dir({**env, "CLAUDE_CODE_SESSION_ID": "../x"}, home, str(cwd)) == str(cwd)
-    assert anchor_writer.default_project_dir({**env, "CLAUDE_CODE_SESSION_ID": "other"}, home, str(cwd)) == str(cwd)
-    assert anchor_writer.default_project_dir({"CLAUDE_PROJECT_DIR": "relative"}, home, str(cwd)) == str(cwd)
+    assert anchor_writer.default_project_dir({**env, "CLAUDE_PROJECT_DIR": str(project)}, str(cwd)) == str(project)
+    assert anchor_writer.default_project_dir(env, str(cwd)) == str(start)
+    assert anchor_writer.default_project_dir({**env, "CLAUDE_CODE_SESSION_ID": "../x"}, str(cwd)) == str(cwd)
+    assert anchor_writer.default_project_dir({**env, "CLAUDE_CODE_SESSION_ID": "other"}, str(cwd)) == str(cwd)
+    assert anchor_writer.default_project_dir({"CLAUDE_PROJECT_DIR": "relative"}, str(cwd)) == str(cwd)
 
 
 @pytest.mark.parametrize("dangling", [True, False])

@@ -12,7 +12,7 @@ import pytest
 
 from session_workflow.cli import state as state_cli
 from session_workflow.cli.main import main
-from session_workflow.core import locations
+from session_workflow.core import locations, where
 from session_workflow.workstate import state as workstate
 
 REPO = Path(__file__).resolve().parents[2]
@@ -117,25 +117,30 @@ def test_another_sessions_state_is_refused_until_adopted(tmp_path: Path, capsys:
 def test_the_project_dir_rules(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """The session's project (core.where), whatever subfolder the shell is in: no walk up to a .git or a state."""
     repo = tmp_path / "repo"
-    deep = repo / "src" / "pkg"
+    pkg = repo / "pkg"
+    deep = pkg / "src"
     deep.mkdir(parents=True)
     (repo / ".git").mkdir()
+    os.makedirs(os.path.dirname(locations.state_path(str(repo))))
+    Path(locations.state_path(str(repo))).write_text("{}")
     monkeypatch.chdir(deep)
-    assert state_cli.locate(None, {}).project_dir == str(repo)
-    inner = repo / "src"
-    os.makedirs(os.path.dirname(locations.state_path(str(inner))))
-    Path(locations.state_path(str(inner))).write_text("{}")
-    assert state_cli.locate(None, {}).project_dir == str(inner), "an existing state wins over the git toplevel"
+    assert state_cli.locate(None, {}).project_dir == str(deep), "a terminal's project is where it is"
+    config = tmp_path / "config"
+    transcript = config / "projects" / where.project_slug(str(pkg)) / "abc-1.jsonl"
+    transcript.parent.mkdir(parents=True)
+    transcript.write_text(json.dumps({"type": "user", "cwd": str(pkg)}) + "\n")
+    bash = {"CLAUDECODE": "1", "CLAUDE_CODE_SESSION_ID": "abc-1", "CLAUDE_CONFIG_DIR": str(config)}
+    assert state_cli.locate(None, bash).project_dir == str(pkg), "the Bash tool's: where the session started"
     other = tmp_path / "other"
     other.mkdir()
     assert state_cli.locate(None, {"CLAUDE_PROJECT_DIR": str(other)}).project_dir == str(other)
-    assert state_cli.locate(None, {"CLAUDE_PROJECT_DIR": "relative"}).project_dir == str(inner)
+    capsys.readouterr()
+    assert state_cli.locate(None, {**bash, "CLAUDE_PROJECT_DIR": str(other)}).project_dir == str(pkg)
+    assert "ignored CLAUDE_PROJECT_DIR=" in capsys.readouterr().err
+    assert state_cli.locate(None, {"CLAUDE_PROJECT_DIR": "relative"}).project_dir == str(deep)
     assert state_cli.locate(str(repo), {"CLAUDE_PROJECT_DIR": str(other)}).project_dir == str(repo)
-    plain = tmp_path / "plain"
-    plain.mkdir()
-    monkeypatch.chdir(plain)
-    assert state_cli.locate(None, {}).project_dir == str(plain)
 
 
 def test_without_any_project_dir_the_user_state_dir_is_used(
@@ -146,11 +151,11 @@ def test_without_any_project_dir_the_user_state_dir_is_used(
     gone.mkdir()
     monkeypatch.chdir(gone)
     gone.rmdir()
-    where = state_cli.locate(None, {})
-    assert where.project_dir is None
-    assert where.path == workstate.fallback_state_path()
+    found = state_cli.locate(None, os.environ)
+    assert found.project_dir is None
+    assert found.path == workstate.fallback_state_path(os.environ)
     assert run(capsys, "set", "--ticket", "3", "--title", "T")[0] == 0
-    assert os.path.isfile(where.path)
+    assert os.path.isfile(found.path)
 
 
 @pytest.mark.parametrize(

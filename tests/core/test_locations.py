@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -13,7 +15,6 @@ from hypothesis import strategies as st
 from session_workflow.core.locations import (
     _fnv1a64,
     claude_config_dir,
-    given_project_dir,
     ignored_folders,
     leads_outside,
     outside_projects,
@@ -22,15 +23,33 @@ from session_workflow.core.locations import (
     resolves_inside,
     safe_name,
     trust_dir,
-    user_state_root,
+    user_state_dir,
 )
 from tests.reliability.strategies import char_text
+
+SRC = Path(__file__).resolve().parents[2] / "src"
+
+
+# The environments both rules are held to: unset, relative and absolute XDG_STATE_HOME and HOME, trailing slashes.
+STATE_ENVS: list[dict[str, str]] = [
+    {"HOME": "/home/u"},
+    {"HOME": "/home/u/"},
+    {"HOME": "/"},
+    {"HOME": "/home/u", "XDG_STATE_HOME": "/xdg"},
+    {"HOME": "/home/u", "XDG_STATE_HOME": "/xdg/"},
+    {"HOME": "/home/u", "XDG_STATE_HOME": "relative"},
+    {"HOME": "/home/u", "XDG_STATE_HOME": ""},
+    {"HOME": "/home/u", "XDG_STATE_HOME": " "},
+    {"HOME": "relative", "XDG_STATE_HOME": "/xdg"},
+    {"XDG_STATE_HOME": "/xdg"},
+]
 
 
 @pytest.mark.parametrize(
     ("env", "platform", "expected"),
     [
         ({"HOME": "/home/u"}, "linux", "/home/u/.local/state/session-workflow"),
+        ({"HOME": "/home/u/"}, "linux", "/home/u/.local/state/session-workflow"),
         ({"HOME": "/home/u", "XDG_STATE_HOME": "/xdg"}, "linux", "/xdg/session-workflow"),
         ({"HOME": "/home/u", "XDG_STATE_HOME": "relative"}, "linux", "/home/u/.local/state/session-workflow"),
         ({"HOME": "/Users/u"}, "darwin", "/Users/u/Library/Application Support/session-workflow"),
@@ -40,13 +59,49 @@ from tests.reliability.strategies import char_text
         ({"HOME": "/home/u\x00x"}, "linux", None),
     ],
 )
-def test_user_state_root_needs_only_the_environment(env: dict[str, str], platform: str, expected: str | None) -> None:
-    assert user_state_root(env, platform) == expected
+def test_user_state_dir_needs_only_the_environment(env: dict[str, str], platform: str, expected: str | None) -> None:
+    assert user_state_dir(env, platform) == expected
+
+
+@pytest.mark.parametrize("env", STATE_ENVS)
+@pytest.mark.parametrize("platform", ["linux", "darwin"])
+def test_user_state_dir_is_what_platformdirs_gives(
+    env: dict[str, str], platform: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The writers' library and the hooks' stdlib rule agree wherever HOME or XDG_STATE_HOME is absolute
+    (platformdirs 4.5+; 4.4, the 3.9 pin, takes a relative XDG_STATE_HOME as it is)."""
+    platformdirs = pytest.importorskip("platformdirs")
+    version = tuple(int(part) for part in platformdirs.__version__.split(".")[:2])
+    xdg = env.get("XDG_STATE_HOME", "")
+    if version < (4, 5) and xdg.strip() and not xdg.startswith("/"):
+        pytest.skip("platformdirs before 4.5 takes a relative XDG_STATE_HOME")
+    from platformdirs.macos import MacOS
+    from platformdirs.unix import Unix
+
+    for name in ("HOME", "XDG_STATE_HOME"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    dirs = (MacOS if platform == "darwin" else Unix)("session-workflow")
+    assert user_state_dir(env, platform) == dirs.user_state_dir
+
+
+def test_user_state_dir_is_the_same_in_a_cold_interpreter() -> None:
+    """The hooks run ``python3 -I -S``: no platformdirs there, the same folder."""
+    code = (
+        "import os, sys; sys.path.insert(0, sys.argv[1]); from session_workflow.core.locations import user_state_dir;"
+        " print(user_state_dir(os.environ))"
+    )
+    env = {"HOME": "/home/u", "XDG_STATE_HOME": "/xdg", "PATH": os.environ.get("PATH", "")}
+    done = subprocess.run(
+        [sys.executable, "-I", "-S", "-c", code, str(SRC)], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (0, "/xdg/session-workflow\n", "")
 
 
 def test_trust_dir_is_never_inside_a_project_and_ignores_plugin_data() -> None:
     env = {"HOME": "/home/u", "CLAUDE_PLUGIN_DATA": "/data", "CLAUDE_PROJECT_DIR": "/home/u/proj"}
-    assert trust_dir(env) == os.path.join(user_state_root(env) or "", "anchors")
+    assert trust_dir(env) == os.path.join(user_state_dir(env) or "", "anchors")
     assert trust_dir({}) is None
 
 
@@ -160,13 +215,3 @@ def test_a_relative_config_dir_is_ignored_and_named_once(tmp_path: Path) -> None
     ]
     assert ignored_folders({"HOME": "/h", "CLAUDE_PLUGIN_DATA": "/h/.claude/plugins/data/x"}, ["/h/p"]) == []
 
-
-def test_claude_project_dir_counts_outside_the_bash_tool_only(tmp_path: Path) -> None:
-    given = {"CLAUDE_PROJECT_DIR": str(tmp_path)}
-    assert given_project_dir(given) == (str(tmp_path), None)
-    assert given_project_dir({"CLAUDE_PROJECT_DIR": "rel"}) == (None, None)
-    assert given_project_dir({**given, "CLAUDECODE": "1"}) == (
-        None,
-        f"session-workflow: ignored CLAUDE_PROJECT_DIR={tmp_path}: Claude Code sets it for hooks, not here.",
-    )
-    assert given_project_dir({"CLAUDECODE": "1"}) == (None, None)

@@ -173,20 +173,20 @@ describe('prompt.compose', () => {
     }
   })
 
-  test('reads the working directory when the project root has no state', async ($, on) => {
+  test('never reads the working directory: the project is the session root, wherever the shell cd-ed', async ($, on) => {
     const world = rig(on)
     world.cwd = '/home/dev/project/sub'
     world.files.set(`${world.cwd}/.claude/session-workflow/work-state.json`, workState(TICKET_34))
-    expect(await ourText($)).toBe(sectionText(TICKET_34))
+    expect(await ourText($)).toBeUndefined()
   })
 
-  test('passes over a state another session owns for one this session owns', async ($, on) => {
+  test('a state another session owns gives no section, whatever the working directory holds', async ($, on) => {
     const world = rig(on)
     world.cwd = '/home/dev/project/sub'
     world.files.set(STATE_PATH, workState({ ...TICKET_34, session: 'another-session' }))
     const owned: Ticket = { ticket: 'PROJ-7', title: 'Tracker ticket', step: 'plan' }
     world.files.set(`${world.cwd}/.claude/session-workflow/work-state.json`, workState(owned, { map: null }))
-    expect(await ourText($)).toBe(sectionText(owned, null))
+    expect(await ourText($)).toBeUndefined()
   })
 
   test('prefers the project root over the working directory', async ($, on) => {

@@ -117,27 +117,27 @@ def test_owned_state_follows_project_dirs_and_skips_orphaned_states(tmp_path: Pa
     transcript = transcript_starting_in(tmp_path / "t.jsonl", start)
     put(moved, ticket=2, title="In cwd")
     compact = context(moved, None, source="compact", transcript=transcript)
-    assert workstate.owned_state(compact).state.ticket == 2  # type: ignore[union-attr]
+    assert workstate.owned_state(compact) is None, "the project is where the session started, not its cwd"
     put(start, ticket=1, title="In start dir")
     assert workstate.owned_state(compact).state.ticket == 1  # type: ignore[union-attr]
     prompt = context(moved, None, transcript=transcript)
     assert workstate.owned_state(prompt).state.ticket == 1, "a prompt looks where compact looks"  # type: ignore[union-attr]
-    startup = context(moved, None, source="startup", transcript=transcript)
-    assert workstate.owned_state(startup).state.ticket == 2, "at startup only the cwd counts"  # type: ignore[union-attr]
+    startup = context(moved, None, source="startup")
+    assert workstate.owned_state(startup).state.ticket == 2, "no transcript yet: the cwd"  # type: ignore[union-attr]
     put(start, owner="another-session", ticket=1, title="In start dir")
-    assert workstate.owned_state(compact).state.ticket == 2, "an orphaned state is skipped"  # type: ignore[union-attr]
+    assert workstate.owned_state(compact) is None, "an orphaned state is not this session's"
     assert workstate.owned_state(context(moved, None, session=None)) is None
     assert workstate.owned_state(context(moved, None, session="someone-else")) is None
 
 
 def test_without_any_project_dir_the_user_state_dir_is_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(workstate, "user_state_dir", lambda: str(tmp_path / "user"))
-    fallback = workstate.fallback_state_path()
+    monkeypatch.setattr(workstate, "user_state_dir", lambda env: str(tmp_path / "user"))
+    fallback = workstate.fallback_state_path({})
     assert fallback == str(tmp_path / "user" / "work-state.json")
     os.makedirs(tmp_path / "user")
     Path(fallback).write_bytes(workstate_writer.encode(WorkState(ticket=3, title="T", session=SESSION), None))
     assert workstate.owned_state(context(None, None)).path == fallback  # type: ignore[union-attr]
-    monkeypatch.setattr(workstate, "user_state_dir", lambda: None)
+    monkeypatch.setattr(workstate, "user_state_dir", lambda env: None)
     assert workstate.owned_state(context(None, None)) is None
 
 
@@ -207,10 +207,10 @@ def test_the_delivery_record_lives_under_plugin_data_one_file_per_session(
     assert record.holds("k") and not record.holds("other")
     record.forget()
     assert not record.holds("k")
-    monkeypatch.setattr(records, "user_state_dir", lambda: str(tmp_path / "user"))
+    monkeypatch.setattr(records, "user_state_dir", lambda env: str(tmp_path / "user"))
     fallback = DeliveryRecord.for_session(context(tmp_path, Path("relative")))
     assert fallback is not None and fallback.folder == str(tmp_path / "user" / "work-state-delivered")
-    monkeypatch.setattr(records, "user_state_dir", lambda: None)
+    monkeypatch.setattr(records, "user_state_dir", lambda env: None)
     assert DeliveryRecord.for_session(context(tmp_path, None)) is None
     assert DeliveryRecord.for_session(context(tmp_path, tmp_path, session=None)) is None
 

@@ -131,31 +131,20 @@ def ignored_folders(env: Mapping[str, str], project_dirs: Sequence[str]) -> list
 def user_state_dir(env: Mapping[str, str], platform: str = sys.platform) -> str | None:
     """The user's state folder for this plugin: platformdirs' ``user_state_dir("session-workflow")`` (4.14.9, the
     writers' pin) computed from the environment alone, so the hooks (``python3 -I -S``: no platformdirs), the CLI
-    in the Bash tool and in a terminal find the same folder. ``XDG_STATE_HOME`` when absolute (on macOS too), else
-    ``~/.local/state`` (macOS: ``~/Library/Application Support``), ``~`` being ``HOME`` when absolute, else the
-    account's home; None without either. A project's ``env`` block can set neither (Claude Code drops ``HOME`` and
-    ``XDG_*`` there), so it lies outside the repository."""
+    in the Bash tool and in a terminal, and the mod find the same folder. ``XDG_STATE_HOME`` when absolute (on
+    macOS too), else ``$HOME/.local/state`` (macOS: ``$HOME/Library/Application Support``). Without an absolute
+    ``HOME`` either it is None where platformdirs would ask the password database: the mod cannot, and a test's
+    environment never reaches the real home. A project's ``env`` block can set neither (Claude Code drops ``HOME``
+    and ``XDG_*`` there), so it lies outside the repository."""
     given = env.get("XDG_STATE_HOME", "")
+    home = env.get("HOME", "")
     if given.startswith("/"):
         base = given
-    else:
-        home = env.get("HOME", "")
-        home = home if home.startswith("/") else _account_home()
-        if not home:
-            return None
+    elif home.startswith("/"):
         base = home.rstrip("/") + ("/Library/Application Support" if platform == "darwin" else "/.local/state")
+    else:
+        return None
     return os.path.join(base, APP_NAME) if "\x00" not in base else None
-
-
-def _account_home() -> str:
-    """The account's home from the password database (as ``os.path.expanduser`` without ``HOME``), or ``""``."""
-    try:
-        import pwd
-
-        home = pwd.getpwuid(os.getuid()).pw_dir
-    except (ImportError, KeyError, OSError):
-        return ""
-    return home if home.startswith("/") else ""
 
 
 def trust_dir(env: Mapping[str, str]) -> str | None:
