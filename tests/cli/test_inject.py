@@ -12,6 +12,7 @@ import pytest
 
 from session_workflow.cli import inject as inject_cli
 from session_workflow.cli.main import main
+from session_workflow.core import where
 from session_workflow.core.locations import state_path
 from session_workflow.core.text import utf16_len
 from session_workflow.workstate import writer as workstate_writer
@@ -56,24 +57,13 @@ def test_this_repository_declares_its_mod() -> None:
     assert str(REPO) == inject_cli.PLUGIN_ROOT and inject_cli.declares_mod(str(REPO))
 
 
-def test_the_session_transcript_is_found_by_project_then_anywhere(tmp_path: Path) -> None:
-    config = tmp_path / "config"
-    here = config / "projects" / inject_cli.project_slug("/work/proj") / f"{SESSION}.jsonl"
-    here.parent.mkdir(parents=True)
-    here.write_text("")
-    assert inject_cli.find_transcript(SESSION, ["/work/proj"], str(config)) == str(here)
-    assert inject_cli.find_transcript(SESSION, ["/elsewhere"], str(config)) == str(here)
-    assert inject_cli.find_transcript("other", ["/work/proj"], str(config)) is None
-    assert inject_cli.find_transcript(SESSION, [], str(tmp_path / "none")) is None
-
-
 @pytest.fixture
 def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A project with a work state and the session's transcript holding two prompts, as Claude Code keeps it."""
     folder = tmp_path / "proj"
     folder.mkdir()
     config = tmp_path / "config"
-    transcript = config / "projects" / inject_cli.project_slug(str(folder)) / f"{SESSION}.jsonl"
+    transcript = config / "projects" / where.project_slug(str(folder)) / f"{SESSION}.jsonl"
     transcript.parent.mkdir(parents=True)
     with transcript.open("w") as handle:
         for text in ("please ship the exporter", "and keep the old API"):

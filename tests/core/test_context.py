@@ -9,7 +9,7 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from session_workflow.core.context import HookContext, session_start_dir
+from session_workflow.core.context import HookContext
 from session_workflow.hook.io import hook_json, parse_payload, run_hook
 
 
@@ -30,28 +30,21 @@ def test_mod_marker_must_be_exactly_one_or_true() -> None:
     assert not _ctx(session_workflow_mod=2).mod_active
 
 
-def test_start_dir_is_first_record_with_cwd(tmp_path: Path) -> None:
+def test_the_project_is_the_one_rule_whatever_the_source(tmp_path: Path) -> None:
+    """A hook's project is ``core.where.project_dir`` (held in tests/core/test_where.py): CLAUDE_PROJECT_DIR, else
+    where the transcript says the session started, else the cwd; one folder, never the cwd beside it."""
+    start, now = tmp_path / "start", tmp_path / "start" / "src"
+    now.mkdir(parents=True)
     transcript = tmp_path / "t.jsonl"
-    records = [
-        b"not json",
-        json.dumps({"type": "summary"}).encode(),
-        b'{"cwd": 3}',
-        b'{"cwd": "/proj", "type": "user"}',
-    ]
-    transcript.write_bytes(b"\n".join([*records, b'{"cwd": "/later"}']) + b"\n")
-    assert session_start_dir(str(transcript)) == "/proj"
-    assert session_start_dir(str(tmp_path)) is None
-    assert session_start_dir(str(tmp_path / "missing")) is None
-
-
-def test_project_dirs_order_by_source(tmp_path: Path) -> None:
-    transcript = tmp_path / "t.jsonl"
-    transcript.write_text('{"cwd": "/start"}\n')
-    for source in ("compact", "resume", "clear"):
-        ctx = _ctx(source=source, cwd="/now", transcript_path=str(transcript))
-        assert ctx.project_dirs() == ["/start", "/now"]
-    assert _ctx(source="startup", cwd="/now", transcript_path=str(transcript)).project_dirs() == ["/now"]
-    assert _ctx(source="compact", cwd="/start", transcript_path=str(transcript)).project_dirs() == ["/start"]
+    transcript.write_text(json.dumps({"cwd": str(start)}) + "\n")
+    for source in ("startup", "resume", "clear", "compact", "fork"):
+        ctx = _ctx(source=source, cwd=str(now), transcript_path=str(transcript))
+        assert ctx.project_dirs() == [str(start)] and ctx.project_dir() == str(start)
+    assert _ctx(source="startup", cwd=str(now)).project_dirs() == [str(now)]
+    given = HookContext.from_payload({"cwd": str(now)}, {"CLAUDE_PROJECT_DIR": str(tmp_path), "CLAUDECODE": "1"}, 0.0)
+    assert given.project_dirs() == [str(tmp_path)]
+    named = HookContext.from_payload({"cwd": str(now)}, {"CLAUDE_PROJECT_DIR": str(tmp_path)}, 0.0, project=str(now))
+    assert named.project_dirs() == [str(now)]
     assert _ctx(source="compact", cwd="relative").project_dirs() == []
 
 

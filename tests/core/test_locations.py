@@ -214,4 +214,3 @@ def test_a_relative_config_dir_is_ignored_and_named_once(tmp_path: Path) -> None
         f"session-workflow: ignored CLAUDE_PLUGIN_DATA={tmp_path}/d\\u202e: not an absolute path outside the project."
     ]
     assert ignored_folders({"HOME": "/h", "CLAUDE_PLUGIN_DATA": "/h/.claude/plugins/data/x"}, ["/h/p"]) == []
-

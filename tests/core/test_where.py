@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from pathlib import Path
 
 import pytest
 
 from session_workflow.core import where
-from session_workflow.core.locations import trust_dir
+from session_workflow.core.locations import TRUST_FOLDER, trust_dir, user_state_dir
 
 REPO = Path(__file__).resolve().parents[2]
 MOD_GOLDEN = REPO / "tests" / "mod" / "python-where.ts"
@@ -67,7 +68,7 @@ def test_the_bash_tool_finds_the_project_in_the_sessions_transcript(
 
 def test_a_terminal_takes_its_own_claude_project_dir_else_its_cwd(mono: tuple[Path, Path, Path]) -> None:
     """No walk up to a .git or a settings file: Claude Code reads .claude/settings.json where it starts only."""
-    root, pkg, src = mono
+    root, _pkg, src = mono
     assert where.project_dir({"CLAUDE_PROJECT_DIR": str(root)}, str(src)) == str(root)
     assert where.project_dir({}, str(src)) == str(src)
     assert where.project_dir({}, "relative") is None
@@ -126,11 +127,11 @@ MOD_SESSIONS = ["5f0c-sess", "id with/odd:chars"]
 
 def python_where_cases() -> list[dict[str, object]]:
     """What the Python side gives for each environment, session and system: the task list and the trust folder."""
-    cases = []
+    cases: list[dict[str, object]] = []
     for env in MOD_ENVS:
         for session in MOD_SESSIONS:
             for system, platform in (("Linux", "linux"), ("Darwin", "darwin")):
-                trust = trust_dir(env) if platform == "linux" else _trust_dir_on(env, platform)
+                trust = _trust_dir_on(env, platform)
                 cases.append(
                     {
                         "env": env,
@@ -144,8 +145,7 @@ def python_where_cases() -> list[dict[str, object]]:
 
 
 def _trust_dir_on(env: dict[str, str], platform: str) -> str | None:
-    from session_workflow.core.locations import TRUST_FOLDER, user_state_dir
-
+    """``core.locations.trust_dir`` as it is on ``platform``."""
     root = user_state_dir(env, platform)
     return os.path.join(root, TRUST_FOLDER) if root else None
 
@@ -162,6 +162,10 @@ def test_the_mods_where_table_is_what_python_gives() -> None:
     if os.environ.get("SESSION_WORKFLOW_UPDATE_GOLDEN") == "1":
         MOD_GOLDEN.write_text(text, encoding="ascii")
     assert MOD_GOLDEN.read_text(encoding="ascii") == text
+
+
+def test_the_trust_folder_of_the_table_is_trust_dir_here() -> None:
+    assert _trust_dir_on(MOD_ENVS[0], sys.platform) == trust_dir(MOD_ENVS[0])
 
 
 def test_the_table_covers_the_cases_the_issue_names() -> None:

@@ -584,9 +584,8 @@ def _list_dirs(root: str) -> list[str]:
 
 
 def hook_dirs(payload: Mapping[str, object], env: Mapping[str, str]) -> list[str]:
-    """The project dirs a hook may write into: the session's start dir and its cwd (absolute ones only)."""
-    ctx = HookContext.from_payload(payload, env, time.time())
-    return [folder for folder in (ctx.start_dir(), ctx.cwd) if folder and os.path.isabs(folder)]
+    """The project dir a hook may write into (``core.where.project_dir``)."""
+    return HookContext.from_payload(payload, env, time.time()).project_dirs()
 
 
 # --- nothing written outside the allowed folders -----------------------------------------------------------
