@@ -21,7 +21,7 @@ import pytest
 
 from . import fake_api as F
 from .fake_api import Body, FakeAnthropic
-from .harness import Claude, StreamSession, new_session_id, read_jsonl
+from .harness import Claude, StreamSession, describe_requests, new_session_id, read_jsonl
 from .test_scenarios import (
     ANCHOR_BODY,
     ANCHOR_HEADING,
@@ -134,7 +134,10 @@ def test_the_status_row_names_the_projects_anchor_and_ticket_after_a_cd(
         sid = new_session_id()
         sock = f"e2e-where-{os.getpid()}"
         env = claude.env({"TERM": "xterm-256color", "SESSION_WORKFLOW_WHEELS": str(wheels)})
-        cmd = " ".join(shlex.quote(a) for a in claude.argv(["--session-id", sid, "--allowedTools", "Bash"]))
+        cmd = " ".join(
+            shlex.quote(a)
+            for a in claude.argv(["--session-id", sid, "--allowedTools", "Bash", "--permission-mode", "default"])
+        )
 
         def tmux(*args: str) -> str:
             done = subprocess.run(["tmux", "-L", sock, *args], check=True, capture_output=True, text=True)
@@ -162,7 +165,7 @@ def test_the_status_row_names_the_projects_anchor_and_ticket_after_a_cd(
             screen = tmux("capture-pane", "-p", "-t", "w")
         finally:
             subprocess.run(["tmux", "-L", sock, "kill-server"], capture_output=True)
-    (anchor,) = made
-    assert_only_in(pkg, mono, anchor)
+    assert len(made) == 1, f"the model's writer calls were not made\n{screen}\n{describe_requests(api)}"
+    assert_only_in(pkg, mono, made[0])
     rows = status_rows(screen)
     assert rows and TITLE in rows[-1] and "#34 execute" in rows[-1], screen
