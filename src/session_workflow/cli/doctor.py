@@ -180,8 +180,8 @@ def gone_checks(project: str, env: Mapping[str, str]) -> list[Check]:
 def work_state_check(dir_arg: str | None, env: Mapping[str, str]) -> Check:
     """The work state ``session-workflow state`` works on here, and whether this shell's session owns it.
 
-    The caller makes sure the current directory exists, so the state is never looked for in the user-level
-    fallback (platformdirs: importing it would start the install).
+    The caller makes sure the current directory exists, so the state is the project's (``cli.state.locate``), never
+    the user-level fallback.
     """
     from session_workflow.cli.state import locate, summary  # the state group's own rules for "here"
     from session_workflow.workstate.state import MAX_STATE_BYTES, decode
