@@ -616,10 +616,17 @@ MUTANTS = [
     ),
     Mutant(
         "CLAUDE_PROJECT_DIR counts in the Bash tool",
-        "core/locations.py",
-        'if env.get("CLAUDECODE") == "1":\n        return (',
-        "if False:\n        return (",
-        (*REPOSITORY_INPUT, "tests/core/test_locations.py"),
+        "core/where.py",
+        "if (hook or not in_bash_tool(env)) and _folder(env.get(PROJECT_ENV)):",
+        "if _folder(env.get(PROJECT_ENV)):",
+        (*REPOSITORY_INPUT, "tests/core/test_where.py", "tests/cli/test_state.py"),
+    ),
+    Mutant(
+        "the project is the cwd the model cd'd into",
+        "core/where.py",
+        "return start or _folder(cwd)",
+        "return _folder(cwd) or start",
+        ("tests/core/test_where.py", "tests/core/test_context.py", "tests/workstate/test_state.py"),
     ),
     Mutant(
         "an anchor read by path, whatever its identity",
@@ -902,8 +909,22 @@ MUTANTS = [
     Mutant(
         "the mod puts another session's state in the system prompt",
         "hooks/mod/register.ts",
-        "if (stored !== null && stored.owner === session) return stored",
-        "if (stored !== null) return stored",
+        "return stored !== null && stored.owner === session ? stored : null",
+        "return stored",
+        runner=MOD,
+    ),
+    Mutant(
+        "the mod's project is the shell's cwd",
+        "hooks/mod/where.ts",
+        "return $.session.root()",
+        "return $.session.cwd()",
+        runner=MOD,
+    ),
+    Mutant(
+        "the mod takes a relative CLAUDE_CONFIG_DIR",
+        "hooks/mod/where.ts",
+        "if (isAbsolute(env.CLAUDE_CONFIG_DIR)) return env.CLAUDE_CONFIG_DIR",
+        "if (env.CLAUDE_CONFIG_DIR) return env.CLAUDE_CONFIG_DIR",
         runner=MOD,
     ),
     Mutant(
