@@ -409,12 +409,14 @@ def test_hostile_fs(name: str, size: Size, tally: Tally) -> None:
 
 
 def test_cwd_with_a_lone_surrogate(tally: Tally) -> None:
-    """A payload cwd and transcript path with a lone surrogate (JSON can carry one) name no path: no crash."""
+    """A payload cwd and transcript path with a lone surrogate (JSON can carry one) name no path: no crash (no
+    CLAUDE_PROJECT_DIR either, so the cwd would be the project)."""
     with sandbox() as box:
         good_world(box)
         payload = box.payload(source="startup", cwd=box.project + "\ud800", transcript_path="\ud800")
         tally.add("hook runs")
-        run = run_forked("SessionStart", payload, box.env())
+        env = {name: value for name, value in box.env().items() if name != "CLAUDE_PROJECT_DIR"}
+        run = run_forked("SessionStart", payload, env)
         assert (run.code, run.stderr) == (0, b"")
         text = check_run(box, "SessionStart", payload, run.stdout)
         assert text is None or GOOD_ANCHOR not in text

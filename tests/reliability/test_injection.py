@@ -184,7 +184,7 @@ def _named_world(box: Sandbox, spec: dict[str, str]) -> tuple[dict[str, object],
         box.write_transcript(transcript_jsonl(cwd, ["before"]), session=session)
         os.utime(box.transcript(session), (1, 1))
         os.rename(box.tasks(), box.tasks(re.sub(r"[^A-Za-z0-9_-]", "-", session)))
-    return payload, box.env()
+    return payload, box.env(CLAUDE_PROJECT_DIR=cwd)  # the folder the session started in is the project
 
 
 @pytest.mark.parametrize("case", sorted(NAMED))
@@ -213,7 +213,7 @@ def test_undecodable_path_bytes_never_reach_the_block(tally: Tally) -> None:
         anchor = "---\nformat: anchor/v1\n---\n# Done\n## Cursor\n- next: none\nStatus: done\n"
         box.write_anchor(os.fsdecode(b"a\xfe.md"), anchor.encode(), project=project)
         payload = box.payload(source="compact", cwd=project)
-        stdout = run_in_process("SessionStart", payload, box.env())
+        stdout = run_in_process("SessionStart", payload, box.env(CLAUDE_PROJECT_DIR=project))
         text = json.loads(stdout)["hookSpecificOutput"]["additionalContext"]
         text.encode("utf-8")  # the block held '\udcff' and '\udcfe' before the fix
         assert "\\xff" in text and "\\xfe" in text, "the mv advice writes the undecodable bytes back as \\xNN"
