@@ -115,7 +115,7 @@ def render(entry: Mapping[str, object]) -> str:
 def _run(args: argparse.Namespace) -> int:
     env = os.environ
     session = args.session or env.get(SESSION_ENV) or None
-    project = default_project_dir(env, os.path.expanduser("~"), os.getcwd())
+    project = default_project_dir(env, os.getcwd())
     sessions = None if args.all or session is None else {session}
     found = entries(env, sessions, project)
     if args.json:

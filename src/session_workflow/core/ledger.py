@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 
 from session_workflow.core.jsonlog import append_record
-from session_workflow.core.locations import is_safe_name, user_state_root
+from session_workflow.core.locations import is_safe_name, user_state_dir
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -27,14 +27,14 @@ REMINDERS_FOLDER = "reminders"
 def ledger_path(env: Mapping[str, str]) -> str | None:
     """The ledger file (None without a home): the same folder the trust records live under, from the environment
     alone, so the hooks and the CLI in any shell agree."""
-    root = user_state_root(env)
+    root = user_state_dir(env)
     return os.path.join(root, LEDGER_NAME) if root else None
 
 
 def reminders_path(env: Mapping[str, str], session_id: str) -> str | None:
     """The file the mod keeps ``session_id``'s reminders in; None for an id that is not a plain file name (the mod
     writes none for such an id either)."""
-    root = user_state_root(env)
+    root = user_state_dir(env)
     if not root or not session_id or len(session_id) > 100 or not is_safe_name(session_id):
         return None
     return os.path.join(root, REMINDERS_FOLDER, session_id + ".json")
