@@ -582,8 +582,8 @@ MUTANTS = [
     Mutant(
         "the bin script runs python3 without -I",
         "../../bin/session-workflow",
-        "exec python3 -I -- ",
-        "exec python3 -- ",
+        'set -- -I -- "$0"',
+        'set -- "$0"',
         REPOSITORY_INPUT,
     ),
     Mutant(
@@ -646,15 +646,15 @@ MUTANTS = [
     Mutant(
         "clear without the recovered tasks",
         "hook/compose.py",
-        '"clear": ("work state", "anchor", "tasks"),',
-        '"clear": ("work state", "anchor"),',
+        'Part("tasks", ALL_SOURCES, _always, _tasks)',
+        'Part("tasks", tuple(s for s in ALL_SOURCES if s != "clear"), _always, _tasks)',
         (*HOOK, *TASKS),
     ),
     Mutant(
         "clear without the work-state line",
         "hook/compose.py",
-        '"clear": ("work state", "anchor", "tasks"),',
-        '"clear": ("anchor", "tasks"),',
+        'Part("work state", ("compact", "resume", "startup", "clear"),',
+        'Part("work state", ("compact", "resume", "startup"),',
         HOOK,
     ),
     Mutant(
@@ -680,9 +680,9 @@ MUTANTS = [
     ),
     Mutant(
         "the mod's session gets no foreign line",
-        "hook/compose.py",
-        "if not state_elsewhere:  # the mod",
-        "if False:  # the mod",
+        "workstate/part.py",
+        "    return unreadable_part(ctx) or prepare_foreign(ctx)\n",
+        "    return unreadable_part(ctx)\n",
         HOOK,
     ),
     Mutant(

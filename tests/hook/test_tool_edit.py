@@ -346,8 +346,8 @@ def has_filelock(python: str) -> bool:
     return subprocess.run([python, "-I", "-c", code], capture_output=True, timeout=60).returncode == 0
 
 
-def run_shim(name: str, payload: bytes, env: dict[str, str], *flags: str, python: str = sys.executable) -> bytes:
-    argv = [python, *flags, "-I", "-S", str(REPO / "hooks" / name)]
+def run_shim(event: str, payload: bytes, env: dict[str, str], *flags: str, python: str = sys.executable) -> bytes:
+    argv = [python, *flags, "-I", "-S", str(REPO / "hooks" / "hook.py"), event]
     done = subprocess.run(argv, input=payload, capture_output=True, env=env, timeout=60)
     assert (done.returncode, done.stdout) == (0, b""), done.stderr.decode()
     return done.stderr
@@ -371,11 +371,11 @@ def cold_edit(
 ) -> None:
     path = target or project.anchor
     project.calls += 1
-    run_shim("pre_tool_use.py", raw(project.payload("PreToolUse", path, tool)), cold_env(data), python=python)
+    run_shim("PreToolUse", raw(project.payload("PreToolUse", path, tool)), cold_env(data), python=python)
     path.write_bytes(EDITED)
     response = {"type": "update", "filePath": str(path), "content": EDITED.decode(), "originalFile": "x"}
     post = project.payload("PostToolUse", path, tool, tool_response=response)
-    assert run_shim("post_tool_use.py", raw(post), cold_env(data), python=python) == b""
+    assert run_shim("PostToolUse", raw(post), cold_env(data), python=python) == b""
 
 
 @pytest.mark.parametrize("tool", ["Edit", "Write"])
@@ -412,16 +412,16 @@ def test_without_filelock_anywhere_the_edit_is_left_unvouched(project: Project, 
 
 def test_a_cold_post_hook_does_not_hang_on_a_fifo(project: Project, installed: Path) -> None:
     project.calls += 1
-    run_shim("pre_tool_use.py", raw(project.payload("PreToolUse", project.anchor)), cold_env(installed))
+    run_shim("PreToolUse", raw(project.payload("PreToolUse", project.anchor)), cold_env(installed))
     project.anchor.unlink()
     os.mkfifo(project.anchor)
     response = {"filePath": str(project.anchor), "oldString": "a", "newString": "b"}
     post = project.payload("PostToolUse", project.anchor, tool_response=response)
-    assert run_shim("post_tool_use.py", raw(post), cold_env(installed)) == b""
+    assert run_shim("PostToolUse", raw(post), cold_env(installed)) == b""
 
 
 @pytest.mark.parametrize("python", PYTHONS)
-@pytest.mark.parametrize("shim", ["pre_tool_use.py", "post_tool_use.py"])
+@pytest.mark.parametrize("shim", ["PreToolUse", "PostToolUse"])
 @pytest.mark.parametrize(
     "payload",
     [
@@ -441,7 +441,7 @@ def test_the_cold_shims_are_silent_on_hostile_input(shim: str, payload: bytes, p
 HOOK_MODULES = {"session_workflow", "session_workflow.hook", "session_workflow.hook.tool_edit"}
 
 
-@pytest.mark.parametrize("shim", ["pre_tool_use.py", "post_tool_use.py"])
+@pytest.mark.parametrize("shim", ["PreToolUse", "PostToolUse"])
 def test_a_non_anchor_edit_imports_nothing_but_the_hook_module(project: Project, shim: str, tmp_path: Path) -> None:
     """The common case (most sessions have no anchor): decided on the raw payload, before any import."""
     notes = project.dir / "notes.md"
