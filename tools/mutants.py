@@ -579,6 +579,35 @@ MUTANTS = [
         "for entry in value.split(os.pathsep))",
         (BOOTSTRAP,),
     ),
+    # Issue 32: the error log's bounds, the interpreter the plugin chooses.
+    Mutant(
+        "the error log keeps 21 entries",
+        "core/errorlog.py",
+        "MAX_ENTRIES = 20",
+        "MAX_ENTRIES = 21",
+        ("tests/core/test_errorlog.py",),
+    ),
+    Mutant(
+        "an error log entry of 4,200 bytes",
+        "core/errorlog.py",
+        "MAX_ENTRY_BYTES = 4096",
+        "MAX_ENTRY_BYTES = 4200",
+        ("tests/core/test_errorlog.py",),
+    ),
+    Mutant(
+        "the launcher runs a python3 inside the project",
+        "../../hooks/python.sh",
+        '*) case $sw_real/ in "$sw_home"/*) sw_inside=1 ;; esac ;;',
+        "*) ;;",
+        ("tests/hook/test_launcher.py",),
+    ),
+    Mutant(
+        "the launcher runs a python3 of a relative PATH entry",
+        "../../hooks/python.sh",
+        "case $sw_entry in /*) ;; *) continue ;; esac",
+        "case $sw_entry in *) ;; esac",
+        ("tests/hook/test_launcher.py",),
+    ),
     Mutant(
         "the bin script runs python3 without -I",
         "../../bin/session-workflow",
