@@ -59,9 +59,11 @@ def test_an_entry_inside_the_project_is_skipped(world: tuple[Path, Path], where:
     assert done.stdout.split()[0] == f"{outside}/python3"
 
 
-@pytest.mark.parametrize("entry", ["", ".venv/bin", "./.venv/bin", "~/bin"])
+@pytest.mark.parametrize("entry", ["", ".venv/bin", "./.venv/bin", "~/bin", "../elsewhere/bin"])
 def test_a_relative_entry_is_skipped(world: tuple[Path, Path], entry: str) -> None:
+    """Even one that leads outside the project: what it names depends on the working directory."""
     project, outside = world
+    fake_python(project.parent / "elsewhere" / "bin")
     done = launch(f"{entry}:{outside}", project, "x")
     assert done.stdout.split()[0] == f"{outside}/python3"
 
