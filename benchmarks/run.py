@@ -231,6 +231,18 @@ def hook_payload(session: workload.Session, event: str, source: str | None, key:
     return prompt_payload(session)
 
 
+def interpreter_dir(load: workload.Workload, python: str) -> str:
+    """A folder of the workload whose ``python3`` is a link to ``python`` (made again when it points elsewhere)."""
+    folder = os.path.join(load.root, "interpreter")
+    link = os.path.join(folder, "python3")
+    os.makedirs(folder, exist_ok=True)
+    if not os.path.islink(link) or os.readlink(link) != python:
+        if os.path.lexists(link):
+            os.unlink(link)
+        os.symlink(python, link)
+    return folder
+
+
 def hook_scenario(
     spec: Mapping[str, object],
     python: str,
@@ -249,11 +261,14 @@ def hook_scenario(
         reason = f"{missing_script(argvs[0])} missing"
     if len(argvs) > 1:
         label += f" (first of {len(argvs)} hooks)"
+    env = hook_env(load, session, plugin_data)
+    # hooks/python.sh runs PATH's first python3 outside the project: the interpreter under test, put first.
+    env["PATH"] = interpreter_dir(load, python) + os.pathsep + env.get("PATH", os.defpath)
     return Scenario(
         key,
         label,
         None if reason else argvs[0],
-        env=hook_env(load, session, plugin_data),
+        env=env,
         cwd=session.project,
         payload=hook_payload(session, event, source, key),
         expect=expect,

@@ -95,6 +95,8 @@ def test_a_hook_whose_script_is_missing_is_not_applicable(tmp_path: Path) -> Non
     prompt = run.hook_scenario(SPEC, "/py", load, ("k", "label", session, "UserPromptSubmit", None, (), None))
     assert prompt.argv == ["/bin/sh", "-c", f"{run.ROOT}/hook.sh --fast"]
     assert json.loads(prompt.payload)["hook_event_name"] == "UserPromptSubmit"
+    first = prompt.env["PATH"].split(os.pathsep)[0]  # what hooks/python.sh runs: the interpreter under test
+    assert os.readlink(os.path.join(first, "python3")) == "/py"
 
 
 def test_the_real_hooks_json_names_existing_scripts() -> None:
@@ -181,9 +183,7 @@ def synthetic_results() -> list[Measured]:
         measured("ss-compact", [40.0, 44.0, 42.0], floor, rss=30000, target=1.40, growth=("compact", 2 << 20)),
         measured("ss-compact-20MB", [50.0, 55.0, 52.5], floor, growth=("compact", 20 << 20)),
         measured("ss-compact-200MB", [50.0, 55.0, 52.5], floor, growth=("compact", 200 << 20)),
-        Measured(
-            "ups-unchanged", "ups-unchanged", target=1.10, check="n/a: hooks/user_prompt_submit.py missing", hook=True
-        ),
+        Measured("ups-unchanged", "ups-unchanged", target=1.10, check="n/a: hooks/hook.py missing", hook=True),
     ]
 
 

@@ -579,11 +579,40 @@ MUTANTS = [
         "for entry in value.split(os.pathsep))",
         (BOOTSTRAP,),
     ),
+    # Issue 32: the error log's bounds, the interpreter the plugin chooses.
+    Mutant(
+        "the error log keeps 21 entries",
+        "core/errorlog.py",
+        "MAX_ENTRIES = 20",
+        "MAX_ENTRIES = 21",
+        ("tests/core/test_errorlog.py",),
+    ),
+    Mutant(
+        "an error log entry of 4,200 bytes",
+        "core/errorlog.py",
+        "MAX_ENTRY_BYTES = 4096",
+        "MAX_ENTRY_BYTES = 4200",
+        ("tests/core/test_errorlog.py",),
+    ),
+    Mutant(
+        "the launcher runs a python3 inside the project",
+        "../../hooks/python.sh",
+        '*) case $sw_real/ in "$sw_home"/*) sw_inside=1 ;; esac ;;',
+        "*) ;;",
+        ("tests/hook/test_launcher.py",),
+    ),
+    Mutant(
+        "the launcher runs a python3 of a relative PATH entry",
+        "../../hooks/python.sh",
+        "case $sw_entry in /*) ;; *) continue ;; esac",
+        "case $sw_entry in *) ;; esac",
+        ("tests/hook/test_launcher.py",),
+    ),
     Mutant(
         "the bin script runs python3 without -I",
         "../../bin/session-workflow",
-        "exec python3 -I -- ",
-        "exec python3 -- ",
+        'set -- -I -- "$0"',
+        'set -- "$0"',
         REPOSITORY_INPUT,
     ),
     Mutant(
@@ -653,15 +682,15 @@ MUTANTS = [
     Mutant(
         "clear with the cleared session's tasks",
         "hook/compose.py",
-        '"clear": ("work state", "anchor"),',
-        '"clear": ("work state", "anchor", "tasks"),',
+        'Part("tasks", ("compact", "resume", "startup", "fork"), _always, _tasks)',
+        'Part("tasks", ALL_SOURCES, _always, _tasks)',
         (*HOOK, *TASKS),
     ),
     Mutant(
         "clear without the work-state line",
         "hook/compose.py",
-        '"clear": ("work state", "anchor"),',
-        '"clear": ("anchor",),',
+        'Part("work state", ("compact", "resume", "startup", "clear"),',
+        'Part("work state", ("compact", "resume", "startup"),',
         HOOK,
     ),
     Mutant(
@@ -687,9 +716,9 @@ MUTANTS = [
     ),
     Mutant(
         "the mod's session gets no foreign line",
-        "hook/compose.py",
-        "if not state_elsewhere:  # the mod",
-        "if False:  # the mod",
+        "workstate/part.py",
+        "    return unreadable_part(ctx) or prepare_foreign(ctx)\n",
+        "    return unreadable_part(ctx)\n",
         HOOK,
     ),
     Mutant(

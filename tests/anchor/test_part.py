@@ -517,7 +517,7 @@ def test_hook_end_to_end_subprocess(tmp_path: Path) -> None:
     trust(tmp_path / ".claude" / "anchors" / "a.md")
     payload = {"hook_event_name": "SessionStart", "source": "compact", "session_id": "s", "cwd": str(tmp_path)}
     result = subprocess.run(
-        [sys.executable, "-I", "-S", str(REPO / "hooks" / "session_start.py")],
+        [sys.executable, "-I", "-S", str(REPO / "hooks" / "hook.py"), "SessionStart"],
         input=json.dumps(payload).encode(),
         capture_output=True,
         timeout=20,

@@ -1,11 +1,8 @@
-"""The read-only anchor reports (list, path, show, list-dormant, list-stale, head-fit), the CLI group and the shim."""
+"""The read-only anchor reports (list, path, show, list-dormant, list-stale, head-fit) and the CLI group."""
 
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -256,39 +253,6 @@ def test_cli_without_a_subcommand_prints_the_short_help(capsys: pytest.CaptureFi
     assert exit_info.value.code == 2
     err = capsys.readouterr().err
     assert err.startswith("usage: session-workflow anchor [-h] SUBCOMMAND ...\n\n  list ") and "  restore " in err
-
-
-def shim(*argv: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-I", str(REPO / "hooks" / "anchor_inject.py"), *argv],
-        capture_output=True,
-        text=True,
-        timeout=20,
-        cwd=cwd,
-    )
-
-
-def test_shim_modes(project: Path) -> None:
-    folder = project / ".claude" / "anchors"
-    for path in folder.iterdir():  # the shim measures ages against the real clock
-        os.utime(path, (path.stat().st_mtime - NOW + time.time(),) * 2)
-    stale = shim("--list-stale", str(project))
-    assert (stale.returncode, stale.stderr) == (0, "")
-    assert stale.stdout.splitlines()[0] == f"mv {folder}/done-new.md {folder}/done-new.closed.md"
-    dormant = shim("--list-dormant", cwd=project)
-    assert dormant.returncode == 0 and "parked:\n" in dormant.stdout and "live-old.md  " in dormant.stdout
-    fit = shim("--head-fit", str(folder / "live-new.md"))
-    assert fit.returncode == 0 and fit.stdout.splitlines()[4] == "would drop: nothing"
-
-
-def test_shim_errors() -> None:
-    missing = shim("--head-fit", "/nonexistent/x.md")
-    assert missing.returncode == 2 and missing.stdout == ""
-    assert missing.stderr == "/nonexistent/x.md: no such anchor file (or not a readable regular file)\n"
-    for argv in ((), ("--bogus",), ("--head-fit",), ("--list-stale", "a", "b")):
-        bad = shim(*argv)
-        assert bad.returncode == 2 and bad.stderr.startswith("usage: anchor_inject.py")
-    assert shim("--help").returncode == 0
 
 
 # --- show ----------------------------------------------------------------------------------------------------

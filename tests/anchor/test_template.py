@@ -187,7 +187,7 @@ def test_the_cold_hook_injects_the_line(tmp_path: Path) -> None:
     trust(path)
     payload = {"hook_event_name": "SessionStart", "source": "compact", "session_id": "s", "cwd": str(tmp_path)}
     result = subprocess.run(
-        [sys.executable, "-I", "-S", str(REPO / "hooks" / "session_start.py")],
+        [sys.executable, "-I", "-S", str(REPO / "hooks" / "hook.py"), "SessionStart"],
         input=json.dumps(payload).encode(),
         env={**os.environ, **state_env()},
         capture_output=True,

@@ -47,7 +47,7 @@ from tests.trust import state_env, trust
 
 REPO = Path(__file__).resolve().parents[2]
 SRC = str(REPO / "src")
-HOOK = str(REPO / "hooks" / "session_start.py")
+HOOK = str(REPO / "hooks" / "hook.py")
 Runner = Callable[..., "tuple[int, str, str]"]
 NOW = time.mktime((2026, 3, 2, 12, 0, 0, 0, 0, -1))  # local noon: the date is 2026-03-02 in any zone
 
@@ -653,7 +653,7 @@ def hook_context(project: Path, source: str = "compact") -> str:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("CLAUDE", "SESSION_WORKFLOW"))}
     env["CLAUDE_CONFIG_DIR"] = str(project / "no-config")
     done = subprocess.run(
-        [sys.executable, "-I", "-S", HOOK],
+        [sys.executable, "-I", "-S", HOOK, "SessionStart"],
         input=json.dumps(payload),
         capture_output=True,
         text=True,

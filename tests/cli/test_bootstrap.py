@@ -501,7 +501,7 @@ def test_bin_offline_fails_in_one_line_with_the_command(tmp_path: Path) -> None:
 
 
 def test_bin_is_an_executable_script_that_runs_python3_isolated() -> None:
-    assert Path(BIN).read_text().startswith("#!/bin/sh\n''''exec python3 -I -- \"$0\" \"$@\" # '''")
+    assert Path(BIN).read_text().startswith("#!/bin/sh\n''''set -- -I -- \"$0\" \"$@\";")
     assert os.access(BIN, os.X_OK)
 
 

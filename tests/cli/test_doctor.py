@@ -125,6 +125,7 @@ session-workflow doctor: plugin <repo>, project <tmp>/project
   how: in Claude Code, `/plugin` shows whether session-workflow's hooks module loaded
 ✔ permission rule Bash(session-workflow:*): in <tmp>/project/.claude/settings.local.json
 ✔ task tools: on (CLAUDE_CODE_ENABLE_TODO_TOOLS=1 in <tmp>/config/settings.json)
+✔ errors: none recorded
 nothing essential is missing; 1 line marked ✘ to fix
 """
 
@@ -171,7 +172,7 @@ def test_a_bare_sandbox_says_what_the_first_write_will_do(box: Sandbox) -> None:
     ]
     assert "· anchors: no open anchor in <tmp>/project/.claude/anchors" in lines
     assert "· work state: none in <tmp>/project/.claude/session-workflow/work-state.json" in lines
-    assert lines[-5:] == [
+    assert lines[-6:] == [
         "✘ permission rule Bash(session-workflow:*): in no settings file that applies here; each writer call asks"
         " for approval",
         '  fix: add "Bash(session-workflow:*)" to "permissions": {"allow": [...]} in <tmp>/config/settings.json (a rule'
@@ -180,6 +181,7 @@ def test_a_bare_sandbox_says_what_the_first_write_will_do(box: Sandbox) -> None:
         " line; the run's open tasks are not kept",
         '  fix: add "CLAUDE_CODE_ENABLE_TODO_TOOLS": "1" to the "env" object of <tmp>/config/settings.json (a --model'
         " of 4.x or earlier has them without it)",
+        "✔ errors: none recorded",
         "nothing essential is missing; 2 lines marked ✘ to fix",
     ]
 
@@ -204,7 +206,7 @@ def test_python_3_9_is_enough(box: Sandbox) -> None:
 def test_no_python3_on_path_is_essential(box: Sandbox) -> None:
     (box.bin / "python3").unlink()
     lines, code = lines_of(box)
-    assert (lines[1], code) == ("✘ python3 for the hooks: none on PATH; the hooks cannot run", 1)
+    assert (lines[1], code) == ("✘ python3 for the hooks: none on PATH outside the project; the hooks cannot run", 1)
 
 
 def test_a_trust_folder_that_cannot_be_made_is_essential(box: Sandbox) -> None:

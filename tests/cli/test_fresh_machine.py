@@ -132,7 +132,7 @@ def test_offline_the_writer_names_the_command_and_the_hooks_still_work(fresh: Fr
     (anchors / "2026-12-01-offline.md").write_text("# Mission\nStay offline.\n\n## Cursor\n- Next action: wait\n")
     registry.vouch(env, str(anchors / "2026-12-01-offline.md"), None, "adopt", 0.0)  # adopted (here, by this test)
     payload = {"session_id": str(uuid.uuid4()), "cwd": str(project), "hook_event_name": "SessionStart"}
-    hook = [str(fresh.python), "-I", "-S", str(REPO / "hooks" / "session_start.py")]
+    hook = [str(fresh.python), "-I", "-S", str(REPO / "hooks" / "hook.py"), "SessionStart"]
     ran = fresh.run(hook, env, json.dumps({**payload, "source": "compact"}))
     assert ran.returncode == 0 and ran.stderr == ""
     assert "## Control anchor: " in json.loads(ran.stdout)["hookSpecificOutput"]["additionalContext"]

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from session_workflow import __version__
 from session_workflow.cli import main as cli
 from session_workflow.cli.bootstrap import DeferredDependencies
 
@@ -80,7 +81,7 @@ def test_the_help_names_every_group_with_an_example(capsys: pytest.CaptureFixtur
     with pytest.raises(SystemExit):
         cli.main(["--help"])
     out = capsys.readouterr().out
-    assert out.startswith("usage: session-workflow [-h] [--version] GROUP ...\n\nKeep a long Claude Code run")
+    assert out.startswith("usage: session-workflow [-h] [--version] [--debug] GROUP ...\n\nKeep a long Claude Code run")
     assert '"""' not in out and "argparse" not in out
     for group in ("demo", "doctor", "inject", "anchor", "state", "tasks"):
         assert re.search(rf"^  {group} +\S.*\n +e\.g\. session-workflow {group}\b", out, re.M), group
@@ -95,3 +96,49 @@ def test_main_installs_the_dependency_hook_once() -> None:
         with pytest.raises(SystemExit):
             cli.main(["--version"])
     assert len([finder for finder in sys.meta_path if isinstance(finder, DeferredDependencies)]) == 1
+
+
+def _broken_command(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The parsed command's handler raises what no handler expects (a bug)."""
+    import argparse
+
+    def broken(args: argparse.Namespace) -> int:
+        raise ZeroDivisionError("a bug in state show")
+
+    class Parser:
+        def parse_args(self, arguments: list[str]) -> argparse.Namespace:
+            return argparse.Namespace(run=broken)
+
+    monkeypatch.setattr(cli, "build_parser", lambda arguments: Parser())
+
+
+@pytest.mark.parametrize("debug", [False, True])
+def test_an_unexpected_error_is_one_line_logged_and_with_debug_its_traceback(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], debug: bool, private_state_dir: Path
+) -> None:
+    from session_workflow.core import errorlog
+
+    _broken_command(monkeypatch)
+    code = cli.main(["--debug", "state", "show", "--json"] if debug else ["state", "show", "--json"])
+    err = capsys.readouterr().err.splitlines()
+    assert code == 1 and err[-1] == "session-workflow: failed (ZeroDivisionError): a bug in state show"
+    if debug:
+        assert err[0] == "Traceback (most recent call last):" and err[-2] == "ZeroDivisionError: a bug in state show"
+    else:
+        assert len(err) == 1
+    (entry,) = errorlog.entries({"XDG_STATE_HOME": str(private_state_dir)})
+    assert (
+        entry["where"] == "session-workflow state show" and entry["error"] == "ZeroDivisionError: a bug in state show"
+    )
+
+
+def test_debug_is_in_the_help_and_changes_nothing_else(
+    capsys: pytest.CaptureFixture[str], private_state_dir: Path
+) -> None:
+    with pytest.raises(SystemExit):
+        cli.main(["--debug", "--version"])
+    assert capsys.readouterr().out == f"session-workflow {__version__}\n"
+    with pytest.raises(SystemExit):
+        cli.main(["--help"])
+    assert "--debug     print the traceback of an unexpected error" in capsys.readouterr().out
+    assert not (private_state_dir / "session-workflow").exists()

@@ -75,8 +75,8 @@ def test_run_hook_swallows_handler_errors_and_bad_stdin() -> None:
         seen.append(ctx)
         raise RuntimeError("boom")
 
-    run_hook(handler, io.BytesIO(b'{"source": "compact"}'))
-    run_hook(handler, io.BytesIO(b"nope"))
+    run_hook(handler, "SessionStart", io.BytesIO(b'{"source": "compact"}'))
+    run_hook(handler, "SessionStart", io.BytesIO(b"nope"))
     assert [ctx.source for ctx in seen] == ["compact"]
 
 

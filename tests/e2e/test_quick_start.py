@@ -171,7 +171,8 @@ def test_the_quick_start_then_the_uninstall(
     sid = new_session_id()
     user.run(["-p", arm, "--session-id", sid, "--debug-file", str(user.debug_file())]).check()
     runs = list(iter_debug_hook_runs(user.debug_file().read_text(encoding="utf-8")))
-    assert ("SessionStart:startup", f"python3 -I -S {checkout}/hooks/session_start.py", 0) in runs, runs
+    command = f"/bin/sh {checkout}/hooks/python.sh -I -S {checkout}/hooks/hook.py SessionStart"
+    assert ("SessionStart:startup", command, 0) in runs, runs
     assert "Claude Code runs the plugin from that folder" in " ".join(readme.section("Quick start").split())
     first, new, write, checked = (fake_api.main_requests() + [{}] * 4)[:4]
     loaded = [text for text in F.message_texts(first) if text.startswith("Base directory for this skill: ")]

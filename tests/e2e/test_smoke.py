@@ -54,8 +54,9 @@ def test_session_start_hook_runs(claude: Claude, fake_api: FakeAnthropic) -> Non
 
     # 2. the debug log names the command: ours, from this checkout.
     runs = list(iter_debug_hook_runs(debug.read_text(encoding="utf-8", errors="replace")))
-    ours = [r for r in runs if r[0] == "SessionStart:startup" and str(REPO_ROOT / "hooks" / "session_start.py") in r[1]]
-    assert ours, f"session_start.py did not run; hook runs in the debug log: {runs}"
+    hook = f"{REPO_ROOT / 'hooks' / 'hook.py'} SessionStart"
+    ours = [r for r in runs if r[0] == "SessionStart:startup" and hook in r[1]]
+    assert ours, f"hooks/hook.py SessionStart did not run; hook runs in the debug log: {runs}"
     assert all(status == 0 for _, _, status in ours), ours
 
     # 3. whatever it printed, it never spilled into <persisted-output>.

@@ -333,3 +333,83 @@ def test_an_anchor_shown_at_startup_is_unchanged_on_resume(tmp_path: Path) -> No
         blocks.append(compose.allocate(source, [part], earlier=blocks).text)
     assert "This session is a fresh start" in blocks[0]
     assert blocks[1].endswith("\n\nControl anchor: " + UNCHANGED.format("startup"))
+
+
+# --- no failure is silent --------------------------------------------------------------------------------------
+
+
+def _failing_ctx(source: str, state: Path) -> HookContext:
+    payload: dict[str, object] = {"session_id": "s1", "cwd": "/nowhere", "source": source}
+    return HookContext.from_payload(payload, {"XDG_STATE_HOME": str(state)}, 0.0)
+
+
+def _doctor_lines(state: Path) -> list[str]:
+    from session_workflow.cli.doctor import error_checks
+
+    return [line for check in error_checks({"XDG_STATE_HOME": str(state)}) for line in check.lines()]
+
+
+def test_a_part_that_raises_is_logged_shown_by_doctor_and_named_in_the_block(
+    calls: list[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    def broken(ctx: HookContext) -> PreparedPart:
+        raise ZeroDivisionError("a bug in the task part")
+
+    monkeypatch.setattr(tasks, "prepare", broken)
+    text = compose.compose(_failing_ctx("compact", tmp_path)).text
+    assert "[work state]" in text and "[anchor]" in text and "[recovery]" in text
+    assert text.endswith("session-workflow: could not be read, left out: tasks.")
+    lines = _doctor_lines(tmp_path)
+    assert lines[0].startswith("· errors: 1 recorded") and "errors.jsonl" in lines[1]
+    assert "in SessionStart part tasks" in lines[2] and lines[2].endswith("ZeroDivisionError: a bug in the task part")
+
+
+def test_a_part_that_raises_while_rendering_is_logged(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    class Broken(FakePart):
+        def render(self, budget: int) -> str:
+            raise RecursionError("deep")
+
+    monkeypatch.setattr(compose, "prepare_parts", lambda ctx: [FakePart("anchor", "A", 10), Broken("tasks", "", 10)])
+    text = compose.compose(_failing_ctx("resume", tmp_path)).text
+    assert text.endswith("session-workflow: could not be read, left out: tasks.")
+    assert "in SessionStart part tasks" in _doctor_lines(tmp_path)[2]
+
+
+def test_a_composer_that_raises_still_names_what_it_left_out(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    def broken(ctx: HookContext) -> list[PreparedPart]:
+        raise KeyError("a bug in the composer")
+
+    monkeypatch.setattr(compose, "prepare_parts", broken)
+    compose.session_start(_failing_ctx("compact", tmp_path))
+    text = json.loads(capsysbinary.readouterr().out)["hookSpecificOutput"]["additionalContext"]
+    assert text.splitlines()[0] == compose.header("compact")
+    assert text.endswith("session-workflow: could not be read, left out: work state, anchor, tasks, recovery.")
+    lines = _doctor_lines(tmp_path)
+    assert "in SessionStart (version" in lines[2] and lines[2].endswith("KeyError: 'a bug in the composer'")
+
+
+def test_telemetry_that_raises_is_logged(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    class Noisy(FakePart):
+        def after_emit(self, emitted: bool) -> None:
+            raise OSError("telemetry")
+
+    monkeypatch.setattr(compose, "prepare_parts", lambda ctx: [Noisy("anchor", "A", 10)])
+    compose.session_start(_failing_ctx("compact", tmp_path))
+    assert "in SessionStart after_emit anchor" in _doctor_lines(tmp_path)[2]
+
+
+def test_a_composition_that_works_writes_no_error_log(calls: list[str], tmp_path: Path) -> None:
+    assert "[tasks]" in compose.compose(_failing_ctx("compact", tmp_path)).text
+    assert not (tmp_path / "session-workflow").exists()
+    assert _doctor_lines(tmp_path) == ["✔ errors: none recorded"]
+
+
+def test_a_new_part_is_one_registry_entry(monkeypatch: pytest.MonkeyPatch, calls: list[str]) -> None:
+    extra = compose.Part(
+        "notes", ("compact",), lambda ctx, folders, restored: restored, lambda ctx: FakePart("notes", "[notes]", 50)
+    )
+    monkeypatch.setattr(compose, "PARTS", (*compose.PARTS, extra))
+    assert compose.compose(_ctx("compact")).text.endswith("[recovery]\n\n[notes]")
+    assert "[notes]" not in compose.compose(_ctx("resume")).text

@@ -19,7 +19,7 @@ from session_workflow.workstate import records
 from session_workflow.workstate import writer as workstate_writer
 
 REPO = Path(__file__).resolve().parents[2]
-HOOK = REPO / "hooks" / "user_prompt_submit.py"
+HOOK = REPO / "hooks" / "hook.py"
 SESSION = "0b9f7c1e-2f4a-4c55-9d57-3b1c2a7e9f10"
 NOW = 1_795_978_800.0
 
@@ -51,7 +51,7 @@ class Project:
     def prompt(self, session: str = SESSION, **extra: object) -> str | None:
         """Run the hook as Claude Code would; the delivered text, or None when it printed nothing."""
         stdin = io.BytesIO(json.dumps(self.payload(session, **extra)).encode())
-        hookio.run_hook(prompt_submit.prompt_submit, stdin=stdin)
+        hookio.run_hook(prompt_submit.prompt_submit, "UserPromptSubmit", stdin=stdin)
         out = self.capsys.readouterr().out
         if not out:
             return None
@@ -165,7 +165,11 @@ def test_without_a_record_location_nothing_is_emitted(project: Project, monkeypa
 
 def run_hook_process(payload: bytes, env: dict[str, str], *flags: str) -> subprocess.CompletedProcess[bytes]:
     return subprocess.run(
-        [sys.executable, *flags, "-I", "-S", str(HOOK)], input=payload, capture_output=True, env=env, timeout=20
+        [sys.executable, *flags, "-I", "-S", str(HOOK), "UserPromptSubmit"],
+        input=payload,
+        capture_output=True,
+        env=env,
+        timeout=20,
     )
 
 

@@ -260,7 +260,7 @@ def test_anchor_opt_out(full: Project) -> None:
 
 def test_the_real_shim_honours_the_options(full: Project) -> None:
     env = full.env(CLAUDE_PLUGIN_OPTION_ANCHOR_HOOKS="false")
-    done = _run_shim("session_start.py", json.dumps(full.payload("compact")).encode(), env)
+    done = _run_shim("SessionStart", json.dumps(full.payload("compact")).encode(), env)
     context = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
     assert ANCHOR_MARK not in context and TASK_MARK in context
 
@@ -268,7 +268,7 @@ def test_the_real_shim_honours_the_options(full: Project) -> None:
 def test_a_session_with_no_state_gets_zero_bytes(project: Project, capsysbinary: pytest.CaptureFixture[bytes]) -> None:
     for source in ("startup", "resume", "clear", "compact"):
         assert project.inject(source) == ""
-    run_hook(compose.session_start, io.BytesIO(json.dumps(project.payload("compact")).encode()))
+    run_hook(compose.session_start, "SessionStart", io.BytesIO(json.dumps(project.payload("compact")).encode()))
     assert capsysbinary.readouterr().out == b""
 
 
@@ -286,13 +286,13 @@ def test_everything_huge_stays_under_the_cap_and_names_its_cuts(project: Project
     assert 'Ticket: #34 "TTT' in text
 
 
-def _run_shim(name: str, payload: bytes, env: dict[str, str], *flags: str) -> subprocess.CompletedProcess[bytes]:
-    argv = [sys.executable, *flags, "-I", "-S", str(REPO / "hooks" / name)]
+def _run_shim(event: str, payload: bytes, env: dict[str, str], *flags: str) -> subprocess.CompletedProcess[bytes]:
+    argv = [sys.executable, *flags, "-I", "-S", str(REPO / "hooks" / "hook.py"), event]
     return subprocess.run(argv, input=payload, capture_output=True, env={**os.environ, **env}, timeout=60)
 
 
 def test_the_real_shim_emits_one_hook_json(full: Project) -> None:
-    done = _run_shim("session_start.py", json.dumps(full.payload("compact")).encode(), full.env())
+    done = _run_shim("SessionStart", json.dumps(full.payload("compact")).encode(), full.env())
     assert done.returncode == 0
     body = json.loads(done.stdout)
     context = body["hookSpecificOutput"]["additionalContext"]
@@ -302,7 +302,7 @@ def test_the_real_shim_emits_one_hook_json(full: Project) -> None:
 
 @pytest.mark.parametrize("stdin", [b"", b"not json", b"[]", b'{"source": 5}', b"\xff" * 100])
 def test_the_real_shim_is_silent_on_bad_input(stdin: bytes, tmp_path: Path) -> None:
-    done = _run_shim("session_start.py", stdin, {"CLAUDE_PLUGIN_DATA": str(tmp_path)})
+    done = _run_shim("SessionStart", stdin, {"CLAUDE_PLUGIN_DATA": str(tmp_path)})
     assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
 
 
@@ -310,20 +310,15 @@ HEAVY = {"platformdirs", "filelock", "asyncio", "logging", "inspect", "typing", 
 HEAVY |= {"http", "tempfile", "argparse", "datetime", "subprocess", "typing_extensions", "yaml", "contextlib"}
 
 
-@pytest.mark.parametrize(
-    ("shim", "event"),
-    [
-        ("session_start.py", "SessionStart"),
-        ("pre_compact.py", "PreCompact"),
-        ("user_prompt_submit.py", "UserPromptSubmit"),
-    ],
-)
-def test_hooks_import_only_cheap_stdlib_modules(full: Project, shim: str, event: str) -> None:
+@pytest.mark.parametrize("event", ["SessionStart", "PreCompact", "UserPromptSubmit"])
+def test_hooks_import_only_cheap_stdlib_modules(full: Project, event: str) -> None:
     payload = {**full.payload("compact"), "hook_event_name": event, "prompt": "hi", "trigger": "manual"}
-    done = _run_shim(shim, json.dumps(payload).encode(), full.env(), "-X", "importtime")
-    imported = {line.rsplit("|", 1)[-1].strip().split(".")[0] for line in done.stderr.decode().splitlines()}
+    done = _run_shim(event, json.dumps(payload).encode(), full.env(), "-X", "importtime")
+    modules = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.decode().splitlines()}
+    imported = {name.split(".")[0] for name in modules}
     assert done.returncode == 0
     assert imported & HEAVY == set()
+    assert "session_workflow.core.errorlog" not in modules, "the error log is loaded only when something fails"
 
 
 _anchor_text = st.text(st.characters(blacklist_categories=("Cs",)), max_size=3000).map(
@@ -408,9 +403,7 @@ def test_resume_reads_the_thread_and_sends_only_what_changed(full: Project) -> N
 
 def test_a_project_with_nothing_of_ours_starts_without_json_or_re(project: Project) -> None:
     """The most common start: every part finds nothing, decided before ``json`` and ``re`` are imported."""
-    done = _run_shim(
-        "session_start.py", json.dumps(project.payload("startup")).encode(), project.env(), "-X", "importtime"
-    )
+    done = _run_shim("SessionStart", json.dumps(project.payload("startup")).encode(), project.env(), "-X", "importtime")
     assert (done.returncode, done.stdout) == (0, b"")
     imported = {line.split("|")[-1].strip() for line in done.stderr.decode().splitlines() if "|" in line}
     assert "session_workflow.tasks.store" in imported
@@ -590,7 +583,7 @@ def test_the_real_shim_finds_a_forks_parent_from_its_parent_process(full: Projec
     _thread(full.transcript, full.inject("compact"))
     fork = full.transcript.with_name("f0f0f0f0-0000-4000-8000-000000000001.jsonl")
     payload = json.dumps(full.payload("fork", transcript_path=str(fork), session_id=fork.stem)).encode()
-    shim = [sys.executable, "-I", "-S", str(REPO / "hooks" / "session_start.py")]
+    shim = [sys.executable, "-I", "-S", str(REPO / "hooks" / "hook.py"), "SessionStart"]
     parent = "import subprocess, sys; sys.exit(subprocess.run(sys.argv[1:-3]).returncode)"
     for flags, held in ((["--resume", SESSION, "--fork-session"], True), (["--resume", SESSION, "-p"], False)):
         argv = [sys.executable, "-c", parent, *shim, *flags]
@@ -604,7 +597,7 @@ def test_the_real_shim_finds_a_forks_parent_from_its_parent_process(full: Projec
 def test_the_real_shim_names_another_sessions_state_cold(project: Project, source: str) -> None:
     """``python3 -I -S`` as Claude Code runs it (tox runs this on every interpreter): the same one line."""
     project.work_state(owner="crashed-session", ran_here=True)
-    done = _run_shim("session_start.py", json.dumps(project.payload(source)).encode(), project.env())
+    done = _run_shim("SessionStart", json.dumps(project.payload(source)).encode(), project.env())
     context = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
     assert context.split("\n\n")[1] == FOREIGN_LINE.format(title="Ship the exporter", age="<1 min ago")
 
@@ -623,3 +616,53 @@ def test_a_block_with_a_line_after_its_header_is_named_by_its_source(
     monkeypatch.setattr(thread, "parent_argv", lambda pid: ["claude", "--resume", SESSION, "--fork-session"])
     again = full.inject("fork", transcript_path=str(fork), session_id=fork.stem)
     assert "Control anchor: unchanged since the session-workflow SessionStart (fork) block above" in again
+
+
+# --- a bug, cold: recorded, named, and never a failed hook ------------------------------------------------------
+
+PLANTED = {
+    "tasks/store.py": "\n\ndef prepare(ctx):\n    raise ZeroDivisionError('planted in the task part')\n",
+    "hook/compose.py": "\n\ndef prepare_parts(ctx):\n    raise KeyError('planted in the composer')\n",
+}
+
+
+def _planted_copy(root: Path, module: str) -> Path:
+    """The plugin's hooks and src in a test copy, with a bug planted at the end of ``module``."""
+    import shutil
+
+    copy = root / "plugin"
+    shutil.copytree(REPO / "hooks", copy / "hooks")
+    shutil.copytree(REPO / "src", copy / "src", ignore=shutil.ignore_patterns("__pycache__"))
+    target = copy / "src" / "session_workflow" / module
+    target.write_text(target.read_text(encoding="utf-8") + PLANTED[module], encoding="utf-8")
+    return copy
+
+
+@pytest.mark.parametrize(
+    ("module", "where", "left_out"),
+    [
+        ("tasks/store.py", "SessionStart part tasks", "tasks"),
+        ("hook/compose.py", "SessionStart", "work state, anchor, tasks, recovery"),
+    ],
+)
+@pytest.mark.parametrize("writable", [True, False])
+def test_a_cold_hook_with_a_bug_logs_it_and_names_what_it_left_out(
+    full: Project, tmp_path: Path, module: str, where: str, left_out: str, writable: bool
+) -> None:
+    copy = _planted_copy(tmp_path, module)
+    state = tmp_path / "state"
+    if not writable:
+        state.write_text("a file where the state folder goes")
+    env = {**os.environ, **full.env(XDG_STATE_HOME=str(state))}
+    argv = [sys.executable, "-I", "-S", str(copy / "hooks" / "hook.py"), "SessionStart"]
+    # A generous hang guard, not a timing: the hook's own timeout in hooks.json is 10 s.
+    done = subprocess.run(
+        argv, input=json.dumps(full.payload("compact")).encode(), capture_output=True, env=env, timeout=60
+    )
+    assert (done.returncode, done.stderr) == (0, b"")
+    context = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert context.endswith(f"session-workflow: could not be read, left out: {left_out}.")
+    if writable:
+        (entry,) = [json.loads(line) for line in (state / "session-workflow" / "errors.jsonl").read_text().splitlines()]
+        assert entry["where"] == where and "planted in the" in str(entry["error"])
+        assert str(copy / "src" / "session_workflow" / module) in str(entry["traceback"])

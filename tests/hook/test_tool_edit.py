@@ -388,8 +388,8 @@ def bare_python(tmp_path_factory: pytest.TempPathFactory) -> str:
     return python
 
 
-def run_shim(name: str, payload: bytes, env: dict[str, str], *flags: str, python: str = sys.executable) -> bytes:
-    argv = [python, *flags, "-I", "-S", str(REPO / "hooks" / name)]
+def run_shim(event: str, payload: bytes, env: dict[str, str], *flags: str, python: str = sys.executable) -> bytes:
+    argv = [python, *flags, "-I", "-S", str(REPO / "hooks" / "hook.py"), event]
     done = subprocess.run(argv, input=payload, capture_output=True, env=env, timeout=60)
     assert (done.returncode, done.stdout) == (0, b""), done.stderr.decode()
     return done.stderr
@@ -413,11 +413,11 @@ def cold_edit(
 ) -> None:
     path = target or project.anchor
     project.calls += 1
-    run_shim("pre_tool_use.py", raw(project.payload("PreToolUse", path, tool)), cold_env(data), python=python)
+    run_shim("PreToolUse", raw(project.payload("PreToolUse", path, tool)), cold_env(data), python=python)
     path.write_bytes(EDITED)
     response = {"type": "update", "filePath": str(path), "content": EDITED.decode(), "originalFile": "x"}
     post = project.payload("PostToolUse", path, tool, tool_response=response)
-    assert run_shim("post_tool_use.py", raw(post), cold_env(data), python=python) == b""
+    assert run_shim("PostToolUse", raw(post), cold_env(data), python=python) == b""
 
 
 @pytest.mark.parametrize("tool", ["Edit", "Write"])
@@ -457,16 +457,16 @@ def test_without_filelock_anywhere_the_edit_is_left_unvouched(
 def test_a_cold_post_hook_does_not_hang_on_a_fifo(project: Project, installed: Path, bare_python: str) -> None:
     project.calls += 1
     pre = raw(project.payload("PreToolUse", project.anchor))
-    run_shim("pre_tool_use.py", pre, cold_env(installed), python=bare_python)
+    run_shim("PreToolUse", pre, cold_env(installed), python=bare_python)
     project.anchor.unlink()
     os.mkfifo(project.anchor)
     response = {"filePath": str(project.anchor), "oldString": "a", "newString": "b"}
     post = project.payload("PostToolUse", project.anchor, tool_response=response)
-    assert run_shim("post_tool_use.py", raw(post), cold_env(installed), python=bare_python) == b""
+    assert run_shim("PostToolUse", raw(post), cold_env(installed), python=bare_python) == b""
 
 
 @pytest.mark.parametrize("python", PYTHONS)
-@pytest.mark.parametrize("shim", ["pre_tool_use.py", "post_tool_use.py"])
+@pytest.mark.parametrize("shim", ["PreToolUse", "PostToolUse"])
 @pytest.mark.parametrize(
     "payload",
     [
@@ -486,7 +486,7 @@ def test_the_cold_shims_are_silent_on_hostile_input(shim: str, payload: bytes, p
 HOOK_MODULES = {"session_workflow", "session_workflow.hook", "session_workflow.hook.tool_edit"}
 
 
-@pytest.mark.parametrize("shim", ["pre_tool_use.py", "post_tool_use.py"])
+@pytest.mark.parametrize("shim", ["PreToolUse", "PostToolUse"])
 def test_a_non_anchor_edit_imports_nothing_but_the_hook_module(project: Project, shim: str, tmp_path: Path) -> None:
     """The common case (most sessions have no anchor): decided on the raw payload, before any import."""
     notes = project.dir / "notes.md"

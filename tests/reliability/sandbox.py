@@ -65,11 +65,13 @@ PRECOMPACT_LINES = ("- the control anchor file ", "- ticket ", "- that ")
 
 
 def shim_command(event: str) -> list[str]:
-    """The hook's command line exactly as hooks.json declares it, with ``python3`` as this test's interpreter."""
+    """The hook's command line exactly as hooks.json declares it, with this test's interpreter for the python3
+    that ``hooks/python.sh`` (tested in ``tests/hook/test_launcher.py``) would pick."""
     declared = json.loads((REPO / "hooks" / "hooks.json").read_text(encoding="utf-8"))
     entry = declared["hooks"][event][0]["hooks"][0]
-    command = sys.executable if entry["command"] == "python3" else entry["command"]
-    return [command, *(arg.replace("${CLAUDE_PLUGIN_ROOT}", str(REPO)) for arg in entry["args"])]
+    argv = [entry["command"], *(arg.replace("${CLAUDE_PLUGIN_ROOT}", str(REPO)) for arg in entry["args"])]
+    assert argv[:2] == ["/bin/sh", str(REPO / "hooks" / "python.sh")], argv
+    return [sys.executable, *argv[2:]]
 
 
 def project_slug(path: str) -> str:

@@ -442,12 +442,12 @@ def _anchor_cases() -> list[tuple[str, bytes]]:
 @pytest.mark.parametrize("data", as_params(_anchor_cases()))
 def test_a_hostile_anchor_costs_only_itself(data: bytes) -> None:
     """The anchor holds hostile bytes: it is named, the work state, tasks and recovery are unchanged; the report
-    shim says something about it without a traceback."""
+    commands say something about it without a traceback."""
     with sandbox() as box:
         build(box)
         path = box.write_anchor(ANCHOR_NAME, data)
         shown = cold(box, COMPACT)
-        for args in (["--head-fit", path], ["--list-stale", box.project], ["--list-dormant", box.project]):
+        for args in (["head-fit", path], ["list-stale", box.project], ["list-dormant", box.project]):
             report = run_report(box, args)
             assert b"Traceback" not in report.stdout + report.stderr, report.stderr[-2000:]
             assert report.code in (0, 1), (report.code, report.stderr[-2000:])
@@ -461,7 +461,7 @@ def run_report(box: Sandbox, args: list[str]) -> _Report:
     import sys
 
     done = subprocess.run(
-        [sys.executable, "-I", "-S", str(REPO / "hooks" / "anchor_inject.py"), *args],
+        [sys.executable, "-I", str(REPO / "bin" / "session-workflow"), "anchor", *args],
         capture_output=True,
         env=box.env(),
         timeout=5.0,

@@ -157,7 +157,7 @@ def test_stdin_in_process(size: Size, tally: Tally) -> None:
 def run_hook_output(event: str, raw: bytes, env: dict[str, str]) -> bytes:
     """What ``run_hook`` prints for stdin that is not a payload (it must be nothing)."""
     with hook_process_state(env) as captured:
-        hookio.run_hook(HANDLERS[event], stdin=io.BytesIO(raw))
+        hookio.run_hook(HANDLERS[event], event, stdin=io.BytesIO(raw))
     return captured.getvalue()
 
 

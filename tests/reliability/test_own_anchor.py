@@ -7,7 +7,7 @@
    (``anchor restore``; ``anchor show`` then ``anchor adopt``); ``step`` and ``write`` refuse a changed one.
 4. A record that cannot be written fails the write, and the anchor's bytes stay as they were.
 
-The hook runs cold here (``python3 -I -S hooks/session_start.py``, as Claude Code starts it), the CLI as the Bash
+The hook runs cold here (``python3 -I -S hooks/hook.py SessionStart``, as Claude Code starts it), the CLI as the Bash
 tool runs it. The unwritable state folder is a file where its folder should be (the tests run as root, so a
 chmod binds nothing), and a full tmpfs where this machine lets the test mount one.
 """
@@ -40,7 +40,7 @@ def cold_block(box: Sandbox, source: str = "compact") -> str:
     """The block the real shim prints under ``python3 -I -S`` (no platformdirs, no filelock), as Claude Code runs it."""
     payload = json.dumps(box.payload("SessionStart", source=source)).encode()
     done = subprocess.run(
-        [COLD_PYTHON, "-I", "-S", str(REPO / "hooks" / "session_start.py")],
+        [COLD_PYTHON, "-I", "-S", str(REPO / "hooks" / "hook.py"), "SessionStart"],
         input=payload,
         env=box.env(),
         capture_output=True,

@@ -403,7 +403,7 @@ def run_hook(tmp_path: Path, payload: bytes) -> subprocess.CompletedProcess[byte
         "CLAUDE_CONFIG_DIR": str(tmp_path),
     }
     return subprocess.run(
-        [sys.executable, str(REPO / "hooks" / "session_start.py")],
+        [sys.executable, str(REPO / "hooks" / "hook.py"), "SessionStart"],
         input=payload,
         capture_output=True,
         env=env,

@@ -22,7 +22,7 @@ def plugin(tmp_path: Path) -> Path:
     shutil.copy(REPO / ".claude-plugin" / "icon.png", root / ".claude-plugin" / "icon.png")
     (root / "LICENSE").write_text("MIT\n")
     (root / "hooks").mkdir()
-    (root / "hooks" / "session_start.py").write_text("")
+    (root / "hooks" / "hook.py").write_text("")
     hooks = {
         "hooks": {
             "SessionStart": [
@@ -31,7 +31,7 @@ def plugin(tmp_path: Path) -> Path:
                         {
                             "type": "command",
                             "command": "python3",
-                            "args": ["-I", "${CLAUDE_PLUGIN_ROOT}/hooks/session_start.py"],
+                            "args": ["-I", "${CLAUDE_PLUGIN_ROOT}/hooks/hook.py"],
                             "timeout": 10,
                         }
                     ]
@@ -87,23 +87,20 @@ def test_missing_license_file_fails(plugin: Path) -> None:
 
 
 def test_hook_arg_that_does_not_exist_fails(plugin: Path) -> None:
-    (plugin / "hooks" / "session_start.py").unlink()
-    assert layout.check_hooks(str(plugin)) == [
-        "hooks.json: ${CLAUDE_PLUGIN_ROOT}/hooks/session_start.py does not exist"
-    ]
+    (plugin / "hooks" / "hook.py").unlink()
+    assert layout.check_hooks(str(plugin)) == ["hooks.json: ${CLAUDE_PLUGIN_ROOT}/hooks/hook.py does not exist"]
 
 
 def test_unquoted_plugin_root_in_shell_form_fails(plugin: Path) -> None:
     spec = json.loads((plugin / "hooks" / "hooks.json").read_text())
     entry = spec["hooks"]["SessionStart"][0]["hooks"][0]
     del entry["args"]
-    entry["command"] = "python3 ${CLAUDE_PLUGIN_ROOT}/hooks/session_start.py"
+    entry["command"] = "python3 ${CLAUDE_PLUGIN_ROOT}/hooks/hook.py"
     (plugin / "hooks" / "hooks.json").write_text(json.dumps(spec))
     assert layout.check_hooks(str(plugin)) == [
-        "hooks.json: unquoted ${CLAUDE_PLUGIN_ROOT} in shell-form command "
-        "'python3 ${CLAUDE_PLUGIN_ROOT}/hooks/session_start.py'"
+        "hooks.json: unquoted ${CLAUDE_PLUGIN_ROOT} in shell-form command 'python3 ${CLAUDE_PLUGIN_ROOT}/hooks/hook.py'"
     ]
-    entry["command"] = 'python3 "${CLAUDE_PLUGIN_ROOT}/hooks/session_start.py"'
+    entry["command"] = 'python3 "${CLAUDE_PLUGIN_ROOT}/hooks/hook.py"'
     (plugin / "hooks" / "hooks.json").write_text(json.dumps(spec))
     assert layout.check_hooks(str(plugin)) == []
 

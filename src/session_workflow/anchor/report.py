@@ -1,13 +1,12 @@
 """Read-only anchor reports: list, path, show, list-dormant, list-stale, head-fit.
 
-Shared by ``session-workflow anchor …`` and ``hooks/anchor_inject.py``, so stdlib-light (no argparse here).
+The reports of ``session-workflow anchor …``; stdlib-light (no argparse here).
 Each report returns its output lines and an exit code; nothing is ever written or renamed.
 """
 
 from __future__ import annotations
 
 import os
-import sys
 import time
 
 from session_workflow.anchor import registry
@@ -41,7 +40,7 @@ from session_workflow.core.where import project_dir
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping, Sequence
+    from collections.abc import Callable, Mapping
 
 # head-fit reads far more than the hook does, so it can report the true size of an oversized HEAD.
 REPORT_READ_BYTES = 4 << 20
@@ -300,28 +299,3 @@ def _warnings(head: str, frontmatter: dict[str, str], kind: int) -> list[str]:
     if newest is not None and step.isdigit() and int(step) < newest:
         warnings.append(f"warning: frontmatter step: {int(step)} lags the cursor's newest Step {newest}")
     return warnings
-
-
-SHIM_USAGE = "usage: anchor_inject.py --list-dormant [DIR] | --list-stale [DIR] | --head-fit FILE"
-
-
-def shim_main(argv: Sequence[str]) -> int:
-    """``hooks/anchor_inject.py``: the same reports without argparse, for a session without the CLI."""
-    args = list(argv)
-    mode = args.pop(0).lstrip("-") if args else ""
-    if mode in ("h", "help"):
-        print(SHIM_USAGE)
-        return 0
-    if len(args) > 1 or mode not in ("list-dormant", "list-stale", "head-fit") or (mode == "head-fit" and not args):
-        print(SHIM_USAGE, file=sys.stderr)
-        return 2
-    target = args[0] if args else None
-    if mode == "head-fit" and target is not None:
-        lines, code = head_fit_report(target)
-    else:
-        lines = list_dormant(target, time.time()) if mode == "list-dormant" else list_stale(target)
-        code = 0
-    stream = sys.stdout if code == 0 else sys.stderr
-    for line in lines:
-        print(line, file=stream)
-    return code

@@ -1,7 +1,7 @@
 """``session-workflow demo``: the main job on a throwaway project, end to end through the real hook.
 
 It makes an anchor and a work state with the real CLI, a task store and a transcript shaped like Claude Code's,
-then pipes real SessionStart payloads through ``hooks/session_start.py`` exactly as hooks.json runs it, and
+then pipes real SessionStart payloads through ``hooks/hook.py SessionStart`` exactly as hooks.json runs it, and
 prints what Claude Code would inject, with its size against the 10,000-unit cap.
 """
 
@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 # The folder holding the package: ``<checkout>/src``, or the site folder of an installed (pipx) copy.
 SRC = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 ROOT = os.path.dirname(SRC)
-# What hooks/session_start.py does, for an installed copy that has no hooks/ folder.
+# What hooks/hook.py does for SessionStart, for an installed copy that has no hooks/ folder.
 INSTALLED_HOOK = """import os, sys
 sys.path.insert(0, {src!r})
 try:
@@ -96,7 +96,7 @@ def in_checkout() -> bool:
 def hook_argv(event: str) -> list[str]:
     """The command hooks.json registers for ``event``, with the plugin root substituted.
 
-    An installed copy (``pipx install``) has no hooks/ folder: it runs the same ``main`` the SessionStart shim
+    An installed copy (``pipx install``) has no hooks/ folder: it runs the same ``main`` hooks/hook.py
     runs, with the interpreter flags hooks.json gives it.
     """
     if not in_checkout():
@@ -220,7 +220,7 @@ def run(args: argparse.Namespace) -> int:
         transcript = os.path.join(base, "config", "projects", "demo", f"{session}.jsonl")
         os.makedirs(os.path.dirname(transcript))
         if not in_checkout():
-            print("(an installed copy: the hook runs from the installed package, as hooks/session_start.py does)")
+            print("(an installed copy: the hook runs from the installed package, as hooks/hook.py does)")
         print(f"A throwaway project: {escaped(project)}")
         print("  an anchor (session-workflow anchor new/write/step), ticket #34 at step 'execute'")
         print(

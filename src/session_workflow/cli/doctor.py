@@ -220,6 +220,27 @@ def ledger_check(project: str, env: Mapping[str, str]) -> Check:
     return Check(INFO, f"ledger: {what}", "session-workflow log --all")
 
 
+# The error log's entries the screen shows, newest last (the log holds more, with their tracebacks).
+MAX_ERROR_LINES = 3
+
+
+def error_checks(env: Mapping[str, str]) -> list[Check]:
+    """The newest entries of the error log (``core.errorlog``: every unexpected exception of a hook or a command),
+    or that it holds none."""
+    from session_workflow.core import errorlog
+
+    path = errorlog.log_path(env)
+    found = errorlog.entries(env)
+    if path is None or not found:
+        return [Check(OK, "errors: none recorded")]
+    fix = f"the tracebacks are in {escaped(path)}; `session-workflow --debug <command>` prints a command's"
+    lines = [Check(INFO, f"errors: {len(found)} recorded, the newest {min(len(found), MAX_ERROR_LINES)} below", fix)]
+    for entry in found[-MAX_ERROR_LINES:]:
+        time, where, error, version = (str(entry.get(key, "?")) for key in ("time", "where", "error", "version"))
+        lines.append(Check(INFO, escaped(f"error {time} in {where} (version {version}): {error}")))
+    return lines
+
+
 def report(env: Mapping[str, str], home: str, cwd: str | None, dir_arg: str | None) -> tuple[list[str], int]:
     """The screen's lines and the exit code."""
     from session_workflow.anchor.writer import default_project_dir
@@ -227,8 +248,10 @@ def report(env: Mapping[str, str], home: str, cwd: str | None, dir_arg: str | No
     own = os.path.join(bootstrap.PLUGIN_ROOT, "bin", "session-workflow")
     in_claude_code = env.get("CLAUDECODE") == "1"
     command = health.command_check(env, own, in_claude_code)
-    checks = [health.python_check(env), dependency_check(env, home), command, health.writable_check(trust_dir(env))]
+    launcher = os.path.join(bootstrap.PLUGIN_ROOT, "hooks", "python.sh")
     project = dir_arg or (default_project_dir(env, cwd) if cwd is not None else None)
+    python = health.python_check(env, launcher if os.path.isfile(launcher) else None, project)
+    checks = [python, dependency_check(env, home), command, health.writable_check(trust_dir(env))]
     if project is None:
         fix = "cd to the project, or pass --dir"
         checks.append(Check(FAIL, "project: the current directory no longer exists (deleted?)", fix))
@@ -239,6 +262,7 @@ def report(env: Mapping[str, str], home: str, cwd: str | None, dir_arg: str | No
     loaded = in_claude_code and command.mark == OK
     checks.insert(3, health.plugin_check(config, files, project, bootstrap.PLUGIN_ROOT, loaded))
     checks += [health.mod_check(env), health.permission_check(files), health.task_tools_check(env, files)]
+    checks += error_checks(env)
     where = f", project {escaped(project)}" if project is not None else ""
     lines = [f"session-workflow doctor: plugin {escaped(bootstrap.PLUGIN_ROOT)}{where}"]
     for check in checks:

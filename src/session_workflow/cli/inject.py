@@ -1,7 +1,7 @@
 """``session-workflow inject``: the SessionStart hook as a command, and its dry run.
 
 ``inject --dry-run`` shows what the hook would inject for a session right now, with what each part spent;
-plain ``inject`` reads a hook payload on stdin and answers exactly as ``hooks/session_start.py`` does, so a
+plain ``inject`` reads a hook payload on stdin and answers exactly as ``hooks/hook.py SessionStart`` does, so a
 hand-registered hook (references/cold-start.md) can point at the installed CLI.
 
 Run from Claude Code's Bash tool, the dry run finds what the hook gets from Claude Code: the session's
@@ -129,7 +129,7 @@ def dry_run(args: argparse.Namespace) -> int:
 def run(args: argparse.Namespace) -> int:
     if args.dry_run:
         return dry_run(args)
-    run_hook(compose.session_start)
+    run_hook(compose.session_start, "SessionStart")
     return 0
 
 

@@ -3,7 +3,8 @@
 Only the invoked group's module is imported: the model runs ``state step`` and ``anchor step`` after every step,
 and importing every group (the demo alone pulls in shutil, subprocess, tempfile and uuid) doubled their cost.
 ``GROUPS`` names each group's module, its one-line help and an example, so ``--help`` lists them without importing any.
-Errors are one line on stderr with exit 2 (bad arguments) or 1 (the operation failed); never a traceback.
+Errors are one line on stderr with exit 2 (bad arguments) or 1 (the operation failed); an unexpected one also goes
+to the error log (``core.errorlog``, which ``doctor`` shows), and ``--debug`` (first) prints its traceback too.
 """
 
 from __future__ import annotations
@@ -87,12 +88,13 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     """The tree with the invoked group set up by its module (``add_verbs``); the others are bare entries or out."""
     parser = OneLineParser(
         prog="session-workflow",
-        usage="session-workflow [-h] [--version] GROUP ...",
+        usage="session-workflow [-h] [--version] [--debug] GROUP ...",
         description=DESCRIPTION,
         epilog=_epilog(),
         formatter_class=RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"session-workflow {__version__}")
+    parser.add_argument("--debug", action="store_true", help="print the traceback of an unexpected error")
     groups = {name: (help_line, _group(module)) for name, (module, help_line, _example) in GROUPS.items()}
     arguments = sys.argv[1:] if argv is None else argv
     add_verbs(parser, groups, arguments, "command", "GROUP", argparse.SUPPRESS)
@@ -109,6 +111,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if reconfigure is not None:  # a path with undecodable bytes prints as escapes instead of raising
             reconfigure(errors="backslashreplace")
     arguments = list(sys.argv[1:] if argv is None else argv)
+    debug = arguments[:1] == ["--debug"]
+    arguments = arguments[1:] if debug else arguments
     for argument in arguments:
         if not _is_utf8(argument):
             return _fail(f"an argument is not valid UTF-8: {escaped(argument)}", 2)
@@ -122,9 +126,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except OSError as error:
         return _fail(_os_error(error), 1)
-    except Exception as error:  # RecursionError, MemoryError, a bug: still one line
+    except Exception as error:  # RecursionError, MemoryError, a bug: still one line, and recorded
+        _unexpected(error, arguments, debug)
         return _fail(f"failed ({type(error).__name__}): {error}", 1)
     return code
+
+
+def _unexpected(error: Exception, arguments: Sequence[str], debug: bool) -> None:
+    """Record ``error`` in the error log under the command's words (no argument values: they may be the user's
+    text), and with ``--debug`` print its traceback."""
+    from session_workflow.core.errorlog import record
+
+    words = [argument for argument in arguments[:2] if argument.replace("-", "").isalnum()]
+    record(" ".join(["session-workflow", *words]), error, os.environ)
+    if debug:
+        import traceback
+
+        traceback.print_exception(type(error), error, error.__traceback__, file=sys.stderr)
 
 
 def _is_utf8(argument: str) -> bool:

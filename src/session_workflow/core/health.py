@@ -102,12 +102,37 @@ def probe_python(python: str) -> str | None:
     return done.stdout[:64].decode("ascii", "replace").strip() if done.returncode == 0 else None
 
 
-def python_check(env: Mapping[str, str]) -> Check:
-    """The ``python3`` hooks.json runs (``python3 -I -S``): found on PATH and 3.9 or newer. Essential."""
-    python = which("python3", env)
+def launched_python(launcher: str, env: Mapping[str, str], project: str | None) -> str | None:
+    """The python3 ``launcher`` (hooks/python.sh, hooks.json's and the CLI's) picks for a hook of ``project``:
+    its own answer to ``--which``, in the environment Claude Code gives a hook (the project as
+    ``CLAUDE_PROJECT_DIR`` and working directory). None when it finds none."""
+    import subprocess
+
+    given = {**env, "CLAUDE_PROJECT_DIR": project} if project else dict(env)
+    try:
+        done = subprocess.run(
+            ["/bin/sh", launcher, "--which"],
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=PROBE_TIMEOUT_SECONDS,
+            check=False,
+            env=given,
+            cwd=project if project and os.path.isdir(project) else None,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    found = os.fsdecode(done.stdout[:4096]).strip("\n")
+    return found if done.returncode == 0 and os.path.isabs(found) else None
+
+
+def python_check(env: Mapping[str, str], launcher: str | None = None, project: str | None = None) -> Check:
+    """The ``python3`` the hooks run (``python3 -I -S``, chosen by ``launcher`` when there is one, else the first
+    on PATH): found and 3.9 or newer. Essential."""
+    python = launched_python(launcher, env, project) if launcher is not None else which("python3", env)
     fix = "install Python 3.9+ so that `python3` runs it (e.g. apt install python3), first on PATH"
     if python is None:
-        return Check(FAIL, "python3 for the hooks: none on PATH; the hooks cannot run", fix, essential=True)
+        where = "on PATH outside the project" if launcher is not None else "on PATH"
+        return Check(FAIL, f"python3 for the hooks: none {where}; the hooks cannot run", fix, essential=True)
     reported = probe_python(python)
     version = parse_version(reported) if reported is not None else None
     where = escaped(python)

@@ -36,3 +36,14 @@ class PreparedPart:
 
     def after_emit(self, emitted: bool) -> None:
         """Called once after stdout was written (True) or failed (False); ``.gitignore`` and the like go here."""
+
+
+class Elsewhere(PreparedPart):
+    """What a part's ``prepare`` returns when another channel delivers its state (the mod's work-state section in
+    the system prompt): the composer leaves it out of the block but counts it as restored state."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def render(self, budget: int) -> str:
+        return ""

@@ -2,12 +2,13 @@
 
 Claude Code silently replaces a hook's additionalContext longer than 10,000 UTF-16 units with a 2 KB preview
 and a file path, so this module owns the allocator that keeps every output inside that cap while losing the
-least. Parts come in priority order; each gets min(its own cap, what is left minus the floors reserved for the
-parts after it), renders within that, and names anything it had to cut. On a resume or a fork, a part that an
-earlier block of the same thread (a fork's: its parent's) still carries word for word is replaced by one line
-saying so. A part whose reading or rendering fails (a RecursionError on a deeply nested record, a MemoryError, a
-bug) is named as unreadable; it costs only itself, the others still render.
-"""
+least. Parts come from the registry ``PARTS`` (a new part is one entry and its module), in priority order; each
+gets min(its own cap, what is left minus the floors reserved for the parts after it), renders within that, and
+names anything it had to cut. On a resume or a fork, a part that an earlier block of the same thread (a fork's:
+its parent's) still carries word for word is replaced by one line saying so. A part whose reading or rendering
+fails (a RecursionError on a deeply nested record, a MemoryError, a bug) is named as unreadable; it costs only
+itself, the others still render, and the error goes to the error log (``core.errorlog``), as does one of the
+composer itself, whose block then names every part as left out."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ import time
 
 from session_workflow.core import config, locations
 from session_workflow.core.context import SOURCES
-from session_workflow.core.parts import PreparedPart
+from session_workflow.core.parts import Elsewhere, PreparedPart
 from session_workflow.core.text import utf8_len, utf16_len
 from session_workflow.hook.io import hook_json, run_hook, write_stdout
 
@@ -36,20 +37,96 @@ OMITTED_NOTE_RESERVE = 200
 RESUME_SOURCES = ("resume", "fork")
 PART_LABELS = {"work state": "Work state", "anchor": "Control anchor", "tasks": "Task list"}
 
-# Which parts each SessionStart source gets, in block order. /clear starts a new session id, so its work state
-# belongs to the session that was cleared away: as at startup, that work state is named in one line with the
-# command that takes it over. A clear gets no task block and no task hint, whatever the stores hold (the task
-# spec: "`clear` and every other source: emit nothing"): the user asked for a clean slate, and the cleared
-# session's transcript, which the predecessor lookup needs, is written only after the hook starts.
-# --fork-session (measured on 2.1.332) carries the conversation under a new session id whose task list starts
-# empty, while the work state stays owned by the session it was forked from, which may still be running: no
-# work state, the parent's open tasks as the recovered list, and ``FORK_NOTE``. Any other source gets nothing.
+
+class Part:
+    """A registry entry: the part's ``name``, the ``sources`` that get it, ``present`` (a cheap check, from
+    ``core``, that there is something on disk for it: ``(ctx, project folders, restored)``, where ``restored``
+    says an earlier part brought state back) and ``factory``, its module's ``prepare(ctx)``.
+
+    A factory imports its module when called, and it is called only when ``present`` says so: every session
+    start pays for these imports, and most projects have no anchors or work state.
+    """
+
+    __slots__ = ("factory", "name", "present", "sources")
+
+    def __init__(
+        self,
+        name: str,
+        sources: tuple[str, ...],
+        present: Callable[[HookContext, list[str], bool], bool],
+        factory: Callable[[HookContext], PreparedPart | None],
+    ) -> None:
+        self.name = name
+        self.sources = sources
+        self.present = present
+        self.factory = factory
+
+
+def _work_state_present(ctx: HookContext, folders: list[str], _restored: bool) -> bool:
+    return locations.any_work_state(folders, ctx.env, ctx.session_id)
+
+
+def _work_state(ctx: HookContext) -> PreparedPart | None:
+    from session_workflow.workstate.part import prepare_session_start
+
+    return prepare_session_start(ctx)
+
+
+def _anchors_present(ctx: HookContext, folders: list[str], _restored: bool) -> bool:
+    """Anchors on, and an anchors folder to look at or an anchor this session keeps that may be gone with it."""
+    if not config.switch(config.ANCHOR_HOOKS, ctx.env):
+        return False
+    return locations.any_anchors(folders) or locations.any_kept_anchors(ctx.env, ctx.session_id)
+
+
+def _anchor(ctx: HookContext) -> PreparedPart | None:
+    from session_workflow.anchor.part import prepare
+
+    return prepare(ctx)
+
+
+def _always(_ctx: HookContext, _folders: list[str], _restored: bool) -> bool:
+    return True
+
+
+def _tasks(ctx: HookContext) -> PreparedPart | None:
+    from session_workflow.tasks.store import prepare
+
+    return prepare(ctx)
+
+
+def _after_restored(_ctx: HookContext, _folders: list[str], restored: bool) -> bool:
+    """The user's quoted words ride along with restored state: a session with no anchor, tasks or work state at
+    all gets zero bytes (Claude Code's own summary already covers what was said)."""
+    return restored
+
+
+def _recovery(ctx: HookContext) -> PreparedPart | None:
+    from session_workflow.transcript.recovery import prepare
+
+    return prepare(ctx)
+
+
+ALL_SOURCES = ("compact", "resume", "startup", "clear", "fork")
+# The parts, in block order. /clear starts a new session id, so its work state belongs to the session that was
+# cleared away: as at startup, that work state is named in one line with the command that takes it over. A clear
+# gets no task block and no task hint, whatever the stores hold (the task spec: "`clear` and every other source:
+# emit nothing"): the user asked for a clean slate, and the cleared session's transcript, which the predecessor
+# lookup needs, is written only after the hook starts. --fork-session (measured on 2.1.332) carries the
+# conversation under a new session id whose task list starts empty, while the work state stays owned by the
+# session it was forked from, which may still be running: no work state, the parent's open tasks as the recovered
+# list, and ``FORK_NOTE``. Any other source gets nothing at all.
+PARTS: tuple[Part, ...] = (
+    Part("work state", ("compact", "resume", "startup", "clear"), _work_state_present, _work_state),
+    Part("anchor", ALL_SOURCES, _anchors_present, _anchor),
+    Part("tasks", ("compact", "resume", "startup", "fork"), _always, _tasks),
+    Part("recovery", ("compact",), _after_restored, _recovery),
+)
+# Which parts each SessionStart source gets, in block order.
 PARTS_BY_SOURCE: dict[str, tuple[str, ...]] = {
-    "compact": ("work state", "anchor", "tasks", "recovery"),
-    "resume": ("work state", "anchor", "tasks"),
-    "startup": ("work state", "anchor", "tasks"),
-    "clear": ("work state", "anchor"),
-    "fork": ("anchor", "tasks"),
+    source: tuple(part.name for part in PARTS if source in part.sources)
+    for source in SOURCES
+    if any(source in part.sources for part in PARTS)
 }
 
 # The line after a fork's header, whatever follows (the anchor may be one line, held above): whose the work state
@@ -72,7 +149,7 @@ AUTHORITY = {
 class Composition:
     """The composed block and what each part spent, for the hook, the dry run and the demo."""
 
-    __slots__ = ("failed", "omitted", "parts", "sizes", "text")
+    __slots__ = ("errors", "failed", "omitted", "parts", "sizes", "text")
 
     def __init__(
         self,
@@ -81,12 +158,15 @@ class Composition:
         sizes: list[tuple[str, int, int]],
         omitted: list[str],
         failed: list[str] | None = None,
+        errors: list[tuple[str, BaseException]] | None = None,
     ) -> None:
         self.text = text
         self.parts = parts
         self.sizes = sizes
         self.omitted = omitted
         self.failed = failed or []
+        # The exceptions of the parts that failed to render, for the error log (``allocate`` stays pure).
+        self.errors = errors or []
 
 
 class FailedPart(PreparedPart):
@@ -135,62 +215,37 @@ def earlier_source(part: PreparedPart, text: str, earlier: list[str]) -> str | N
 def prepare_parts(ctx: HookContext) -> list[PreparedPart]:
     """Load the parts this source gets, in block order; parts with nothing to say are left out.
 
-    A part's module is imported only when there is something on disk for it to read: every session start pays
-    for these imports, and most projects have no anchors or work state.
+    A part whose state another channel delivers (``Elsewhere``: the mod's work-state section) is left out too,
+    but counts as restored state.
     """
-    wanted = PARTS_BY_SOURCE.get(ctx.source or "", ())
     folders = ctx.project_dirs()
-    prepared: list[PreparedPart | None] = []
-    state_elsewhere = False
-    for name in wanted:
-        if name == "work state" and locations.any_work_state(folders, ctx.env, ctx.session_id):
-            from session_workflow.workstate import part as workstate_part
-
-            if not ctx.mod_active:
-                prepared.append(guarded(name, workstate_part.prepare, ctx))
-            else:
-                # The mod puts the section in a new thread's system prompt. A resumed thread keeps the system
-                # prompt it was first sent, so there the UserPromptSubmit hook still delivers any change.
-                try:
-                    state_elsewhere = workstate_part.note_mod_delivery(ctx, record=ctx.source != "resume")
-                    prepared.append(None if state_elsewhere else workstate_part.unreadable_part(ctx))
-                except Exception:  # as in ``guarded``
-                    prepared.append(FailedPart(name))
-                else:
-                    if not state_elsewhere:  # the mod adds no section for a state this session does not own
-                        prepared.append(guarded(name, workstate_part.prepare_foreign, ctx))
-        elif name == "anchor" and config.switch(config.ANCHOR_HOOKS, ctx.env) and _anchors_to_see(ctx, folders):
-            from session_workflow.anchor import part as anchor_part
-
-            prepared.append(guarded(name, anchor_part.prepare, ctx))
-        elif name == "tasks":
-            from session_workflow.tasks import store as tasks
-
-            prepared.append(guarded(name, tasks.prepare, ctx))
-        elif name == "recovery" and (state_elsewhere or any(_restored(part) for part in prepared)):
-            # The user's quoted words ride along with restored state: a session with no anchor, tasks or work
-            # state at all gets zero bytes (Claude Code's own summary already covers what was said).
-            from session_workflow.transcript import recovery
-
-            prepared.append(guarded(name, recovery.prepare, ctx))
-    return [part for part in prepared if part is not None]
-
-
-def _anchors_to_see(ctx: HookContext, folders: list[str]) -> bool:
-    """An anchors folder to look at, or an anchor this session keeps that may be gone with its folder."""
-    return locations.any_anchors(folders) or locations.any_kept_anchors(ctx.env, ctx.session_id)
-
-
-def _restored(part: PreparedPart | None) -> bool:
-    return part is not None and not isinstance(part, FailedPart)
+    prepared: list[PreparedPart] = []
+    restored = False
+    for part in PARTS:
+        if ctx.source not in part.sources or not part.present(ctx, folders, restored):
+            continue
+        loaded = guarded(part.name, part.factory, ctx)
+        restored = restored or (loaded is not None and not isinstance(loaded, FailedPart))
+        if loaded is not None and not isinstance(loaded, Elsewhere):
+            prepared.append(loaded)
+    return prepared
 
 
 def guarded(name: str, prepare: Callable[[HookContext], PreparedPart | None], ctx: HookContext) -> PreparedPart | None:
     """``prepare(ctx)``, or a FailedPart when it raises: one bad record costs its part, never the block."""
     try:
         return prepare(ctx)
-    except Exception:  # RecursionError, MemoryError, a bug
+    except Exception as error:  # RecursionError, MemoryError, a bug
+        _record(f"SessionStart part {name}", error, ctx)
         return FailedPart(name)
+
+
+def _record(where: str, error: BaseException, ctx: HookContext) -> None:
+    """Put ``error`` in the error log (``core.errorlog``, imported only here: a run that does not fail never
+    loads it)."""
+    from session_workflow.core.errorlog import record
+
+    record(where, error, ctx.env)
 
 
 def allocate(
@@ -215,6 +270,7 @@ def allocate(
     sizes: list[tuple[str, int, int]] = []
     omitted: list[str] = []
     failed: list[str] = []
+    errors: list[tuple[str, BaseException]] = []
     for index, part in enumerate(parts):
         if isinstance(part, FailedPart):
             failed.append(part.name)
@@ -227,7 +283,8 @@ def allocate(
         try:
             text = part.render(budget) if budget >= part.floor else ""
             held = earlier_source(part, text, earlier) if earlier and text else None
-        except Exception:  # as in ``guarded``: this part is lost, not the block
+        except Exception as error:  # as in ``guarded``: this part is lost, not the block
+            errors.append((part.name, error))
             failed.append(part.name)
             continue
         units = utf16_len(text)
@@ -248,13 +305,30 @@ def allocate(
         block += SEPARATOR + "session-workflow: omitted for space: " + ", ".join(omitted) + "."
     if failed:
         block += SEPARATOR + "session-workflow: could not be read, left out: " + ", ".join(failed) + "."
-    return Composition(block, parts, sizes, omitted, failed)
+    return Composition(block, parts, sizes, omitted, failed, errors)
 
 
 def compose(ctx: HookContext) -> Composition:
-    """Everything the SessionStart hook would inject for this context (no telemetry, no output)."""
-    if ctx.source not in PARTS_BY_SOURCE:
+    """Everything the SessionStart hook would inject for this context (no telemetry, no output).
+
+    Every unexpected exception goes to the error log. When the composer itself raises, the block is the header
+    and the line naming every part this source gets as left out: the run still learns that state was not
+    restored, and ``doctor`` shows why.
+    """
+    source = ctx.source or ""
+    if source not in PARTS_BY_SOURCE:
         return Composition("", [], [], [])
+    try:
+        composition = _compose(ctx, source)
+    except Exception as error:  # a bug in the composer: the block still says what it left out
+        _record("SessionStart", error, ctx)
+        return allocate(source, [FailedPart(name) for name in PARTS_BY_SOURCE[source]])
+    for name, failure in composition.errors:
+        _record(f"SessionStart part {name}", failure, ctx)
+    return composition
+
+
+def _compose(ctx: HookContext, source: str) -> Composition:
     parts = prepare_parts(ctx)
     earlier = None
     if parts and ctx.source in RESUME_SOURCES and ctx.transcript_path:
@@ -263,12 +337,13 @@ def compose(ctx: HookContext) -> Composition:
         try:
             thread = fork_parent(ctx.transcript_path) if ctx.source == "fork" else ctx.transcript_path
             earlier = blocks_in_thread(thread, header_prefix()) if thread else None
-        except Exception:  # unsure what the thread holds: send everything
+        except Exception as error:  # unsure what the thread holds: send everything
+            _record("SessionStart thread", error, ctx)
             earlier = None
     notes = [*config.problems(ctx.env), *locations.ignored_folders(ctx.env, ctx.project_dirs())]
     if ctx.source == "fork":
         notes = [FORK_NOTE, *notes]
-    return allocate(ctx.source, parts, earlier=earlier, notes=notes)
+    return allocate(source, parts, earlier=earlier, notes=notes)
 
 
 def session_start(ctx: HookContext) -> None:
@@ -280,15 +355,15 @@ def session_start(ctx: HookContext) -> None:
     for part in composition.parts:
         try:
             part.after_emit(emitted)
-        except Exception:  # a .gitignore never fails the hook
-            continue
+        except Exception as error:  # a .gitignore never fails the hook, and is never silent
+            _record(f"SessionStart after_emit {part.name}", error, ctx)
     if emitted:
         from session_workflow.core import ledger
 
-        try:  # noqa: SIM105 - contextlib is not a hot-path import
+        try:
             ledger.append(ctx.env, ledger_entry(ctx, composition))
-        except Exception:  # the ledger never fails the hook
-            pass
+        except Exception as error:  # the ledger never fails the hook, and is never silent
+            _record("SessionStart ledger", error, ctx)
 
 
 def ledger_entry(ctx: HookContext, composition: Composition) -> dict[str, object]:
@@ -312,5 +387,5 @@ def ledger_entry(ctx: HookContext, composition: Composition) -> dict[str, object
 
 
 def main() -> None:
-    """Entry point of hooks/session_start.py."""
-    run_hook(session_start)
+    """The SessionStart entry of hooks/hook.py."""
+    run_hook(session_start, "SessionStart")

@@ -52,13 +52,16 @@ def write_stdout(data: bytes) -> bool:
     return True
 
 
-def run_hook(handler: Callable[[HookContext], None], stdin: BinaryIO | None = None) -> None:
-    """Read the payload, build the context and run ``handler``; swallow every error (a hook must exit 0)."""
+def run_hook(handler: Callable[[HookContext], None], event: str, stdin: BinaryIO | None = None) -> None:
+    """Read the payload, build the context and run ``handler``; an error goes to the error log, never further
+    (a hook must exit 0)."""
     try:
         stream = stdin if stdin is not None else sys.stdin.buffer
         payload = parse_payload(stream.read(MAX_PAYLOAD_BYTES + 1))
         if payload is None:
             return
         handler(HookContext.from_payload(payload, os.environ, time.time()))
-    except Exception:
-        return
+    except Exception as error:
+        from session_workflow.core.errorlog import record  # only on this path: a run that works never loads it
+
+        record(event, error, os.environ)

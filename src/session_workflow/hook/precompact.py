@@ -76,5 +76,5 @@ def pre_compact(ctx: HookContext) -> None:
 
 
 def main() -> None:
-    """Entry point of hooks/pre_compact.py."""
-    run_hook(pre_compact)
+    """The PreCompact entry of hooks/hook.py."""
+    run_hook(pre_compact, "PreCompact")

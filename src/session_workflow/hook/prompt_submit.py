@@ -54,5 +54,5 @@ def prompt_submit(ctx: HookContext) -> None:
 
 
 def main() -> None:
-    """Entry point of hooks/user_prompt_submit.py."""
-    run_hook(prompt_submit)
+    """The UserPromptSubmit entry of hooks/hook.py."""
+    run_hook(prompt_submit, "UserPromptSubmit")

@@ -287,21 +287,24 @@ def keep_trust(real: str, before: tuple[int, int, int, int], env: Mapping[str, s
     return bool(kept)
 
 
-def run(handler: Callable[[bytes, Mapping[str, str], float], bool]) -> None:
-    """Read the payload and run ``handler``; swallow every error (a hook must exit 0 and print nothing)."""
+def run(handler: Callable[[bytes, Mapping[str, str], float], bool], event: str) -> None:
+    """Read the payload and run ``handler``; an error goes to the error log, never further (a hook must exit 0
+    and print nothing)."""
     import time
 
     try:
         handler(read_stdin(), os.environ, time.time())
-    except Exception:
-        return
+    except Exception as error:
+        from session_workflow.core.errorlog import record  # only on this path: a run that works never loads it
+
+        record(event, error, os.environ)
 
 
 def pre_tool_use() -> None:
-    """Entry point of hooks/pre_tool_use.py."""
-    run(before_edit)
+    """The PreToolUse entry of hooks/hook.py."""
+    run(before_edit, "PreToolUse")
 
 
 def post_tool_use() -> None:
-    """Entry point of hooks/post_tool_use.py."""
-    run(after_edit)
+    """The PostToolUse entry of hooks/hook.py."""
+    run(after_edit, "PostToolUse")

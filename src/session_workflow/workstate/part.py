@@ -13,7 +13,7 @@ import os
 
 from session_workflow.core import config
 from session_workflow.core.locations import STATE_RELPATH, is_safe_name
-from session_workflow.core.parts import PreparedPart
+from session_workflow.core.parts import Elsewhere, PreparedPart
 from session_workflow.core.text import cut_code_points, duration_text, escaped, one_line, utf8_len, utf16_len
 from session_workflow.workstate.records import DeliveryRecord
 from session_workflow.workstate.section import (
@@ -183,3 +183,17 @@ def prepare(ctx: HookContext) -> PreparedPart | None:
             record.forget()
         return (unreadable_part(ctx) or prepare_foreign(ctx)) if loaded is None else None
     return WorkStatePart(text, snapshot_key(loaded.state, False), record)
+
+
+def prepare_session_start(ctx: HookContext) -> PreparedPart | None:
+    """The composer's factory: ``prepare``, or with the mod (which puts the section in a new thread's system
+    prompt) ``Elsewhere`` when this session owns a state, else the line naming a broken or another session's state.
+
+    A resumed thread keeps the system prompt it was first sent, so there the delivery is not recorded and the
+    UserPromptSubmit hook still delivers any change.
+    """
+    if not ctx.mod_active:
+        return prepare(ctx)
+    if note_mod_delivery(ctx, record=ctx.source != "resume"):
+        return Elsewhere("work state")
+    return unreadable_part(ctx) or prepare_foreign(ctx)

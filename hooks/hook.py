@@ -1,0 +1,41 @@
+"""Every hook of hooks.json: ``python3 -I -S hooks/hook.py EVENT``, the event naming the handler in ``HANDLERS``."""
+
+import os
+import sys
+
+# Bytecode goes to the plugin's data folder (Claude Code's), never into the plugin folder (a marketplace install
+# copies a checkout whole) nor into the project (bytecode is code); else none is written. Inline: a module imported
+# before this is decided would be compiled afresh on every run.
+data = os.environ.get("CLAUDE_PLUGIN_DATA", "")
+try:
+    real = os.path.realpath(data) if os.path.isabs(data) else ""
+    homes = [os.path.realpath(p) for p in (os.environ.get("CLAUDE_PROJECT_DIR", ""), os.getcwd()) if os.path.isabs(p)]
+except (OSError, ValueError):  # a deleted working directory, a NUL
+    real = ""
+keep = bool(real) and os.path.isdir(real) and not any((real + "/").startswith(p.rstrip("/") + "/") for p in homes)
+sys.pycache_prefix = os.path.join(real, "pycache") if keep else None
+sys.dont_write_bytecode = not keep
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src"))
+
+# Event → the module and function that handle it (each reads its payload on stdin and never raises).
+HANDLERS = {
+    "SessionStart": ("session_workflow.hook.compose", "main"),
+    "UserPromptSubmit": ("session_workflow.hook.prompt_submit", "main"),
+    "PreCompact": ("session_workflow.hook.precompact", "main"),
+    "PreToolUse": ("session_workflow.hook.tool_edit", "pre_tool_use"),
+    "PostToolUse": ("session_workflow.hook.tool_edit", "post_tool_use"),
+}
+event = sys.argv[1] if len(sys.argv) > 1 else ""
+try:
+    if event in HANDLERS:
+        module, function = HANDLERS[event]
+        getattr(__import__(module, fromlist=[function]), function)()
+except Exception as error:  # the package itself did not load: recorded too, and still exit 0
+    try:
+        from session_workflow.core.errorlog import record
+
+        record(event, error, os.environ)
+    except Exception:
+        pass
+finally:
+    os._exit(0)  # no interpreter teardown: the hook's output is written and flushed
