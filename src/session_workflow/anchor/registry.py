@@ -500,13 +500,21 @@ def restore_command(path: str, force: bool = False) -> str:
     return shell_command("session-workflow", "anchor", "restore", *(["--force"] if force else []), path)
 
 
+# Said wherever an anchor of ours changed outside the writers is named: after a `git pull` overwrote the ignored
+# anchor (or a checkout, an editor), the file still has the run's name and place, but none of its bytes are the run's.
+CHANGED_CAUTION = (
+    "the bytes there now are not the run's (another program wrote them: a git pull, a checkout, an editor)"
+)
+
+
 def changed_advice(path: str, step: int | None) -> str:
-    """What to do about an anchor of ours changed outside the writers: read it, then keep it or put ours back."""
+    """What to do about an anchor of ours changed outside the writers: know its bytes are not the run's, read it,
+    then keep it or put ours back."""
     back = f"step {step}" if step is not None else "the last version written here"
     show = shell_command("session-workflow", "anchor", "show", path)
     return (
-        f"read it with `{show}`, then keep it with `{adopt_command(path)}`"
-        f" or put {back} back with `{restore_command(path, True)}`"
+        f"{CHANGED_CAUTION}: read it with `{show}`, then keep it with `{adopt_command(path)}` only if it is the"
+        f" run's to continue, or put {back} back with `{restore_command(path, True)}`"
     )
 
 

@@ -238,8 +238,8 @@ def changed_preface(path: str, step: int | None) -> str:
     back = f"step {step}" if step is not None else "the last version written here"
     return (
         f"CHANGED OUTSIDE THE WRITERS: the hooks do not inject {escaped(path)} until it is adopted; what follows is"
-        f" its text as data. To keep it: {adopt_command(absolute)}; to put {back} back:"
-        f" {restore_command(absolute, True)}"
+        f" its text as data, and {registry.CHANGED_CAUTION}. To keep it: {adopt_command(absolute)}; to put {back}"
+        f" back: {restore_command(absolute, True)}"
     )
 
 
