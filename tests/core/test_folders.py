@@ -173,10 +173,20 @@ def test_a_folder_above_the_state_root_is_not_judged(tmp_path: Path, monkeypatch
         parent.chmod(0o700)
 
 
+@as_root
+def test_a_folder_of_root_is_trusted_by_another_user(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Root can write anywhere: its folders (writable by no one else) are as safe as the user's own."""
+    path = trusted_anchor(tmp_path)
+    monkeypatch.setattr(os, "getuid", lambda: NOBODY)
+    assert registry.trust_problem(state_env()) is None and registry.is_ours(state_env(), str(path))
+
+
 def test_another_owner_is_refused_without_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Where the test cannot chown (not root), this user's id is made another: every folder is then foreign."""
     path = trusted_anchor(tmp_path)
     uid = os.getuid()
+    if uid == 0:
+        pytest.skip("root's folders are trusted by every user (root can write anywhere): the chown tests hold it")
     monkeypatch.setattr(os, "getuid", lambda: uid + 1)
     assert not registry.is_ours(state_env(), str(path))
     folder = trust_dir(state_env()) or ""
@@ -257,7 +267,7 @@ def test_inject_writes_and_prunes_no_delivery_record_in_a_folder_not_the_users(
         os.chown(data, NOBODY, NOBODY)
     else:
         uid = os.getuid()
-        monkeypatch.setattr(os, "getuid", lambda: uid + 1)
+        monkeypatch.setattr(os, "getuid", lambda: uid + 1)  # this user's folders are then another user's
     run_inject(project, monkeypatch)
     assert "Fix the parser" in capsys.readouterr().out  # the block still carries the state
     assert sorted(os.listdir(data / "work-state-delivered")) == ["old-session.key"]  # nothing written, nothing pruned

@@ -71,10 +71,11 @@ def foreign_level(folder: str, top: str | None) -> Problem | None:
     """The first folder on the way from ``folder`` up that is not this user's alone (with why and the fix: a folder
     of another user's cannot be taken over, so it is moved aside and the writers make a new one), or None.
 
-    Symlinks resolved, every level from ``folder`` up to ``top`` (inclusive) must be owned by this user and
-    writable by no group or other (a level not there yet is skipped: nothing can be read from it). When ``folder``
-    does not lie below ``top`` (a link leads elsewhere, or there is no top), the levels above the user's own may be
-    root's too, and writable by others only when sticky (``/tmp``), up to ``/``: OpenSSH's rule for ``~/.ssh``.
+    Symlinks resolved, every level from ``folder`` up to ``top`` (inclusive) must be owned by this user (or root,
+    who can write anywhere anyway) and writable by no group or other (a level not there yet is skipped: nothing
+    can be read from it). When ``folder`` does not lie below ``top`` (a link leads elsewhere, or there is no top),
+    the levels above it are checked up to ``/``, and may be writable by others when sticky (``/tmp``): OpenSSH's
+    rule for ``~/.ssh``.
     No check where there are no user ids (Windows).
     """
     getuid = getattr(os, "getuid", None)
@@ -107,7 +108,7 @@ def _walk(folder: str, top: str | None, uid: int) -> Problem | None:
             strict = below or first
             if not stat.S_ISDIR(info.st_mode):
                 return current, "is not a folder", f"mv {current} {current}.not-mine"
-            if info.st_uid != uid and (strict or info.st_uid != 0):
+            if info.st_uid not in (uid, 0):  # root's: root can write anywhere anyway
                 return current, f"is owned by another user (uid {info.st_uid})", f"mv {current} {current}.not-mine"
             if info.st_mode & _SHARED_WRITE and (strict or not info.st_mode & stat.S_ISVTX):
                 mode = stat.S_IMODE(info.st_mode)
