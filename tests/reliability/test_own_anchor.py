@@ -457,9 +457,10 @@ def test_step_fails_untouched_when_the_record_cannot_be_made(monkeypatch: pytest
 
 @contextlib.contextmanager
 def small_tmpfs(folder: str) -> Iterator[str]:
-    """A 64 KiB tmpfs at ``folder``; skipped where this machine does not let the test mount one."""
+    """A 64 KiB tmpfs at ``folder``, the user's alone (a tmpfs is 1777 by default: its records would not be
+    trusted); skipped where this machine does not let the test mount one."""
     os.makedirs(folder, exist_ok=True)
-    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", folder], capture_output=True)
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k,mode=0700", "tmpfs", folder], capture_output=True)
     if mounted.returncode != 0:
         pytest.skip("cannot mount a tmpfs here")
     try:

@@ -159,10 +159,13 @@ def prepare_parts(ctx: HookContext) -> list[PreparedPart]:
                 else:
                     if not state_elsewhere:  # the mod adds no section for a state this session does not own
                         prepared.append(guarded(name, workstate_part.prepare_foreign, ctx))
-        elif name == "anchor" and config.switch(config.ANCHOR_HOOKS, ctx.env) and _anchors_to_see(ctx, folders):
-            from session_workflow.anchor import part as anchor_part
+        elif name == "anchor" and _anchors_to_see(ctx, folders):
+            if config.switch(config.ANCHOR_HOOKS, ctx.env):
+                from session_workflow.anchor import part as anchor_part
 
-            prepared.append(guarded(name, anchor_part.prepare, ctx))
+                prepared.append(guarded(name, anchor_part.prepare, ctx))
+            else:
+                prepared.append(guarded(name, switched_off, ctx))
         elif name == "tasks":
             from session_workflow.tasks import store as tasks
 
@@ -182,7 +185,26 @@ def _anchors_to_see(ctx: HookContext, folders: list[str]) -> bool:
 
 
 def _restored(part: PreparedPart | None) -> bool:
-    return part is not None and not isinstance(part, FailedPart)
+    return part is not None and not isinstance(part, (FailedPart, SwitchedOff))
+
+
+class SwitchedOff(PreparedPart):
+    """The one line that stands for a part a variable switched off in a session that keeps it (never the part)."""
+
+    def __init__(self, name: str, text: str) -> None:
+        self.name = name
+        self.text = text
+        self.cap = self.floor = utf16_len(text)
+
+    def render(self, budget: int) -> str:
+        return self.text if budget >= self.floor else ""
+
+
+def switched_off(ctx: HookContext) -> SwitchedOff | None:
+    """The anchor part's stand-in when a variable switched it off: which one, and where it is set."""
+    folders = ctx.project_dirs()
+    line = config.switched_off_line("anchor", ctx.env, folders, locations.claude_config_dir(ctx.env))
+    return SwitchedOff("anchor", line) if line is not None else None
 
 
 def guarded(name: str, prepare: Callable[[HookContext], PreparedPart | None], ctx: HookContext) -> PreparedPart | None:
