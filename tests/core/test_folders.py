@@ -289,3 +289,26 @@ def test_the_delivery_folder_is_one_function_for_hooks_and_cli(tmp_path: Path, m
     data.chmod(0o770)
     folders._checked.clear()
     assert delivery_folder(env, [str(project)]) is None
+
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.parametrize("mask", ["000", "002"])
+def test_the_clis_bytecode_folders_are_0700_and_a_shared_one_is_not_used(tmp_path: Path, mask: str) -> None:
+    """Bytecode is code: ``bin/session-workflow`` makes ~/.cache/session-workflow/pycache 0700 at each level, and
+    keeps none in a pycache folder another user could write."""
+    import subprocess
+
+    cache = tmp_path / "cache"
+    env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path), "XDG_CACHE_HOME": str(cache)}
+    command = f"umask {mask}; exec {REPO / 'bin' / 'session-workflow'} anchor list {tmp_path}"
+    subprocess.run(["sh", "-c", command], env=env, capture_output=True, check=True, timeout=120)
+    pycache = cache / "session-workflow" / "pycache"
+    assert set(modes_below(tmp_path, pycache).values()) == {"0o700"}
+    assert any(pycache.rglob("*.pyc"))
+    for found in pycache.rglob("*.pyc"):
+        found.unlink()
+    pycache.chmod(0o777)
+    subprocess.run(["sh", "-c", command], env=env, capture_output=True, check=True, timeout=120)
+    assert not any(pycache.rglob("*.pyc"))
