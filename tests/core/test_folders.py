@@ -269,7 +269,12 @@ def test_inject_writes_and_prunes_no_delivery_record_in_a_folder_not_the_users(
         uid = os.getuid()
         monkeypatch.setattr(os, "getuid", lambda: uid + 1)  # this user's folders are then another user's
     run_inject(project, monkeypatch)
-    assert "Fix the parser" in capsys.readouterr().out  # the block still carries the state
+    out = capsys.readouterr().out
+    assert "Fix the parser" in out  # the block still carries the state, and says why no record is kept
+    assert (
+        f"session-workflow: ignored the work state's delivery records: {data} is {how}"
+        in json.loads(out)["hookSpecificOutput"]["additionalContext"]
+    )
     assert sorted(os.listdir(data / "work-state-delivered")) == ["old-session.key"]  # nothing written, nothing pruned
     assert old.exists()
 

@@ -288,6 +288,11 @@ def compose(ctx: HookContext) -> Composition:
         except Exception:  # unsure what the thread holds: send everything
             earlier = None
     notes = [*config.problems(ctx.env), *locations.ignored_folders(ctx.env, ctx.project_dirs())]
+    if any(part.name == "work state" for part in parts):  # its module, and so this one, is loaded already
+        from session_workflow.workstate.records import delivery_problem
+
+        problem = delivery_problem(ctx.env, ctx.project_dirs())
+        notes += [problem] if problem is not None else []
     if ctx.source == "fork":
         notes = [FORK_NOTE, *notes]
     return allocate(ctx.source, parts, earlier=earlier, notes=notes)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 
 from session_workflow.core.boundedio import read_prefix, read_prefix_and_stat
-from session_workflow.core.folders import foreign_level, make_private, user_top
+from session_workflow.core.folders import foreign_level, make_private, problem_line, user_top
 from session_workflow.core.locations import RECORDS_FOLDER, record_name, records_dir, user_state_dir
 from session_workflow.workstate.state import MAX_STATE_BYTES
 
@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
     from session_workflow.core.context import HookContext
+    from session_workflow.core.folders import Problem
 
 # A key is ASCII JSON of at most a state file's fields, each character escaped to at most six bytes.
 MAX_RECORD_BYTES = 6 * MAX_STATE_BYTES
@@ -59,12 +60,23 @@ def delivery_folder(env: Mapping[str, str], project_dirs: Sequence[str]) -> str 
     path outside the projects (``records_dir``), else the user state dir; and only when that folder and the ones
     above it up to the home (the state root) are the user's alone (``core.folders.foreign_level``). None otherwise.
     """
+    folder, found = _delivery_folder(env, project_dirs)
+    return folder if found is None else None
+
+
+def delivery_problem(env: Mapping[str, str], project_dirs: Sequence[str]) -> str | None:
+    """The one line that says the delivery records are not used, naming the folder and the fix (None: they are)."""
+    found = _delivery_folder(env, project_dirs)[1]
+    return problem_line("work state's delivery records", found) if found is not None else None
+
+
+def _delivery_folder(env: Mapping[str, str], project_dirs: Sequence[str]) -> tuple[str | None, Problem | None]:
     folder = records_dir(env, project_dirs)
     top = env.get("HOME") if folder is not None else user_top(env)
     if folder is None:
         fallback = user_state_dir(env)
         folder = os.path.join(fallback, RECORDS_FOLDER) if fallback else None
-    return folder if folder is not None and foreign_level(folder, top) is None else None
+    return folder, foreign_level(folder, top) if folder is not None else None
 
 
 class DeliveryRecord:
