@@ -134,7 +134,7 @@ def write(
         raise _no_state(path)
     folder = os.path.dirname(os.path.abspath(path))
     try:
-        if os.path.abspath(path) == fallback_state_path():  # the user state dir's, not a project's
+        if os.path.abspath(path) == fallback_state_path(os.environ):  # the user state dir's, not a project's
             make_private(folder)
         else:
             os.makedirs(folder, exist_ok=True)
