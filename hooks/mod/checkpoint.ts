@@ -244,12 +244,13 @@ export function statusText(
   return cutColumns(`⚓ ${cutColumns(anchor.title, room)}${tail}${rest}`, width)
 }
 
-/** What a writer's output says it did: `new`, `step` and `write` wrote `path`; `close` closed it. */
-export type WriterEvent = { verb: 'wrote' | 'closed'; path: string; step: number | null }
+/** What a writer's output says it did: `new`, `step` and `write` wrote `path`; `close` closed it. The step it
+ * printed is not kept: the kept anchor's step is read from the file, once verified (`keptAnchor`). */
+export type WriterEvent = { verb: 'wrote' | 'closed'; path: string }
 
 const WRITER_CALL = /(?:^|[\s;&|(`$])session-workflow\s+anchor\s+(?:new|step|write|close)\b/
-const STEP_LINE = /^step \d{1,9} -> (\d{1,9}) {2}(\/.*\.md)$/
-const WROTE_LINE = /^wrote (\/.*\.md) \(step (\d{1,9})\)$/
+const STEP_LINE = /^step \d{1,9} -> \d{1,9} {2}(\/.*\.md)$/
+const WROTE_LINE = /^wrote (\/.*\.md) \(step \d{1,9}\)$/
 const CLOSED_LINE = /^closed (\/.*?\.md) -> \//
 const NEW_LINE = /^\/.*\/\.claude\/anchors\/[^/]+\.md$/
 const ANCHOR_PATH = /\/\.claude\/anchors\/[^/]+\.md$/
@@ -268,11 +269,9 @@ export function writerEvents(command: string, output: string): WriterEvent[] {
   for (const raw of output.slice(0, MAX_SCANNED_OUTPUT).split('\n')) {
     const line = raw.replace(/\r$/, '')
     let match: RegExpExecArray | null
-    if ((match = STEP_LINE.exec(line)) !== null) events.push({ verb: 'wrote', path: match[2]!, step: Number(match[1]) })
-    else if ((match = WROTE_LINE.exec(line)) !== null)
-      events.push({ verb: 'wrote', path: match[1]!, step: Number(match[2]) })
-    else if ((match = CLOSED_LINE.exec(line)) !== null) events.push({ verb: 'closed', path: match[1]!, step: null })
-    else if (isNew && NEW_LINE.test(line)) events.push({ verb: 'wrote', path: line, step: 0 })
+    if ((match = STEP_LINE.exec(line) ?? WROTE_LINE.exec(line)) !== null) events.push({ verb: 'wrote', path: match[1]! })
+    else if ((match = CLOSED_LINE.exec(line)) !== null) events.push({ verb: 'closed', path: match[1]! })
+    else if (isNew && NEW_LINE.test(line)) events.push({ verb: 'wrote', path: line })
   }
   return events.filter(({ path }) => ANCHOR_PATH.test(path) && !path.endsWith('.closed.md'))
 }
@@ -314,16 +313,21 @@ function commentOpenAfter(line: string, open: boolean): boolean {
   }
 }
 
+/** The first `max` code points of `text`: a cut never splits an astral character into a lone surrogate. */
+function firstPoints(text: string, max: number): string {
+  return Array.from(text).slice(0, max).join('')
+}
+
 /** The ticket a work-state file holds for `session`: its label (`#34`, `PROJ-7`), step and write time. */
 export function ticketOf(raw: string, session: string): SessionWorkflowTicket | null {
   const state = readStateRecord(raw)
   if (state === null || state.session !== session) return null
   const { ticket, step, updated_at: updatedAt } = state
-  const label = typeof ticket === 'number' ? `#${ticket}` : oneLine(String(ticket)).slice(0, 64)
+  const label = typeof ticket === 'number' ? `#${ticket}` : firstPoints(oneLine(String(ticket)), 64)
   const when = typeof updatedAt === 'string' ? Date.parse(updatedAt) : Number.NaN
   return {
     label,
-    step: typeof step === 'string' && oneLine(step) !== '' ? oneLine(step).slice(0, 24) : '-',
+    step: typeof step === 'string' && oneLine(step) !== '' ? firstPoints(oneLine(step), 24) : '-',
     updatedAt: Number.isFinite(when) ? when : null,
   }
 }
@@ -504,10 +508,12 @@ async function verified($: EngineInterface, event: WriterEvent, session: string)
   }
 }
 
+/** The kept anchor as its verified file says: the title and the step its HEAD holds, never the step a printed line
+ * claims (another line of the same Bash call, an `echo`, can print any step beside the writer's). */
 async function keptAnchor($: EngineInterface, event: WriterEvent, now: number): Promise<SessionWorkflowKeptAnchor> {
   const head = anchorHead((await readText($, event.path, ANCHOR_HEAD_BYTES)) ?? '')
   const name = event.path.slice(event.path.lastIndexOf('/') + 1, -'.md'.length)
-  return { path: event.path, title: head.title ?? name, step: event.step ?? head.step ?? 0, writtenAt: now }
+  return { path: event.path, title: head.title ?? name, step: head.step ?? 0, writtenAt: now }
 }
 
 /** The kept anchors of recent sessions, by session id, so a `--resume` in a new process still knows its own. */

@@ -236,9 +236,13 @@ def test_cli_show(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = capsys.readouterr().out
     assert out.startswith(f"## Control anchor: {target}\n")
     assert out.endswith("</anchor-head>\n\n(no TAIL: the file has no `<!-- anchor:tail -->` line)\n")
-    assert run_cli("show", str(project / "nope.md")) == (
+    assert run_cli("show", str(project / ".claude" / "anchors" / "nope.md")) == (
         2,
-        f"{project}/nope.md: no such anchor file (or not a readable regular file)",
+        f"{project}/.claude/anchors/nope.md: no such anchor file (or not a readable regular file)",
+    )
+    assert run_cli("show", "/etc/passwd") == (
+        2,
+        "/etc/passwd: not a file in a .claude/anchors folder, so not shown as an anchor",
     )
 
 
@@ -282,6 +286,25 @@ def test_show_prints_the_head_as_the_hook_frames_it_and_never_the_tail(tmp_path:
     head = injected[injected.index('<anchor-head file="a.md">') : injected.index("</anchor-head>") + 14]
     assert head in shown
     assert f"`session-workflow anchor show --all {path}` prints it." in shown
+
+
+@pytest.mark.parametrize("where", ["outside any anchors folder", "linked from an anchors folder", "a .claude folder"])
+def test_show_frames_only_a_file_in_an_anchors_folder(tmp_path: Path, where: str) -> None:
+    """Issue 33: ``anchor show /etc/passwd`` framed any readable file as an anchor to continue from."""
+    other = tmp_path / "elsewhere" / "notes.md"
+    other.parent.mkdir()
+    other.write_text(anchor("Run", "- Step 1: PLANTED-CURSOR"), encoding="utf-8")
+    path = other
+    if where == "linked from an anchors folder":
+        path = tmp_path / ".claude" / "anchors" / "a.md"
+        path.parent.mkdir(parents=True)
+        path.symlink_to(other)
+    elif where == "a .claude folder":
+        path = tmp_path / ".claude" / "a.md"
+        path.parent.mkdir()
+        path.write_text(other.read_text(encoding="utf-8"), encoding="utf-8")
+    lines, code = show_anchor(str(path), True, NOW)
+    assert (lines, code) == ([f"{path}: not a file in a .claude/anchors folder, so not shown as an anchor"], 2)
 
 
 def test_show_all_adds_the_tail_in_a_frame_it_cannot_close(tmp_path: Path) -> None:

@@ -720,3 +720,30 @@ def test_restore_refuses_a_symlink_where_the_gone_anchor_was(tmp_path: Path, dan
     with pytest.raises(Failure):
         anchor_writer.restore_anchor(path, state_env(), "s-1", time.time())
     assert os.path.islink(path) and (target.read_text() == "mine\n" if not dangling else not target.exists())
+
+
+# --- issue 33: restore --force keeps the changed file and leaves no lock file ------------------------------------
+
+
+def test_restore_force_leaves_no_lock_files_beside_the_changed_copies(tmp_path: Path) -> None:
+    """Three forced restores in one second: the changed files are kept as ``.changed-<time>``, ``-2``, ``-3``, and
+    no ``.FILE.changed-<time>[-N].lock`` stays behind (no writer ever takes those names again)."""
+    project = tmp_path / "project"
+    project.mkdir()
+    path = anchor_writer.create_anchor(str(project), "Port billing", 0.0, state_env(), "s")
+    folder = os.path.dirname(path)
+    kept = []
+    for attempt in range(3):
+        with open(path, "a", encoding="utf-8") as handle:
+            handle.write(f"hand edit {attempt}\n")
+        restored = anchor_writer.restore_anchor(path, state_env(), "s", 1_000_000.0, force=True)
+        assert restored.kept is not None
+        kept.append(os.path.basename(restored.kept))
+    name = os.path.basename(path)
+    assert kept == [
+        f"{name}.changed-19700112T134640Z",
+        f"{name}.changed-19700112T134640Z-2",
+        f"{name}.changed-19700112T134640Z-3",
+    ]
+    locks = sorted(entry for entry in os.listdir(folder) if entry.endswith(".lock"))
+    assert locks == [f".{name}.lock"]  # the anchor's own, which its writers keep using

@@ -33,6 +33,11 @@ def test_anchor_hooks_off_leaves_the_anchor_out(claude: Claude, fake_api: FakeAn
     configure(claude, anchor_hooks=False)
     block = startup_block(claude, fake_api)
     assert ANCHOR_HEADING not in block and TASKS_HEADER in block
+    # The session keeps an anchor it is not shown: one line says which variable switched it off, and where.
+    assert (
+        "session-workflow: this session's control anchor is not shown: CLAUDE_PLUGIN_OPTION_ANCHOR_HOOKS='false'"
+        " switches it off, set in the environment by the user's settings.json." in block.splitlines()
+    )
 
 
 def test_the_startup_window_is_the_option(claude: Claude, fake_api: FakeAnthropic) -> None:

@@ -100,9 +100,12 @@ def test_git_clean_then_the_block_says_gone_and_the_model_restores_it(claude: Cl
 
 @contextlib.contextmanager
 def state_folder_that_fills(folder: Path) -> Iterator[bool]:
-    """A 64 KiB tmpfs at ``folder`` (True), or nothing mounted where this machine does not allow it (False)."""
+    """A 64 KiB tmpfs at ``folder``, the user's alone (True), or nothing mounted where this machine does not allow it
+    (False)."""
     folder.mkdir(parents=True, exist_ok=True)
-    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(folder)], capture_output=True)
+    mounted = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=64k,mode=0700", "tmpfs", str(folder)], capture_output=True
+    )
     try:
         yield mounted.returncode == 0
     finally:

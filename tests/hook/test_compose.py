@@ -114,6 +114,81 @@ def test_anchor_opt_out(calls: list[str], env: dict[str, str]) -> None:
     composition = compose.compose(HookContext.from_payload({"source": "compact"}, env, 0.0))
     assert calls == ["work state", "tasks", "recovery"]
     assert "ignored" not in composition.text
+    name = (
+        "SESSION_WORKFLOW_ANCHOR_HOOKS"
+        if "SESSION_WORKFLOW_ANCHOR_HOOKS" in env
+        else "CLAUDE_PLUGIN_OPTION_ANCHOR_HOOKS"
+    )
+    lines = [line for line in composition.text.splitlines() if "is not shown" in line]
+    assert lines == [
+        f"session-workflow: this session's control anchor is not shown: {name}={env[name]!r} switches it off, set"
+        + lines[0].split(" switches it off, set", 1)[1]
+    ]
+    assert "[anchor]" not in composition.text  # never the part
+
+
+# --- issue 33, item 4: a switched-off part says so, and where the variable is set --------------------------------
+
+OFF_LINE = "session-workflow: this session's control anchor is not shown: {name}='{value}' switches it off, {where}."
+
+
+def switched_project(tmp_path: Path, settings: dict[str, object] | None, leaf: str = "settings.json") -> Path:
+    project = tmp_path / "project"
+    (project / ".claude" / "anchors").mkdir(parents=True)
+    (project / ".claude" / "anchors" / "a.md").write_text("# Run\n\n## Cursor\n- Next action: go\n")
+    if settings is not None:
+        (project / ".claude" / leaf).write_text(json.dumps(settings))
+    return project
+
+
+def off_block(project: Path, env: dict[str, str], session: str = "s1") -> str:
+    payload = {"session_id": session, "cwd": str(project), "source": "compact"}
+    return compose.compose(HookContext.from_payload(payload, env, 0.0)).text
+
+
+@pytest.mark.parametrize("leaf", ["settings.json", "settings.local.json"])
+def test_a_switch_in_the_projects_env_block_is_named_as_the_projects(tmp_path: Path, leaf: str) -> None:
+    """A committed env block with SESSION_WORKFLOW_ANCHOR_HOOKS=0 dropped the session's anchor without a word."""
+    project = switched_project(tmp_path, {"env": {"SESSION_WORKFLOW_ANCHOR_HOOKS": "0"}}, leaf)
+    env = {"SESSION_WORKFLOW_ANCHOR_HOOKS": "0", "CLAUDE_CONFIG_DIR": str(tmp_path / "config")}
+    text = off_block(project, env)
+    where = f"set in the environment by this project's .claude/{leaf}"
+    assert text.splitlines()[2:] == [OFF_LINE.format(name="SESSION_WORKFLOW_ANCHOR_HOOKS", value="0", where=where)]
+    assert "Next action: go" not in text
+
+
+def test_a_switch_no_settings_file_names_says_what_can_be_told(tmp_path: Path) -> None:
+    project = switched_project(tmp_path, {"env": {"OTHER": "1"}})
+    text = off_block(project, {"SESSION_WORKFLOW_ANCHOR_HOOKS": "off", "CLAUDE_CONFIG_DIR": str(tmp_path / "c")})
+    where = "set in the environment (the shell Claude Code started from, or a settings env block this hook cannot see)"
+    assert OFF_LINE.format(name="SESSION_WORKFLOW_ANCHOR_HOOKS", value="off", where=where) in text
+
+
+def test_the_options_variable_is_named_with_the_option_and_the_users_settings(tmp_path: Path) -> None:
+    project = switched_project(tmp_path, None)
+    config = tmp_path / "config"
+    config.mkdir()
+    env = {"CLAUDE_PLUGIN_OPTION_ANCHOR_HOOKS": "false", "CLAUDE_CONFIG_DIR": str(config)}
+    where = (
+        "set in the environment, possibly by Claude Code from the plugin's anchor_hooks option or by a settings file"
+        " this hook cannot see"
+    )
+    assert OFF_LINE.format(name="CLAUDE_PLUGIN_OPTION_ANCHOR_HOOKS", value="false", where=where) in off_block(
+        project, env
+    )
+    settings = {"pluginConfigs": {"session-workflow@session-workflow": {"options": {"anchor_hooks": False}}}}
+    (config / "settings.json").write_text(json.dumps(settings))
+    where = "set in the environment by the user's settings.json"
+    assert OFF_LINE.format(name="CLAUDE_PLUGIN_OPTION_ANCHOR_HOOKS", value="false", where=where) in off_block(
+        project, env
+    )
+
+
+def test_a_switched_off_part_costs_a_session_without_one_nothing(tmp_path: Path) -> None:
+    """No anchors folder and no anchor this session keeps: no line (and no settings file is read)."""
+    project = tmp_path / "bare"
+    project.mkdir()
+    assert off_block(project, {"SESSION_WORKFLOW_ANCHOR_HOOKS": "0"}) == ""
 
 
 @pytest.mark.parametrize(

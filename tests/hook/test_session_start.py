@@ -263,6 +263,8 @@ def test_the_real_shim_honours_the_options(full: Project) -> None:
     done = _run_shim("SessionStart", json.dumps(full.payload("compact")).encode(), env)
     context = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
     assert ANCHOR_MARK not in context and TASK_MARK in context
+    # Cold (python3 -I -S): the line that says so, naming the variable, is there too (issue 33, item 4).
+    assert "control anchor is not shown: CLAUDE_PLUGIN_OPTION_ANCHOR_HOOKS='false' switches it off" in context
 
 
 def test_a_session_with_no_state_gets_zero_bytes(project: Project, capsysbinary: pytest.CaptureFixture[bytes]) -> None:

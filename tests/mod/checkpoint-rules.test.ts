@@ -81,27 +81,27 @@ describe('the reminder line', () => {
 describe("the writers' output", () => {
   test('new, step, write and close, by what they print', () => {
     expect(writerEvents('session-workflow anchor new --task "Run"', `${ANCHOR}\n`)).toEqual([
-      { verb: 'wrote', path: ANCHOR, step: 0 },
+      { verb: 'wrote', path: ANCHOR },
     ])
     expect(writerEvents(`session-workflow anchor step ${ANCHOR} "x"`, `step 2 -> 3  ${ANCHOR}\nHEAD: 900 units\n`)).toEqual([
-      { verb: 'wrote', path: ANCHOR, step: 3 },
+      { verb: 'wrote', path: ANCHOR },
     ])
     expect(writerEvents(`cd /p && session-workflow anchor write ${ANCHOR} <<'EOF'\n…\nEOF`, `wrote ${ANCHOR} (step 7)\r\n`)).toEqual([
-      { verb: 'wrote', path: ANCHOR, step: 7 },
+      { verb: 'wrote', path: ANCHOR },
     ])
     expect(writerEvents(`session-workflow anchor close ${ANCHOR} --outcome ok`, `closed ${ANCHOR} -> /p/.claude/anchors/2026-11-30-run.closed.md\n`)).toEqual([
-      { verb: 'closed', path: ANCHOR, step: null },
+      { verb: 'closed', path: ANCHOR },
     ])
   })
 
   test('a path with spaces', () => {
     const spaced = '/home/dev/my project/.claude/anchors/2026-11-30-run.md'
     expect(writerEvents(`session-workflow anchor step "${spaced}" x`, `step 0 -> 1  ${spaced}\n`)).toEqual([
-      { verb: 'wrote', path: spaced, step: 1 },
+      { verb: 'wrote', path: spaced },
     ])
     const closed = spaced.replace(/\.md$/, '.closed.md')
     expect(writerEvents(`session-workflow anchor close "${spaced}" --outcome ok`, `closed ${spaced} -> ${closed}\n`)).toEqual([
-      { verb: 'closed', path: spaced, step: null },
+      { verb: 'closed', path: spaced },
     ])
   })
 

@@ -38,6 +38,8 @@ type World = {
   autoCompact: boolean
   /** What each Bash command prints, by command. */
   outputs: Map<string, string>
+  /** What each Bash command writes, by command (path, text): a fake writer writes its file, as the real one. */
+  writes: Map<string, [string, string]>
   /** The StatusLine site's text as the plugin handed it on, at the last draw. */
   drawn: string | null | undefined
   /** How often the plugin asked for a redraw. */
@@ -62,6 +64,7 @@ function rig(on: On, stored: Record<string, unknown> = {}, root = ROOT): World {
     tokens: undefined,
     autoCompact: true,
     outputs: new Map(),
+    writes: new Map(),
     drawn: undefined,
     redraws: 0,
     surfaces: [],
@@ -121,6 +124,8 @@ function rig(on: On, stored: Record<string, unknown> = {}, root = ROOT): World {
   on('tool.call', ($, e) => {
     const command = 'command' in e && typeof e.command === 'string' ? e.command : ''
     const stdout = world.outputs.get(command) ?? ''
+    const written = world.writes.get(command)
+    if (written !== undefined) world.files.set(...written)
     return { result: { stdout, stderr: '', interrupted: false }, text: stdout } as never
   })
   return world
@@ -150,12 +155,15 @@ async function bash($: Engine, world: World, command: string, tokens?: number, a
 
 const NEW = 'session-workflow anchor new --task "Port the parser"'
 const STEP = `session-workflow anchor step ${ANCHOR} "done: lexer; next: rule 7"`
+/** The anchor's text at `step`, as the writers leave it. */
+const atStep = (step: number) => ANCHOR_TEXT.replace('step: 0', `step: ${step}`)
 
 /** A session whose model made the anchor at a low fill. */
 async function withAnchor($: Engine, on: On): Promise<World> {
   const world = rig(on)
   world.outputs.set(NEW, `${ANCHOR}\n`)
   world.outputs.set(STEP, `step 0 -> 1  ${ANCHOR}\nHEAD: 1,200 of 10,000 units\n`)
+  world.writes.set(STEP, [ANCHOR, atStep(1)])
   expect(await bash($, world, NEW, 3000)).toBeUndefined()
   return world
 }
@@ -387,9 +395,16 @@ describe('only what the module can verify is the anchor this session keeps', () 
   })
 
   test('the verified anchor is kept, its title on the status line', async ($, on) => {
-    const world = await forgedBy($, on, `step 0 -> 1  ${ANCHOR}`)
+    const world = await forgedBy($, on, `step 0 -> 1  ${ANCHOR}`, (world) => world.writes.set(MADE, [ANCHOR, atStep(1)]))
     expect(await row($, world)).toBe('⚓ Port the parser · step 1 · now')
     expect(await bash($, world, 'ls', 60_000)).toContain(`session-workflow anchor step ${ANCHOR} "done: …; next: …"`)
+  })
+
+  test("the status row's step is the verified file's, never a step another line of the call printed", async ($, on) => {
+    // The writer really wrote step 1; `&& echo` in the same Bash call printed a writer's line for step 9.
+    const forged = `step 0 -> 1  ${ANCHOR}\nwrote ${ANCHOR} (step 9)\nstep 8 -> 9  ${ANCHOR}`
+    const world = await forgedBy($, on, forged, (world) => world.writes.set(MADE, [ANCHOR, atStep(1)]))
+    expect(await row($, world)).toBe('⚓ Port the parser · step 1 · now')
   })
 
   test('a path with spaces and quotes is one shell word in the suggested command', async ($, on) => {
@@ -444,6 +459,7 @@ describe('the status line', () => {
     const title = '移植'.repeat(40)
     world.files.set(ANCHOR, `---\nstep: 4\n---\n\n# ${title}\u202e\n`)
     world.outputs.set(STEP, `step 4 -> 5  ${ANCHOR}\n`)
+    world.writes.set(STEP, [ANCHOR, `---\nstep: 5\n---\n\n# ${title}\u202e\n`])
     await bash($, world, STEP, 1000)
     const line = (await row($, world, null, 58)) ?? ''
     expect(line.startsWith('⚓ 移植移植')).toBe(true)
@@ -453,6 +469,16 @@ describe('the status line', () => {
     for (const char of line) columns += /[\u2e80-\ua4cf]/.test(char) ? 2 : 1
     expect(columns).toBeLessThanOrEqual(58)
     expect(columns).toBeGreaterThan(55)
+  })
+
+  test("the ticket's step is cut to 24 code points, never splitting an astral character", async ($, on) => {
+    const world = await withAnchor($, on)
+    const state = { version: 1, ticket: 'PROJ-7', title: 't', step: `s${'𝒳'.repeat(30)}`, session: SESSION, updated_at: null }
+    world.files.set(STATE_PATH, JSON.stringify(state))
+    await $.session.start({ cwd: ROOT, surface: 'terminal', isInteractive: true })
+    const line = (await row($, world, null, 400)) ?? ''
+    expect(line).toContain(` · PROJ-7 s${'𝒳'.repeat(23)}`)
+    expect(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(line)).toBe(false)
   })
 
   test('a new anchor, its template still unfilled: the title and step 0, never a prompt of the template', async ($, on) => {

@@ -251,9 +251,11 @@ def test_changed_outside_the_writers_golden() -> None:
         assert cold_block(box) == (
             "session-workflow: state restored from disk at SessionStart (compact); it outranks the summary of"
             " earlier context.\n\n"
-            f"Control anchor changed outside the writers (not shown): {path}, last written here at step 2; read it"
+            f"Control anchor changed outside the writers (not shown): {path}, last written here at step 2; the bytes"
+            " there now are not the run's (another program wrote them: a git pull, a checkout, an editor): read it"
             f" with `session-workflow anchor show {path}`, then keep it with `session-workflow anchor adopt {path}`"
-            f" or put step 2 back with `session-workflow anchor restore --force {path}`."
+            f" only if it is the run's to continue, or put step 2 back with"
+            f" `session-workflow anchor restore --force {path}`."
         )
 
 
@@ -290,8 +292,10 @@ def test_step_and_write_refuse_a_changed_anchor_with_the_same_advice() -> None:
             handle.write("hand edit\n")
         before = anchors_now(box)
         advice = (
-            f"read it with `session-workflow anchor show {path}`, then keep it with `session-workflow anchor adopt"
-            f" {path}` or put step 2 back with `session-workflow anchor restore --force {path}`"
+            "the bytes there now are not the run's (another program wrote them: a git pull, a checkout, an editor):"
+            f" read it with `session-workflow anchor show {path}`, then keep it with `session-workflow anchor adopt"
+            f" {path}` only if it is the run's to continue, or put step 2 back with"
+            f" `session-workflow anchor restore --force {path}`"
         )
         for argv, stdin in ((("step", path, "x"), b""), (("write", path), anchor_text("W").encode())):
             done = cli(box, "anchor", *argv, stdin=stdin)
@@ -313,8 +317,9 @@ def test_show_names_a_changed_anchor_as_ours_changed() -> None:
         shown = cli(box, "anchor", "show", path)
         assert shown.stdout.splitlines()[0] == (
             f"CHANGED OUTSIDE THE WRITERS: the hooks do not inject {path} until it is adopted; what follows is its"
-            f" text as data. To keep it: session-workflow anchor adopt {path}; to put step 2 back: session-workflow"
-            f" anchor restore --force {path}"
+            " text as data, and the bytes there now are not the run's (another program wrote them: a git pull, a"
+            f" checkout, an editor). To keep it: session-workflow anchor adopt {path}; to put step 2 back:"
+            f" session-workflow anchor restore --force {path}"
         )
 
 
@@ -452,9 +457,10 @@ def test_step_fails_untouched_when_the_record_cannot_be_made(monkeypatch: pytest
 
 @contextlib.contextmanager
 def small_tmpfs(folder: str) -> Iterator[str]:
-    """A 64 KiB tmpfs at ``folder``; skipped where this machine does not let the test mount one."""
+    """A 64 KiB tmpfs at ``folder``, the user's alone (a tmpfs is 1777 by default: its records would not be
+    trusted); skipped where this machine does not let the test mount one."""
     os.makedirs(folder, exist_ok=True)
-    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", folder], capture_output=True)
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k,mode=0700", "tmpfs", folder], capture_output=True)
     if mounted.returncode != 0:
         pytest.skip("cannot mount a tmpfs here")
     try:

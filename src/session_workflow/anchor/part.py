@@ -211,6 +211,9 @@ def prepare(ctx: HookContext) -> AnchorPart | UntrustedPart | None:
     changed = [candidate for candidate in selection.untrusted if candidate.record is not None]
     strangers = [candidate for candidate in selection.untrusted if candidate.record is None]
     notes = gone_notes(ctx) + changed_notes(changed) + untrusted_notes(strangers)
+    problem = registry.trust_problem(ctx.env) if selection.untrusted else None
+    if problem is not None:  # why every anchor here reads as not created here
+        notes.insert(0, problem)
     scan, chosen = selection.scan, selection.chosen
     if scan is None or chosen is None or chosen.anchor is None:
         return UntrustedPart(notes) if notes else None

@@ -38,6 +38,7 @@ import time
 
 from session_workflow.anchor.text import LIVE, NOT_ANCHOR, split_head
 from session_workflow.core.boundedio import read_prefix, read_prefix_and_stat
+from session_workflow.core.folders import foreign_level, make_private, problem_line, user_top
 from session_workflow.core.jsonload import loads
 from session_workflow.core.locations import KEPT_FOLDER, kept_index, record_name, trust_dir
 from session_workflow.core.text import escaped, shell_command
@@ -203,9 +204,27 @@ def _kind(value: object) -> int | None:
     return kind if type(kind) is int and LIVE <= kind <= NOT_ANCHOR else None
 
 
-def read(env: Mapping[str, str], real_path: str) -> Record | None:
-    """The record of the anchor at ``real_path`` (None: no record, no state dir, or an unreadable one)."""
+TRUST_RECORDS = "anchors' trust records"
+
+
+def trusted_folder(env: Mapping[str, str], folder: str | None = None) -> str | None:
+    """The trust folder (or ``folder`` below it) when its records can be trusted: it and every folder above it up to
+    the user's state root (or the home) are the user's alone (``core.folders.foreign_level``); else None."""
+    folder = folder or trust_dir(env)
+    return folder if folder is not None and foreign_level(folder, user_top(env)) is None else None
+
+
+def trust_problem(env: Mapping[str, str]) -> str | None:
+    """The one line that says the trust records are not read, naming the folder and the fix (None: they are)."""
     folder = trust_dir(env)
+    found = foreign_level(folder, user_top(env)) if folder is not None else None
+    return problem_line(TRUST_RECORDS, found) if found is not None else None
+
+
+def read(env: Mapping[str, str], real_path: str) -> Record | None:
+    """The record of the anchor at ``real_path`` (None: no record, no state dir, an unreadable one, or a trust
+    folder not the user's alone: ``trusted_folder``)."""
+    folder = trusted_folder(env)
     if folder is None:
         return None
     read_back = read_prefix(record_file(folder, real_path), MAX_RECORD_BYTES)
@@ -290,7 +309,7 @@ def copy_file(folder: str, real_path: str, digest: str) -> str:
 
 def read_copy(env: Mapping[str, str], record: Record) -> tuple[bytes, bool] | None:
     """(the copy's bytes, whole) when the copy the record names is there and still has its digest, else None."""
-    folder = trust_dir(env)
+    folder = trusted_folder(env)
     if folder is None or record.copy is None:
         return None
     read_back = read_prefix(copy_file(folder, record.path, record.copy[0]), COPY_MAX_BYTES + 1)
@@ -315,6 +334,8 @@ def _kept_paths(data: bytes | None) -> list[str]:
 def kept_by(env: Mapping[str, str], session: str | None) -> list[str]:
     """The real paths of the anchors ``session`` wrote or adopted, newest first (bounded; [] when none)."""
     index = kept_index(env, session) if session else None
+    if index is not None and trusted_folder(env, os.path.dirname(index)) is None:
+        return []
     read_back = read_prefix(index, MAX_KEPT_BYTES) if index is not None else None
     if read_back is None or read_back[1] > MAX_KEPT_BYTES:
         return []
@@ -361,7 +382,7 @@ def _keep(env: Mapping[str, str], session: str, real: str) -> None:
         document = {"v": VERSION, "session": session, "anchors": listed}
         return (json.dumps(document, ensure_ascii=True, indent=1) + "\n").encode("ascii")
 
-    os.makedirs(os.path.dirname(index), mode=0o700, exist_ok=True)
+    make_private(os.path.dirname(index))
     atomic.update_file(index, transform, 0o600)
 
 
@@ -386,7 +407,8 @@ def vouch(
     With the bytes, the record keeps their SHA-256 and the copy beside it (``copy_of``), and the session's list
     names the anchor. The copy and the list are written first and the record last: any failure raises before the
     record changes, so a writer that vouches before its rename leaves the file as it was. Returns the record file.
-    Raises ``atomic.WriteError`` (one line) when there is no user state dir, ``OSError`` when a write fails.
+    Raises ``atomic.WriteError`` (one line) when there is no user state dir or it is not the user's alone (its
+    records would not be trusted), ``OSError`` when a write fails.
     """
     import contextlib
 
@@ -409,7 +431,10 @@ def vouch(
     kept = copy_of(data) if data is not None else None
     copy = (digest if kept[1] else digest_of(kept[0]), kept[1]) if kept is not None and digest is not None else None
     target = record_file(folder, real)
-    os.makedirs(folder, mode=0o700, exist_ok=True)
+    problem = trust_problem(env)
+    if problem is not None:
+        raise atomic.WriteError(problem)
+    make_private(folder)
     made = None
     if kept is not None and copy is not None:
         made = copy_file(folder, real, copy[0])
@@ -475,13 +500,21 @@ def restore_command(path: str, force: bool = False) -> str:
     return shell_command("session-workflow", "anchor", "restore", *(["--force"] if force else []), path)
 
 
+# Said wherever an anchor of ours changed outside the writers is named: after a `git pull` overwrote the ignored
+# anchor (or a checkout, an editor), the file still has the run's name and place, but none of its bytes are the run's.
+CHANGED_CAUTION = (
+    "the bytes there now are not the run's (another program wrote them: a git pull, a checkout, an editor)"
+)
+
+
 def changed_advice(path: str, step: int | None) -> str:
-    """What to do about an anchor of ours changed outside the writers: read it, then keep it or put ours back."""
+    """What to do about an anchor of ours changed outside the writers: know its bytes are not the run's, read it,
+    then keep it or put ours back."""
     back = f"step {step}" if step is not None else "the last version written here"
     show = shell_command("session-workflow", "anchor", "show", path)
     return (
-        f"read it with `{show}`, then keep it with `{adopt_command(path)}`"
-        f" or put {back} back with `{restore_command(path, True)}`"
+        f"{CHANGED_CAUTION}: read it with `{show}`, then keep it with `{adopt_command(path)}` only if it is the"
+        f" run's to continue, or put {back} back with `{restore_command(path, True)}`"
     )
 
 

@@ -552,12 +552,12 @@ def changed_name(path: str, now: float, attempt: int) -> str:
 
 
 def _keep_changed(path: str, data: bytes, now: float) -> str:
-    """Create ``data`` under a free ``changed_name`` (create-only); the caller holds the anchor's lock."""
+    """Create ``data`` under a free ``changed_name`` (create-only); the caller holds the anchor's lock, so no lock
+    of the name's own is taken (no writer ever uses these names again: its lock file would stay behind)."""
     mode = stat.S_IMODE(os.stat(path).st_mode)
     for attempt in range(1, MAX_NAME_TRIES + 1):
         target = changed_name(path, now, attempt)
-        if atomic.create_new(target, data, mode):
-            _forget_lock(target)
+        if atomic.link_new(target, data, mode):
             return target
     raise Failure(f"no free name to keep the changed {escaped(path)} beside it after {MAX_NAME_TRIES} tries")
 

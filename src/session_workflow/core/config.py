@@ -98,3 +98,92 @@ def hours(option: Option, env: Mapping[str, str]) -> float:
 def problems(env: Mapping[str, str], options: Sequence[Option] = HOOK_OPTIONS) -> list[str]:
     """One line per option whose variable did not parse (the default was used instead)."""
     return [problem for problem in (lookup(option, env)[1] for option in options) if problem is not None]
+
+
+# The block's parts a user option switches off, by part name, with what the part shows: a session that keeps such
+# a part is told it is off, and why.
+PART_SWITCHES: dict[str, tuple[Option, str]] = {"anchor": (ANCHOR_HOOKS, "control anchor")}
+MAX_SETTINGS_BYTES = 1 << 20
+
+
+def switched_off_by(option: Option, env: Mapping[str, str]) -> tuple[str, str] | None:
+    """(the variable, its value) that switched ``option`` off, or None when it is on (or off by default)."""
+    for name in option.names():
+        raw = env.get(name)
+        if raw is None or not raw.strip():
+            continue
+        return (name, raw) if option.parse(raw) is False else None
+    return None
+
+
+def _settings(path: str) -> dict[str, object]:
+    """A settings file's top object, read boundedly (hot-path safe: ``core.jsonload``); {} for anything else."""
+    from session_workflow.core.boundedio import read_prefix
+    from session_workflow.core.jsonload import loads
+
+    read = read_prefix(path, MAX_SETTINGS_BYTES)
+    if read is None or read[1] > MAX_SETTINGS_BYTES:
+        return {}
+    try:
+        document = loads(read[0])
+    except (ValueError, RecursionError):
+        return {}
+    return document if isinstance(document, dict) else {}
+
+
+def _names(document: dict[str, object], option: Option, name: str) -> bool:
+    """Whether a settings document sets ``name`` in its ``env`` block, or (an option's variable) the option in a
+    ``pluginConfigs`` entry, which Claude Code exports as ``CLAUDE_PLUGIN_OPTION_<KEY>``."""
+    env = document.get("env")
+    if isinstance(env, dict) and name in env:
+        return True
+    configs = document.get("pluginConfigs")
+    if not name.startswith(OPTION_PREFIX) or not isinstance(configs, dict):
+        return False
+    for entry in configs.values():
+        options = entry.get("options") if isinstance(entry, dict) else None
+        if isinstance(options, dict) and option.key in options:
+            return True
+    return False
+
+
+def where_set(option: Option, name: str, project_dirs: Sequence[str], config_dir: str | None) -> str:
+    """Where ``name`` was set, as far as a hook can tell: the environment it got cannot say whether a project's
+    ``env`` block, the user's settings or the shell set a variable, so the settings files that name it are named
+    (the project's first: a repository's file can switch a part off), else what it may have been."""
+    import os
+
+    files = [
+        (os.path.join(folder, ".claude", leaf), f"this project's .claude/{leaf}")
+        for folder in project_dirs
+        for leaf in ("settings.json", "settings.local.json")
+    ]
+    if config_dir is not None:
+        files.append((os.path.join(config_dir, "settings.json"), "the user's settings.json"))
+    naming = []
+    for path, label in files:
+        if label not in naming and _names(_settings(path), option, name):
+            naming.append(label)
+    if naming:
+        return "set in the environment by " + " and ".join(naming)
+    if name.startswith(OPTION_PREFIX):
+        return (
+            f"set in the environment, possibly by Claude Code from the plugin's {option.key} option or by a"
+            " settings file this hook cannot see"
+        )
+    return "set in the environment (the shell Claude Code started from, or a settings env block this hook cannot see)"
+
+
+def switched_off_line(
+    part: str, env: Mapping[str, str], project_dirs: Sequence[str], config_dir: str | None
+) -> str | None:
+    """The one line that says ``part`` (a ``PART_SWITCHES`` name), which this session keeps, is switched off: by
+    which variable and where it is set; never the part itself. None when it is on: costs nothing then."""
+    option, label = PART_SWITCHES[part]
+    found = switched_off_by(option, env)
+    if found is None:
+        return None
+    name, raw = found
+    shown = cut_code_points(one_line(raw), SHOWN_VALUE_POINTS)
+    where = where_set(option, name, project_dirs, config_dir)
+    return f"session-workflow: this session's {label} is not shown: {name}={shown!r} switches it off, {where}."

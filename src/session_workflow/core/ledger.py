@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 
+from session_workflow.core.folders import make_private
 from session_workflow.core.jsonlog import append_record
 from session_workflow.core.locations import is_safe_name, user_state_dir
 
@@ -48,7 +49,7 @@ def append(env: Mapping[str, str], entry: Mapping[str, object]) -> bool:
     folder = os.path.dirname(path)
     try:
         if not os.path.isdir(folder):
-            os.makedirs(folder, mode=0o700, exist_ok=True)
+            make_private(folder)
     except OSError:
         return False
     return append_record(path, entry, os.path.join(folder, LEDGER_ROTATED))

@@ -73,13 +73,14 @@ def _work_state(ctx: HookContext) -> PreparedPart | None:
 
 
 def _anchors_present(ctx: HookContext, folders: list[str], _restored: bool) -> bool:
-    """Anchors on, and an anchors folder to look at or an anchor this session keeps that may be gone with it."""
-    if not config.switch(config.ANCHOR_HOOKS, ctx.env):
-        return False
+    """An anchors folder to look at, or an anchor this session keeps that may be gone with its folder."""
     return locations.any_anchors(folders) or locations.any_kept_anchors(ctx.env, ctx.session_id)
 
 
 def _anchor(ctx: HookContext) -> PreparedPart | None:
+    """The anchor part; switched off by a variable, the one line that says so (``switched_off``)."""
+    if not config.switch(config.ANCHOR_HOOKS, ctx.env):
+        return switched_off(ctx)
     from session_workflow.anchor.part import prepare
 
     return prepare(ctx)
@@ -225,10 +226,29 @@ def prepare_parts(ctx: HookContext) -> list[PreparedPart]:
         if ctx.source not in part.sources or not part.present(ctx, folders, restored):
             continue
         loaded = guarded(part.name, part.factory, ctx)
-        restored = restored or (loaded is not None and not isinstance(loaded, FailedPart))
+        restored = restored or (loaded is not None and not isinstance(loaded, (FailedPart, SwitchedOff)))
         if loaded is not None and not isinstance(loaded, Elsewhere):
             prepared.append(loaded)
     return prepared
+
+
+class SwitchedOff(PreparedPart):
+    """The one line that stands for a part a variable switched off in a session that keeps it (never the part)."""
+
+    def __init__(self, name: str, text: str) -> None:
+        self.name = name
+        self.text = text
+        self.cap = self.floor = utf16_len(text)
+
+    def render(self, budget: int) -> str:
+        return self.text if budget >= self.floor else ""
+
+
+def switched_off(ctx: HookContext) -> SwitchedOff | None:
+    """The anchor part's stand-in when a variable switched it off: which one, and where it is set."""
+    folders = ctx.project_dirs()
+    line = config.switched_off_line("anchor", ctx.env, folders, locations.claude_config_dir(ctx.env))
+    return SwitchedOff("anchor", line) if line is not None else None
 
 
 def guarded(name: str, prepare: Callable[[HookContext], PreparedPart | None], ctx: HookContext) -> PreparedPart | None:
@@ -341,6 +361,11 @@ def _compose(ctx: HookContext, source: str) -> Composition:
             _record("SessionStart thread", error, ctx)
             earlier = None
     notes = [*config.problems(ctx.env), *locations.ignored_folders(ctx.env, ctx.project_dirs())]
+    if any(part.name == "work state" for part in parts):  # its module, and so this one, is loaded already
+        from session_workflow.workstate.records import delivery_problem
+
+        problem = delivery_problem(ctx.env, ctx.project_dirs())
+        notes += [problem] if problem is not None else []
     if ctx.source == "fork":
         notes = [FORK_NOTE, *notes]
     return allocate(source, parts, earlier=earlier, notes=notes)

@@ -103,13 +103,16 @@ def project_anchor(payload: dict[str, object], path: str, now: float) -> str | N
 
 
 def marker_path(env: Mapping[str, str], session: str, call: str) -> str | None:
-    """This call's marker file in the user state folder (None without one)."""
+    """This call's marker file in the user state folder (None without one, or when that folder is not the user's
+    alone: another user's marker must not carry trust from PreToolUse to PostToolUse)."""
+    from session_workflow.core.folders import foreign_level, user_top
     from session_workflow.core.locations import record_name, user_state_dir
 
     root = user_state_dir(env)
-    if root is None:
+    folder = os.path.join(root, PENDING_FOLDER) if root is not None else None
+    if folder is None or foreign_level(folder, user_top(env)) is not None:
         return None
-    return os.path.join(root, PENDING_FOLDER, record_name(f"{session}\n{call}")[: -len(".key")])
+    return os.path.join(folder, record_name(f"{session}\n{call}")[: -len(".key")])
 
 
 def encode_marker(real: str, identity: Identity) -> bytes:
@@ -179,10 +182,12 @@ def before_edit(raw: bytes, env: Mapping[str, str], now: float) -> bool:
 
 def _store(marker: str, data: bytes, now: float) -> bool:
     """Write the marker whole (a temp file renamed over it): one writer per call, so no lock is needed."""
+    from session_workflow.core.folders import make_private
+
     folder = os.path.dirname(marker)
     temp = os.path.join(folder, f".{os.path.basename(marker)}.{os.getpid()}.tmp")
     try:
-        os.makedirs(folder, mode=0o700, exist_ok=True)
+        make_private(folder)
         fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0), 0o600)
         try:
             os.write(fd, data)

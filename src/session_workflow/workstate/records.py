@@ -10,12 +10,16 @@ from __future__ import annotations
 import os
 
 from session_workflow.core.boundedio import read_prefix, read_prefix_and_stat
+from session_workflow.core.folders import foreign_level, make_private, problem_line, user_top
 from session_workflow.core.locations import RECORDS_FOLDER, record_name, records_dir, user_state_dir
 from session_workflow.workstate.state import MAX_STATE_BYTES
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
     from session_workflow.core.context import HookContext
+    from session_workflow.core.folders import Problem
 
 # A key is ASCII JSON of at most a state file's fields, each character escaped to at most six bytes.
 MAX_RECORD_BYTES = 6 * MAX_STATE_BYTES
@@ -50,6 +54,31 @@ def _unlink_quietly(path: str) -> None:
         return
 
 
+def delivery_folder(env: Mapping[str, str], project_dirs: Sequence[str]) -> str | None:
+    """Where delivery records are read, written and pruned, for the hooks and ``inject`` alike (the Bash tool gets
+    ``CLAUDE_PLUGIN_DATA`` from a project's ``env`` block alone): under CLAUDE_PLUGIN_DATA when it is an absolute
+    path outside the projects (``records_dir``), else the user state dir; and only when that folder and the ones
+    above it up to the home (the state root) are the user's alone (``core.folders.foreign_level``). None otherwise.
+    """
+    folder, found = _delivery_folder(env, project_dirs)
+    return folder if found is None else None
+
+
+def delivery_problem(env: Mapping[str, str], project_dirs: Sequence[str]) -> str | None:
+    """The one line that says the delivery records are not used, naming the folder and the fix (None: they are)."""
+    found = _delivery_folder(env, project_dirs)[1]
+    return problem_line("work state's delivery records", found) if found is not None else None
+
+
+def _delivery_folder(env: Mapping[str, str], project_dirs: Sequence[str]) -> tuple[str | None, Problem | None]:
+    folder = records_dir(env, project_dirs)
+    top = env.get("HOME") if folder is not None else user_top(env)
+    if folder is None:
+        fallback = user_state_dir(env)
+        folder = os.path.join(fallback, RECORDS_FOLDER) if fallback else None
+    return folder, foreign_level(folder, top) if folder is not None else None
+
+
 class DeliveryRecord:
     """The snapshot key our hooks last delivered in one session: one small file, replaced whole (no lock)."""
 
@@ -62,13 +91,11 @@ class DeliveryRecord:
 
     @classmethod
     def for_session(cls, ctx: HookContext) -> DeliveryRecord | None:
-        """Under CLAUDE_PLUGIN_DATA, else the user state dir; None without a usable session id or location."""
+        """Under CLAUDE_PLUGIN_DATA, else the user state dir; None without a usable session id or location, or when
+        the folder is not the user's alone (``delivery_folder``)."""
         if not ctx.session_id or len(ctx.session_id) > MAX_SESSION_ID_CHARS:
             return None
-        folder = records_dir(ctx.env, ctx.project_dirs())
-        if folder is None:
-            fallback = user_state_dir(ctx.env)
-            folder = os.path.join(fallback, RECORDS_FOLDER) if fallback else None
+        folder = delivery_folder(ctx.env, ctx.project_dirs())
         return cls(folder, record_name(ctx.session_id), ctx.now) if folder else None
 
     def holds(self, key: str) -> bool:
@@ -96,7 +123,7 @@ class DeliveryRecord:
             return
         temp = f"{self.path}.{os.getpid()}.tmp"
         try:
-            os.makedirs(self.folder, mode=0o700, exist_ok=True)
+            make_private(self.folder)
             fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0), 0o600)
             try:
                 os.write(fd, key.encode("ascii"))

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 
 from session_workflow.core.boundedio import read_prefix, read_prefix_and_stat, read_text_prefix
+from session_workflow.core.folders import foreign_level, user_top
 from session_workflow.core.jsonload import loads
 from session_workflow.core.locations import resolves_inside, state_path, user_state_dir
 from session_workflow.core.text import utf8_len
@@ -118,6 +119,8 @@ def _states(ctx: HookContext) -> list[LoadedState]:
     for path, project_dir in _candidates(ctx):
         if project_dir is not None and not resolves_inside(path, project_dir):
             continue
+        if project_dir is None and foreign_level(os.path.dirname(path), user_top(ctx.env)) is not None:
+            continue  # the user state dir's state, in a folder another user could have filled
         loaded = load(path, project_dir)
         if loaded is not None:
             found.append(loaded)
@@ -145,6 +148,8 @@ def unreadable_state(ctx: HookContext) -> str | None:
     for path, project_dir in _candidates(ctx):
         if project_dir is not None and not resolves_inside(path, project_dir):
             continue
+        if project_dir is None and foreign_level(os.path.dirname(path), user_top(ctx.env)) is not None:
+            continue  # the user state dir's state, in a folder another user could have filled
         read = read_prefix(path, MAX_STATE_BYTES + 1)
         if read is not None and decode(read[0]) is None:
             return path

@@ -17,11 +17,12 @@ import time
 
 from session_workflow.core import atomic
 from session_workflow.core.boundedio import read_prefix
+from session_workflow.core.folders import make_private
 from session_workflow.core.gitignore import ensure_gitignore
 from session_workflow.core.jsonlog import MAX_LOG_BYTES, append_record
 from session_workflow.core.text import escaped
 from session_workflow.workstate.section import FORMAT_VERSION, WorkState, section, snapshot_key, ticket_label
-from session_workflow.workstate.state import MAX_STATE_BYTES, decode
+from session_workflow.workstate.state import MAX_STATE_BYTES, decode, fallback_state_path
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -133,7 +134,10 @@ def write(
         raise _no_state(path)
     folder = os.path.dirname(os.path.abspath(path))
     try:
-        os.makedirs(folder, exist_ok=True)
+        if os.path.abspath(path) == fallback_state_path(os.environ):  # the user state dir's, not a project's
+            make_private(folder)
+        else:
+            os.makedirs(folder, exist_ok=True)
     except OSError as error:
         raise WorkStateError(f"cannot create {escaped(folder)}: {error.strerror or error}") from error
     ensure_gitignore(folder)
