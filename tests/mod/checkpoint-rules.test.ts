@@ -10,11 +10,12 @@ import {
   thresholdInForce,
   writerEvents,
 } from '../../hooks/mod/checkpoint'
+import { HANG_GUARD } from './hang-guard'
 
 const ANCHOR = '/p/.claude/anchors/2026-11-30-run.md'
 
 describe('the threshold and the point', () => {
-  test('CLAUDE_AUTOCOMPACT_PCT_OVERRIDE only lowers the threshold, as the engine does', () => {
+  test('CLAUDE_AUTOCOMPACT_PCT_OVERRIDE only lowers the threshold, as the engine does', HANG_GUARD, () => {
     // Default model: a 1,000,000 window, 980,000 effective, auto-compaction at 967,000.
     expect(thresholdInForce(967_000, undefined)).toBe(967_000)
     expect(thresholdInForce(967_000, '50')).toBe(490_000)
@@ -23,7 +24,7 @@ describe('the threshold and the point', () => {
     for (const ignored of ['0', '-3', '101', 'x', '']) expect(thresholdInForce(967_000, ignored)).toBe(967_000)
   })
 
-  test('15 points of the compaction window ahead, never before half the threshold, 0 for off', () => {
+  test('15 points of the compaction window ahead, never before half the threshold, 0 for off', HANG_GUARD, () => {
     expect(nudgePoint(967_000, 1_000_000, 15)).toBe(817_000)
     expect(nudgePoint(67_000, 100_000, 15)).toBe(52_000)
     expect(nudgePoint(167_000, 200_000, 15)).toBe(137_000)
@@ -33,22 +34,22 @@ describe('the threshold and the point', () => {
 })
 
 describe('the crossing', () => {
-  test('the fill against the point: at or past it, the 5-point band below it, below that', () => {
+  test('the fill against the point: at or past it, the 5-point band below it, below that', HANG_GUARD, () => {
     expect(fillLevel(52_000, 52_000, 100_000)).toBe('above')
     expect(fillLevel(51_999, 52_000, 100_000)).toBe('band')
     expect(fillLevel(47_000, 52_000, 100_000)).toBe('band')
     expect(fillLevel(46_999, 52_000, 100_000)).toBe('below')
   })
 
-  test('below the band: no crossing, no reminder', () => {
+  test('below the band: no crossing, no reminder', HANG_GUARD, () => {
     expect(judgeCrossing({ at: 5, reminded: true }, 'below', 9, 1)).toEqual({ crossing: null, remind: false })
   })
 
-  test('the first result past the point reminds when the anchor was written before', () => {
+  test('the first result past the point reminds when the anchor was written before', HANG_GUARD, () => {
     expect(judgeCrossing(null, 'above', 9, 1)).toEqual({ crossing: { at: 9, reminded: true }, remind: true })
   })
 
-  test('once per crossing, a fill wavering in the band included', () => {
+  test('once per crossing, a fill wavering in the band included', HANG_GUARD, () => {
     const reminded = { at: 9, reminded: true }
     expect(judgeCrossing(reminded, 'above', 12, 1)).toEqual({ crossing: reminded, remind: false })
     expect(judgeCrossing(reminded, 'band', 13, 1)).toEqual({ crossing: reminded, remind: false })
@@ -56,7 +57,7 @@ describe('the crossing', () => {
     expect(judgeCrossing(null, 'band', 13, 1)).toEqual({ crossing: null, remind: false })
   })
 
-  test('an anchor written at or after the crossing, or none: no reminder', () => {
+  test('an anchor written at or after the crossing, or none: no reminder', HANG_GUARD, () => {
     expect(judgeCrossing(null, 'above', 9, 9)).toEqual({ crossing: { at: 9, reminded: false }, remind: false })
     expect(judgeCrossing({ at: 9, reminded: false }, 'above', 12, 10).remind).toBe(false)
     expect(judgeCrossing(null, 'above', 9, null).remind).toBe(false)
@@ -64,7 +65,7 @@ describe('the crossing', () => {
 })
 
 describe('the reminder line', () => {
-  test('one line of at most 300 bytes, the leanest form for a long path', () => {
+  test('one line of at most 300 bytes, the leanest form for a long path', HANG_GUARD, () => {
     const fill = { tokens: 820_000, threshold: 967_000 }
     const long = `/p/${'d'.repeat(180)}/.claude/anchors/run.md`
     const line = reminderLine(long, fill, { label: '#34', step: 'plan' })
@@ -79,7 +80,7 @@ describe('the reminder line', () => {
 })
 
 describe("the writers' output", () => {
-  test('new, step, write and close, by what they print', () => {
+  test('new, step, write and close, by what they print', HANG_GUARD, () => {
     expect(writerEvents('session-workflow anchor new --task "Run"', `${ANCHOR}\n`)).toEqual([
       { verb: 'wrote', path: ANCHOR },
     ])
@@ -94,7 +95,7 @@ describe("the writers' output", () => {
     ])
   })
 
-  test('a path with spaces', () => {
+  test('a path with spaces', HANG_GUARD, () => {
     const spaced = '/home/dev/my project/.claude/anchors/2026-11-30-run.md'
     expect(writerEvents(`session-workflow anchor step "${spaced}" x`, `step 0 -> 1  ${spaced}\n`)).toEqual([
       { verb: 'wrote', path: spaced },
@@ -105,7 +106,7 @@ describe("the writers' output", () => {
     ])
   })
 
-  test('nothing from a command that ran no writer, or a line no writer prints', () => {
+  test('nothing from a command that ran no writer, or a line no writer prints', HANG_GUARD, () => {
     expect(writerEvents(`echo "step 2 -> 3  ${ANCHOR}"`, `step 2 -> 3  ${ANCHOR}\n`)).toEqual([])
     expect(writerEvents('session-workflow anchor list', `${ANCHOR}\n`)).toEqual([])
     expect(writerEvents(`session-workflow anchor step ${ANCHOR} x`, `${ANCHOR}\n`)).toEqual([])
@@ -115,7 +116,7 @@ describe("the writers' output", () => {
 })
 
 describe("an anchor's head", () => {
-  test('the first heading, else the task; the frontmatter step', () => {
+  test('the first heading, else the task; the frontmatter step', HANG_GUARD, () => {
     expect(anchorHead('---\ntask: The task\nstep: 4\n---\n\n# The title\n')).toEqual({ title: 'The title', step: 4 })
     expect(anchorHead('\ufeff---\ntask: The task\n---\n\nno heading\n')).toEqual({ title: 'The task', step: null })
     expect(anchorHead('# A \u001b[31mred\u001b[0m\u202e title\n')).toEqual({ title: 'A [31mred [0m title', step: null })
@@ -129,7 +130,7 @@ describe("an anchor's head", () => {
 
 describe('the status text', () => {
   const anchor = { path: ANCHOR, title: 'Run', step: 2, writtenAt: 0 }
-  test('nothing without state; each part alone', () => {
+  test('nothing without state; each part alone', HANG_GUARD, () => {
     expect(statusText({ anchor: null, ticket: null, tasks: null }, 0, 30)).toBeUndefined()
     expect(statusText({ anchor: null, ticket: null, tasks: { inProgress: 0, pending: 0 } }, 0, 30)).toBeUndefined()
     expect(statusText({ anchor: null, ticket: { label: '#34', step: 'plan', updatedAt: null }, tasks: null }, 0, 30)).toBe(
@@ -143,7 +144,7 @@ describe('the status text', () => {
     expect(statusText({ anchor, ticket: null, tasks: null }, 50 * 3_600_000, 30)).toBe('⚓ Run · step 2 · 2d STALE')
   })
 
-  test('76 columns, the StatusLine site at an 80-column terminal: the title gives way first', () => {
+  test('76 columns, the StatusLine site at an 80-column terminal: the title gives way first', HANG_GUARD, () => {
     const ticket = { label: '#34', step: 'execute', updatedAt: null }
     const tasks = { inProgress: 1, pending: 2 }
     const line = (title: string, width?: number) =>

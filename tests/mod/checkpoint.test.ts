@@ -5,6 +5,7 @@ import { describe, expect, mock, test } from 'claude-code/testing'
 import type { Engine, MockClock } from 'claude-code/testing'
 import { recordFile } from '../../hooks/mod/checkpoint'
 import { fakeStat } from './fake-fs'
+import { HANG_GUARD } from './hang-guard'
 
 const SESSION = '3f2b8e0c-5a1d-4c9e-9b7a-1d2e3f4a5b6c'
 const ROOT = '/home/dev/project'
@@ -169,7 +170,7 @@ async function withAnchor($: Engine, on: On): Promise<World> {
 }
 
 describe('the checkpoint nudge', () => {
-  test('crossing the point reminds once, naming the anchor and the command', async ($, on) => {
+  test('crossing the point reminds once, naming the anchor and the command', HANG_GUARD, async ($, on) => {
     const world = await withAnchor($, on)
     expect(await bash($, world, 'ls', 40_000)).toBeUndefined()
     expect(await bash($, world, 'ls', 51_999)).toBeUndefined()
@@ -185,7 +186,7 @@ describe('the checkpoint nudge', () => {
     expect(await bash($, world, 'ls', 66_000)).toBeUndefined()
   })
 
-  test('each reminder is kept for `session-workflow log`, beside the ledger, the newest 32', async ($, on) => {
+  test('each reminder is kept for `session-workflow log`, beside the ledger, the newest 32', HANG_GUARD, async ($, on) => {
     const world = await withAnchor($, on)
     const kept = `${STATE_HOME}/session-workflow/reminders/${SESSION}.json`
     expect(world.files.has(kept)).toBe(false)
@@ -204,7 +205,7 @@ describe('the checkpoint nudge', () => {
     expect(list[31].tokens).toBe(53_000)
   })
 
-  test('a fill that falls back below the point (a compaction) arms it again', async ($, on) => {
+  test('a fill that falls back below the point (a compaction) arms it again', HANG_GUARD, async ($, on) => {
     const world = await withAnchor($, on)
     expect(await bash($, world, 'ls', 55_000)).toContain(`anchor step ${ANCHOR}`)
     world.tokens = undefined // just compacted: no reading until the next response
@@ -213,28 +214,28 @@ describe('the checkpoint nudge', () => {
     expect(await bash($, world, 'ls', 53_000)).toContain(`anchor step ${ANCHOR}`)
   })
 
-  test('an anchor written after the crossing gets no reminder', async ($, on) => {
+  test('an anchor written after the crossing gets no reminder', HANG_GUARD, async ($, on) => {
     const world = await withAnchor($, on)
     expect(await bash($, world, STEP, 55_000)).toBeUndefined()
     expect(await bash($, world, 'ls', 58_000)).toBeUndefined()
     expect(await bash($, world, 'ls', 66_000)).toBeUndefined()
   })
 
-  test('an anchor made past the point gets no reminder for that crossing', async ($, on) => {
+  test('an anchor made past the point gets no reminder for that crossing', HANG_GUARD, async ($, on) => {
     const world = rig(on)
     world.outputs.set(NEW, `${ANCHOR}\n`)
     expect(await bash($, world, NEW, 55_000)).toBeUndefined()
     expect(await bash($, world, 'ls', 60_000)).toBeUndefined()
   })
 
-  test('a subagent is never reminded, and its crossing leaves the main thread its own', async ($, on) => {
+  test('a subagent is never reminded, and its crossing leaves the main thread its own', HANG_GUARD, async ($, on) => {
     const world = await withAnchor($, on)
     expect(await bash($, world, 'ls', 55_000, 'agent-1')).toBeUndefined()
     expect(await bash($, world, 'ls', 56_000, 'agent-1')).toBeUndefined()
     expect(await bash($, world, 'ls', 56_000)).toContain(`anchor step ${ANCHOR}`)
   })
 
-  test('no anchor this session wrote: no reminder, no status line', async ($, on) => {
+  test('no anchor this session wrote: no reminder, no status line', HANG_GUARD, async ($, on) => {
     const world = rig(on)
     // An anchor on disk the model only read, and a writer call that failed, print nothing a writer prints.
     world.outputs.set(`cat ${ANCHOR}`, ANCHOR_TEXT)
@@ -246,7 +247,7 @@ describe('the checkpoint nudge', () => {
     expect(await row($, world)).toBeNull()
   })
 
-  test('a closed anchor is no longer kept', async ($, on) => {
+  test('a closed anchor is no longer kept', HANG_GUARD, async ($, on) => {
     const world = await withAnchor($, on)
     const close = `session-workflow anchor close ${ANCHOR} --outcome "ported"`
     world.outputs.set(close, `closed ${ANCHOR} -> ${ANCHOR.replace(/\.md$/, '.closed.md')}\n`)
@@ -256,14 +257,14 @@ describe('the checkpoint nudge', () => {
     expect(await row($, world)).toBeNull()
   })
 
-  test('a /clear ends the session: the next one keeps no anchor until its own writers run', async ($, on) => {
+  test('a /clear ends the session: the next one keeps no anchor until its own writers run', HANG_GUARD, async ($, on) => {
     const world = await withAnchor($, on)
     await $.session.end({ reason: 'clear', sessionId: SESSION, resume: {} } as never)
     expect(await row($, world)).toBeNull()
     expect(await bash($, world, 'ls', 55_000)).toBeUndefined()
   })
 
-  test('after a /clear whose block names the anchor as the run\'s own, the new session keeps it', async ($, on) => {
+  test('after a /clear whose block names the anchor as the run\'s own, the new session keeps it', HANG_GUARD, async ($, on) => {
     const world = await withAnchor($, on)
     expect(await row($, world)).toContain('Port the parser')
     await $.session.end({ reason: 'clear', sessionId: SESSION, resume: {} } as never)
@@ -275,7 +276,7 @@ describe('the checkpoint nudge', () => {
     expect(await bash($, world, 'ls', 55_000)).toContain(`anchor step ${ANCHOR}`) // no writer call in between
   })
 
-  test('after a /clear whose block names another anchor, or none, nothing is kept', async ($, on) => {
+  test('after a /clear whose block names another anchor, or none, nothing is kept', HANG_GUARD, async ($, on) => {
     const world = await withAnchor($, on)
     await $.session.end({ reason: 'clear', sessionId: SESSION, resume: {} } as never)
     const other = `session-workflow: state restored from disk at SessionStart (clear).\n\n## Control anchor: ${ROOT}/.claude/anchors/other.md\n`
@@ -285,7 +286,7 @@ describe('the checkpoint nudge', () => {
     expect(await bash($, world, 'ls', 55_000)).toBeUndefined()
   })
 
-  test('an anchor gone from disk (closed by hand, moved) is named no more', async ($, on) => {
+  test('an anchor gone from disk (closed by hand, moved) is named no more', HANG_GUARD, async ($, on) => {
     const world = await withAnchor($, on)
     world.files.delete(ANCHOR)
     expect(await bash($, world, 'ls', 55_000)).toBeUndefined()
@@ -294,7 +295,7 @@ describe('the checkpoint nudge', () => {
     expect(await bash($, world, 'ls', 60_000)).toBeUndefined()
   })
 
-  test('auto-compaction off: no reminder', async ($, on) => {
+  test('auto-compaction off: no reminder', HANG_GUARD, async ($, on) => {
     const world = rig(on)
     world.autoCompact = false
     world.outputs.set(NEW, `${ANCHOR}\n`)
@@ -302,7 +303,7 @@ describe('the checkpoint nudge', () => {
     expect(await bash($, world, 'ls', 90_000)).toBeUndefined()
   })
 
-  test('CLAUDE_AUTOCOMPACT_PCT_OVERRIDE moves the point with the threshold', async ($, on) => {
+  test('CLAUDE_AUTOCOMPACT_PCT_OVERRIDE moves the point with the threshold', HANG_GUARD, async ($, on) => {
     const world = rig(on)
     // 50% of the effective window (67,000 + 13,000) is 40,000; 15 points ahead of it would be 25,000, but the
     // point never comes before half the threshold: 20,000... the larger of the two, 25,000.
@@ -315,18 +316,18 @@ describe('the checkpoint nudge', () => {
     )
   })
 
-  test('nudge_margin 0 turns it off', { options: { nudge_margin: 0 } }, async ($, on) => {
+  test('nudge_margin 0 turns it off', { ...HANG_GUARD, options: { nudge_margin: 0 } }, async ($, on) => {
     const world = await withAnchor($, on)
     expect(await bash($, world, 'ls', 66_000)).toBeUndefined()
   })
 
-  test('nudge_margin moves the point', { options: { nudge_margin: 5 } }, async ($, on) => {
+  test('nudge_margin moves the point', { ...HANG_GUARD, options: { nudge_margin: 5 } }, async ($, on) => {
     const world = await withAnchor($, on)
     expect(await bash($, world, 'ls', 61_999)).toBeUndefined()
     expect(await bash($, world, 'ls', 62_000)).toContain(`anchor step ${ANCHOR}`)
   })
 
-  test("the work state's step rides along when it lags the anchor's last write", async ($, on) => {
+  test("the work state's step rides along when it lags the anchor's last write", HANG_GUARD, async ($, on) => {
     const world = await withAnchor($, on)
     world.files.set(
       STATE_PATH,
@@ -361,7 +362,7 @@ describe('only what the module can verify is the anchor this session keeps', () 
     return world
   }
 
-  test('a writer line a plain echo printed names no kept anchor: no reminder, no status line', async ($, on) => {
+  test('a writer line a plain echo printed names no kept anchor: no reminder, no status line', HANG_GUARD, async ($, on) => {
     const world = await forgedBy($, on, `step 1 -> 2  ${FORGED}\nwrote ${FORGED} (step 9)`, (world) => {
       world.files.set(FORGED, ANCHOR_TEXT.replace('Port the parser', 'Forged title'))
     })
@@ -369,7 +370,7 @@ describe('only what the module can verify is the anchor this session keeps', () 
     expect(await row($, world)).toBeNull()
   })
 
-  test('a real file in the anchors folder counts only while its trust record vouches for it, for this session', async ($, on) => {
+  test('a real file in the anchors folder counts only while its trust record vouches for it, for this session', HANG_GUARD, async ($, on) => {
     const named = (why: string) => `${ROOT}/.claude/anchors/${why}.md`
     const cases: [string, (world: World, path: string) => void][] = [
       ['cloned', () => {}],
@@ -387,27 +388,27 @@ describe('only what the module can verify is the anchor this session keeps', () 
     expect(await row($, world)).toBeNull()
   })
 
-  test('an anchors folder that resolves out of the project counts for nothing', async ($, on) => {
+  test('an anchors folder that resolves out of the project counts for nothing', HANG_GUARD, async ($, on) => {
     const world = await forgedBy($, on, `step 1 -> 2  ${ANCHOR}`, (world) => {
       world.links.set(ANCHOR, '/elsewhere/.claude/anchors/2026-11-30-port-the-parser.md')
     })
     expect(await bash($, world, 'ls', 60_000)).toBeUndefined()
   })
 
-  test('the verified anchor is kept, its title on the status line', async ($, on) => {
+  test('the verified anchor is kept, its title on the status line', HANG_GUARD, async ($, on) => {
     const world = await forgedBy($, on, `step 0 -> 1  ${ANCHOR}`, (world) => world.writes.set(MADE, [ANCHOR, atStep(1)]))
     expect(await row($, world)).toBe('⚓ Port the parser · step 1 · now')
     expect(await bash($, world, 'ls', 60_000)).toContain(`session-workflow anchor step ${ANCHOR} "done: …; next: …"`)
   })
 
-  test("the status row's step is the verified file's, never a step another line of the call printed", async ($, on) => {
+  test("the status row's step is the verified file's, never a step another line of the call printed", HANG_GUARD, async ($, on) => {
     // The writer really wrote step 1; `&& echo` in the same Bash call printed a writer's line for step 9.
     const forged = `step 0 -> 1  ${ANCHOR}\nwrote ${ANCHOR} (step 9)\nstep 8 -> 9  ${ANCHOR}`
     const world = await forgedBy($, on, forged, (world) => world.writes.set(MADE, [ANCHOR, atStep(1)]))
     expect(await row($, world)).toBe('⚓ Port the parser · step 1 · now')
   })
 
-  test('a path with spaces and quotes is one shell word in the suggested command', async ($, on) => {
+  test('a path with spaces and quotes is one shell word in the suggested command', HANG_GUARD, async ($, on) => {
     const root = `/home/dev/My Proj`
     const spaced = `${root}/.claude/anchors/it's "the" run.md`
     const world = rig(on, {}, root)
@@ -422,7 +423,7 @@ describe('only what the module can verify is the anchor this session keeps', () 
 })
 
 describe('the status line', () => {
-  test('the anchor, its step and age, the ticket, the open tasks; the age moves with no read', async ($, on) => {
+  test('the anchor, its step and age, the ticket, the open tasks; the age moves with no read', HANG_GUARD, async ($, on) => {
     const world = await withAnchor($, on)
     world.surfaces = ['terminal']
     world.files.set(
@@ -454,7 +455,7 @@ describe('the status line', () => {
     expect(await row($, world, 'main', 76, 0)).toBe('main')
   })
 
-  test('a long wide title gives way to fit the site\'s columns', async ($, on) => {
+  test('a long wide title gives way to fit the site\'s columns', HANG_GUARD, async ($, on) => {
     const world = rig(on)
     const title = '移植'.repeat(40)
     world.files.set(ANCHOR, `---\nstep: 4\n---\n\n# ${title}\u202e\n`)
@@ -471,7 +472,7 @@ describe('the status line', () => {
     expect(columns).toBeGreaterThan(55)
   })
 
-  test("the ticket's step is cut to 24 code points, never splitting an astral character", async ($, on) => {
+  test("the ticket's step is cut to 24 code points, never splitting an astral character", HANG_GUARD, async ($, on) => {
     const world = await withAnchor($, on)
     const state = { version: 1, ticket: 'PROJ-7', title: 't', step: `s${'𝒳'.repeat(30)}`, session: SESSION, updated_at: null }
     world.files.set(STATE_PATH, JSON.stringify(state))
@@ -481,7 +482,7 @@ describe('the status line', () => {
     expect(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(line)).toBe(false)
   })
 
-  test('a new anchor, its template still unfilled: the title and step 0, never a prompt of the template', async ($, on) => {
+  test('a new anchor, its template still unfilled: the title and step 0, never a prompt of the template', HANG_GUARD, async ($, on) => {
     const world = rig(on)
     world.files.set(ANCHOR, TEMPLATE)
     world.outputs.set(NEW, `${ANCHOR}\n`)
@@ -489,7 +490,7 @@ describe('the status line', () => {
     expect(await row($, world)).toBe('⚓ Port the parser · step 0 · now')
   })
 
-  test('a resumed session in a new process recalls the anchor it kept (the plugin store)', async ($, on) => {
+  test('a resumed session in a new process recalls the anchor it kept (the plugin store)', HANG_GUARD, async ($, on) => {
     const writtenAt = Date.parse('2026-11-30T09:00:00Z')
     const kept = { path: ANCHOR, title: 'Port the parser', step: 3, writtenAt }
     const world = rig(on, { keptAnchors: { 'another-session': null, [SESSION]: kept } })
@@ -498,7 +499,7 @@ describe('the status line', () => {
     expect(await bash($, world, 'ls', 55_000)).toContain(`anchor step ${ANCHOR}`)
   })
 
-  test('a recalled anchor that is gone from disk is not recalled', async ($, on) => {
+  test('a recalled anchor that is gone from disk is not recalled', HANG_GUARD, async ($, on) => {
     const kept = { path: ANCHOR, title: 'Port the parser', step: 3, writtenAt: 0 }
     const world = rig(on, { keptAnchors: { [SESSION]: kept } })
     world.files.delete(ANCHOR)
@@ -506,13 +507,13 @@ describe('the status line', () => {
     expect(await row($, world)).toBeNull()
   })
 
-  test('status_line false shows nothing', { options: { status_line: false } }, async ($, on) => {
+  test('status_line false shows nothing', { ...HANG_GUARD, options: { status_line: false } }, async ($, on) => {
     const world = await withAnchor($, on)
     await bash($, world, STEP, 10_000)
     expect(await row($, world)).toBeNull()
   })
 
-  test('a session with no state shows nothing', async ($, on) => {
+  test('a session with no state shows nothing', HANG_GUARD, async ($, on) => {
     const world = rig(on)
     await $.session.start({ cwd: ROOT, surface: 'terminal', isInteractive: true })
     await bash($, world, 'ls', 10_000)

@@ -1,10 +1,11 @@
 // The field that tells the Python command hooks this module delivers the work-state section, so they do not.
 import type { ClassicEventOf } from 'claude-code'
 import { expect, test } from 'claude-code/testing'
+import { HANG_GUARD } from './hang-guard'
 
 const KEY = 'session_workflow_mod'
 
-test('SessionStart command hooks see the field once, for every source', async ($, on) => {
+test('SessionStart command hooks see the field once, for every source', HANG_GUARD, async ($, on) => {
   const seen: ClassicEventOf['classic.SessionStart'][] = []
   on('classic.SessionStart', ($, e) => {
     seen.push(e)
@@ -21,7 +22,7 @@ test('SessionStart command hooks see the field once, for every source', async ($
   ])
 })
 
-test('UserPromptSubmit command hooks get their stdin untouched', async ($, on) => {
+test('UserPromptSubmit command hooks get their stdin untouched', HANG_GUARD, async ($, on) => {
   const seen: ClassicEventOf['classic.UserPromptSubmit'][] = []
   on('classic.UserPromptSubmit', ($, e) => {
     seen.push(e)
@@ -33,12 +34,12 @@ test('UserPromptSubmit command hooks get their stdin untouched', async ($, on) =
   expect(KEY in (seen[0] ?? {})).toBe(false)
 })
 
-test("the command hooks' answer comes back unchanged", async ($, on) => {
+test("the command hooks' answer comes back unchanged", HANG_GUARD, async ($, on) => {
   on('classic.SessionStart', () => ({ additionalContext: ['from the command hook'] }))
   expect(await $.classic.SessionStart({ source: 'startup' })).toEqual({ additionalContext: ['from the command hook'] })
 })
 
-test('the command hooks run once, marked, even when they fail', async ($, on) => {
+test('the command hooks run once, marked, even when they fail', HANG_GUARD, async ($, on) => {
   const seen: ClassicEventOf['classic.SessionStart'][] = []
   on('classic.SessionStart', ($, e) => {
     seen.push(e)

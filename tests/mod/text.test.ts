@@ -5,6 +5,7 @@ import { describe, expect, test } from 'claude-code/testing'
 import { BREAKING_SPANS, INVISIBLE_SPANS, oneLine, sectionOf, shellCommand, shellQuote } from '../../hooks/mod/text'
 import type { SectionFields } from '../../hooks/mod/text'
 import { PYTHON_TEXT } from './python-text'
+import { HANG_GUARD } from './hang-guard'
 
 const inSpans = (spans: readonly (readonly [number, number])[], code: number) =>
   spans.some(([first, last]) => first <= code && code <= last)
@@ -34,7 +35,7 @@ describe('oneLine', () => {
     expect(stripped).toBe(4206)
   })
 
-  test('runs become one space, the ends are trimmed', () => {
+  test('runs become one space, the ends are trimmed', HANG_GUARD, () => {
     expect(oneLine(' \t a\u00a0\u2028\u00ad b \u3000')).toBe('a b')
     expect(oneLine('x\ud800y\udfffz')).toBe('x y z')
     expect(oneLine('🙂\u{e0041}')).toBe('🙂')
@@ -42,18 +43,18 @@ describe('oneLine', () => {
 })
 
 describe('as the Python side gives them', () => {
-  test('the work-state section of each state', () => {
+  test('the work-state section of each state', HANG_GUARD, () => {
     for (const { fields, slug, text } of PYTHON_TEXT.sections) {
       const state: SectionFields = { paused: false, auto: false, ...(fields as Omit<SectionFields, 'paused' | 'auto'>) }
       expect(sectionOf(state, slug), JSON.stringify(fields).slice(0, 80)).toBe(text)
     }
   })
 
-  test('a path as one shell word', () => {
+  test('a path as one shell word', HANG_GUARD, () => {
     for (const { path, quoted } of PYTHON_TEXT.quotes) expect(shellQuote(path), JSON.stringify(path)).toBe(quoted)
   })
 
-  test('a command as shell_command builds it, each word quoted', () => {
+  test('a command as shell_command builds it, each word quoted', HANG_GUARD, () => {
     for (const { words, command } of PYTHON_TEXT.commands)
       expect(shellCommand(...words), JSON.stringify(words)).toBe(command)
   })

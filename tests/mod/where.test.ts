@@ -5,9 +5,10 @@ import { describe, expect, test } from 'claude-code/testing'
 import { projectDir, taskListDir, trustDir } from '../../hooks/mod/where'
 import type { WhereEnv } from '../../hooks/mod/where'
 import { PYTHON_WHERE } from './python-where'
+import { HANG_GUARD } from './hang-guard'
 
 describe('where', () => {
-  test('the task list and the trust folder are the folders Python names, environment by environment', () => {
+  test('the task list and the trust folder are the folders Python names, environment by environment', HANG_GUARD, () => {
     expect(PYTHON_WHERE.length).toBe(68)
     const wrong = PYTHON_WHERE.filter(({ env, session, sysname, tasks, trust }) => {
       const given = env as WhereEnv
@@ -16,7 +17,7 @@ describe('where', () => {
     expect(wrong).toEqual([])
   })
 
-  test('a relative CLAUDE_CONFIG_DIR is ignored, as Python ignores it', () => {
+  test('a relative CLAUDE_CONFIG_DIR is ignored, as Python ignores it', HANG_GUARD, () => {
     expect(taskListDir({ HOME: '/h', CLAUDE_CONFIG_DIR: 'cfg' }, 's')).toBe('/h/.claude/tasks/s')
     expect(taskListDir({ CLAUDE_CONFIG_DIR: 'cfg' }, 's')).toBe(null)
     expect(taskListDir({ HOME: '/h', CLAUDE_CODE_TASK_LIST_ID: 'a/b' }, 's')).toBe('/h/.claude/tasks/a-b')
