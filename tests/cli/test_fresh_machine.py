@@ -26,11 +26,9 @@ from session_workflow.core.locations import user_state_root
 REPO = Path(__file__).resolve().parents[2]
 BIN = REPO / "bin" / "session-workflow"
 CLOSED = "http://127.0.0.1:9"  # the discard port: every connection is refused, as without a network
-OFFLINE = {
-    "PIP_INDEX_URL": f"{CLOSED}/simple",
-    "PIP_CONFIG_FILE": os.devnull,
-    **{name: CLOSED for name in ("HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy")},
-}
+# No index, no pip configuration (so no find-links), no PIP_FIND_LINKS (the sandboxes keep no PIP_* variable).
+OFFLINE_INDEX = {"PIP_INDEX_URL": f"{CLOSED}/simple", "PIP_CONFIG_FILE": os.devnull}
+OFFLINE = {**OFFLINE_INDEX, **{name: CLOSED for name in ("HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy")}}
 
 
 def vendored_line() -> str:
