@@ -16,7 +16,7 @@ from session_workflow.anchor import registry
 from session_workflow.anchor.writer import vouch_as_read
 from session_workflow.cli import doctor
 from session_workflow.cli import main as cli
-from session_workflow.core import ledger
+from session_workflow.core import deps, ledger
 from session_workflow.workstate import writer as workstate_writer
 
 REPO = Path(__file__).resolve().parents[2]
@@ -207,9 +207,9 @@ def test_a_dependency_that_does_not_import_is_essential(box: Sandbox, monkeypatc
     check = doctor.dependency_check()
     assert (check.mark, check.essential) == ("✘", True)
     assert check.text.startswith(f"writers' dependencies: platformdirs does not import in {sys.executable} (")
-    assert check.fix == f"the plugin folder is incomplete ({doctor.deps.vendored_dir()}): reinstall the plugin"
+    assert check.fix == f"the plugin folder is incomplete ({deps.vendored_dir()}): reinstall the plugin"
     assert lines_of(box)[1] == 1
-    monkeypatch.setattr(doctor.deps, "vendored_dir", lambda: None)  # an installed wheel
+    monkeypatch.setattr(deps, "vendored_dir", lambda: None)  # an installed wheel
     assert doctor.dependency_check().fix == f"`{sys.executable} -m pip install filelock platformdirs`"
 
 
@@ -217,7 +217,7 @@ def test_the_vendored_copy_is_named_as_such(monkeypatch: pytest.MonkeyPatch) -> 
     import filelock
     import platformdirs
 
-    monkeypatch.setattr(doctor.deps, "vendored_dir", lambda: os.path.dirname(os.path.dirname(filelock.__file__)))
+    monkeypatch.setattr(deps, "vendored_dir", lambda: os.path.dirname(os.path.dirname(filelock.__file__)))
     check = doctor.dependency_check()
     folder = os.path.dirname(os.path.dirname(filelock.__file__))
     assert (check.mark, check.text) == (

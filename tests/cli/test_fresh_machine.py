@@ -226,3 +226,12 @@ def test_no_call_compiles_the_standard_library_and_the_plugin_only_once(
     assert cached and all(str(path).startswith(str(prefix) + str(REPO)) for path in cached)
     assert fresh.written() == set() and plugin_bytecode_folders() == before
     assert not any(path.name == "__pycache__" for path in fresh.project.rglob("*"))
+
+
+def test_the_vendored_copy_wins_over_an_installed_one(tmp_path: Path) -> None:
+    """From the plugin folder the tested copy always goes first, even on an interpreter whose site-packages hold
+    other releases (this one's: the package's declared dependencies)."""
+    pytest.importorskip("filelock")
+    env = {"HOME": str(tmp_path), "PATH": os.environ.get("PATH", "")}
+    done = subprocess.run([sys.executable, str(BIN), "doctor"], env=env, cwd=tmp_path, capture_output=True, text=True)
+    assert done.stdout.splitlines()[2] == vendored_line(), done.stdout

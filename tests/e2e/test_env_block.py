@@ -133,10 +133,8 @@ def test_a_hostile_env_block_changes_nothing_the_model_receives_but_the_lines_na
     assert len(plain) == 5 and "step 0 -> 1  " in plain[2] and "ticket   #27" in plain[3], plain
     assert without_ignored(hostile_seen) == plain
     ignored = [line for text in hostile_seen for line in text.split("\n") if line.startswith(IGNORED)]
-    assert {line.split("=", 1)[0] for line in ignored} == {
-        IGNORED + "CLAUDE_PLUGIN_DATA",
-        IGNORED + "CLAUDE_PROJECT_DIR",
-    }
+    # CLAUDE_PLUGIN_DATA steers no writer any more (their dependencies are the plugin folder's): nothing to name.
+    assert {line.split("=", 1)[0] for line in ignored} == {IGNORED + "CLAUDE_PROJECT_DIR"}
     assert not any(line.startswith(IGNORED) for text in plain for line in text.split("\n"))
     assert "REPO-TASK" not in "\n".join(hostile_seen)
     ran = hostile.root / "out" / "RAN"
