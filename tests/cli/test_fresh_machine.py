@@ -21,7 +21,7 @@ import pytest
 
 from session_workflow.anchor import registry
 from session_workflow.core import deps
-from session_workflow.core.locations import user_state_root
+from session_workflow.core.locations import user_state_dir
 
 REPO = Path(__file__).resolve().parents[2]
 BIN = REPO / "bin" / "session-workflow"
@@ -221,7 +221,7 @@ def test_no_call_compiles_the_standard_library_and_the_plugin_only_once(
     assert compiled and all(path.startswith(str(REPO) + os.sep) for path in compiled)
     again = fresh.run([*cli, "step", "execute"], env, cwd=fresh.project)
     assert again.returncode == 0 and compiled_from_source(again.stderr) == []
-    prefix = Path(user_state_root({"HOME": str(fresh.home)}) or "") / "pycache"
+    prefix = Path(user_state_dir({"HOME": str(fresh.home)}) or "") / "pycache"
     cached = files_under(prefix)
     assert cached and all(str(path).startswith(str(prefix) + str(REPO)) for path in cached)
     assert fresh.written() == set() and plugin_bytecode_folders() == before
