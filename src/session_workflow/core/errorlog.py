@@ -2,7 +2,7 @@
 
 ``record`` is imported and called only in an ``except`` block, so a run that does not fail imports and writes
 nothing of this. It never raises and never waits: the log lives in the user's state folder
-(``locations.user_state_root``: from the environment alone, so hooks and CLI find the same one), holds the newest
+(``locations.user_state_dir``: from the environment alone, so hooks and CLI find the same one), holds the newest
 ``MAX_ENTRIES`` entries of at most ``MAX_ENTRY_BYTES`` each, oldest dropped, and is rewritten whole through a
 temp file and ``os.replace`` with no lock (a lock could keep a failing hook waiting; two failures in the same
 instant may keep only one of them). The traceback is made from the frames alone (file, line, function): no
@@ -17,7 +17,7 @@ import time
 
 from session_workflow import __version__
 from session_workflow.core.jsonload import dumps_flat_object, loads
-from session_workflow.core.locations import user_state_root
+from session_workflow.core.locations import user_state_dir
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -33,7 +33,7 @@ MAX_MESSAGE_CHARS = 500
 
 def log_path(env: Mapping[str, str]) -> str | None:
     """The error log's path, or None without a home to put it in."""
-    root = user_state_root(env)
+    root = user_state_dir(env)
     return os.path.join(root, LOG_NAME) if root else None
 
 
