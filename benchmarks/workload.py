@@ -22,6 +22,10 @@ import uuid
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "src"))
 
+from session_workflow.core.deps import add_vendored  # noqa: E402
+
+add_vendored()  # the writers' filelock, as bin/session-workflow has it: the benchmark needs nothing installed
+
 from session_workflow.anchor import registry  # noqa: E402
 from session_workflow.anchor.discover import MAX_CLASSIFIED  # noqa: E402
 from session_workflow.anchor.writer import vouch_as_read  # noqa: E402

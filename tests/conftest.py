@@ -1,11 +1,9 @@
-"""Shared fixtures. ``wheels``: a folder holding this Python's two pinned wheels, fetched once per machine with pip.
+"""Shared fixtures. ``wheels``: a folder holding the published wheels of every vendored set (``tools/vendor.py``),
+fetched once per machine with pip, so ``tests/test_vendor.py`` can check that they still unpack to ``vendor/``.
 
-The first-use install (``cli.bootstrap``) is pointed at it through ``SESSION_WORKFLOW_WHEELS`` (pip's
-``--no-index --find-links``) so tests install the real, hash-checked wheels without the network. The folder lives
-in the dev cache outside the plugin root (``$SESSION_WORKFLOW_DEV_CACHE``, default
+The folder lives in the dev cache outside the plugin root (``$SESSION_WORKFLOW_DEV_CACHE``, default
 ``${XDG_CACHE_HOME:-~/.cache}/session-workflow-dev``); ``pip download`` fills it the first time, with the
-developer's pip configuration, which is the one step that needs a package index. Both pin sets' wheels (3.9 and 3.10,
-3.11+) can sit side by side there: their file names differ.
+developer's pip configuration, which is the one step that needs a package index (the plugin itself never does).
 
 Hypothesis keeps its example database in the dev cache too (``<dev cache>/hypothesis``), not in ``.hypothesis/``
 of the working directory: a marketplace install copies the plugin folder whole, ignored files included. For the
@@ -21,7 +19,6 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 import time
 from collections.abc import Iterator
@@ -30,7 +27,7 @@ from pathlib import Path
 import pytest
 from hypothesis.configuration import set_hypothesis_home_dir
 
-from session_workflow.core.deps import PINS
+from tools import vendor
 
 
 def dev_cache() -> Path:
@@ -83,34 +80,14 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def wheel_names() -> list[str]:
-    return [f"{name}-{version}-py3-none-any.whl" for name, version, _digest in PINS]
-
-
 @pytest.fixture(scope="session")
 def wheels() -> Path:
     folder = dev_cache() / "wheels"
-    if all((folder / name).is_file() for name in wheel_names()):
-        return folder
-    folder.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=".download-", dir=folder))
     try:
-        specs = [f"{name}=={version}" for name, version, _digest in PINS]
-        pip = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--only-binary", ":all:"]
-        done = subprocess.run(
-            [*pip, "--dest", str(staging), *specs],
-            capture_output=True,
-            text=True,
-            stdin=subprocess.DEVNULL,
-            timeout=300,
-            check=False,
-        )
-        if done.returncode != 0:
-            pytest.fail(f"pip could not download {specs} into {folder}:\n{done.stderr[-2000:]}", pytrace=False)
-        for name in wheel_names():
-            os.replace(staging / name, folder / name)
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
+        for entry in vendor.SETS:
+            vendor.download(entry, str(folder))
+    except subprocess.CalledProcessError as error:
+        pytest.fail(f"pip could not download the vendored wheels into {folder}: {error}", pytrace=False)
     return folder
 
 

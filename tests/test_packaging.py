@@ -108,6 +108,10 @@ def test_the_build_warns_nothing_writes_nothing_here_and_ships_no_tests(tmp_path
     with zipfile.ZipFile(dist / f"session_workflow-{version}-py3-none-any.whl") as wheel:
         metadata = email.parser.Parser().parsestr(wheel.read(f"session_workflow-{version}.dist-info/METADATA").decode())
         assert f"session_workflow-{version}.dist-info/licenses/LICENSE" in wheel.namelist()
+        # The plugin folder's vendored copy stays there: an installed wheel declares the two packages instead.
+        assert all(name.startswith("session_workflow") for name in wheel.namelist())
+    required = [line for line in metadata.get_all("Requires-Dist") or [] if "extra ==" not in line]
+    assert sorted(required) == ["filelock>=3.12", "platformdirs>=3"]
     assert (metadata["Version"], metadata["License-Expression"], metadata["Requires-Python"]) == (
         version,
         "MIT",
@@ -162,11 +166,11 @@ def mypy() -> tuple[list[str], dict[str, str]]:
 
 @pytest.mark.parametrize("command", [demo, unit_tests, ruff, mypy])
 def test_a_developer_command_leaves_nothing_in_the_plugin_folder(
-    command: Callable[[], tuple[list[str], dict[str, str]]], tmp_path: Path, wheels: Path
+    command: Callable[[], tuple[list[str], dict[str, str]]], tmp_path: Path
 ) -> None:
     argv, tox_env = command()
     copy = checkout(tmp_path)
-    env = a_newcomers_env(SESSION_WORKFLOW_WHEELS=str(wheels), **tox_env)
+    env = a_newcomers_env(**tox_env)
     done = subprocess.run(argv, cwd=copy, env=env, capture_output=True, text=True, timeout=600, check=False)
     assert done.returncode == 0, (done.stdout + done.stderr)[-4000:]
     assert left_behind(copy) == []

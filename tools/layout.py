@@ -48,8 +48,8 @@ def check_manifest(root: str) -> list[str]:
     if manifest.get("name") != "session-workflow":
         problems.append("plugin.json: name must be session-workflow")
     network = manifest.get("network")
-    # The plugin's own code reaches no host; the writers' one-time install is pip's, through the user's pip
-    # configuration (src/session_workflow/cli/bootstrap.py), so it is no host of the plugin's to declare.
+    # The plugin's own code reaches no host, and nothing is installed at run time (the writers' dependencies are
+    # vendored: tools/vendor.py).
     if not isinstance(network, dict) or network.get("hosts") != []:
         problems.append('plugin.json: network must be {"hosts": []}')
     if not isinstance(manifest.get("keywords"), list):

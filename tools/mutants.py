@@ -29,7 +29,7 @@ ANCHOR, HOOK, TASKS = ("tests/anchor",), ("tests/hook",), ("tests/tasks",)
 STATE = ("tests/workstate", "tests/hook")
 DOCTOR = ("tests/cli/test_doctor.py", "tests/core/test_health.py")
 REPOSITORY_INPUT = ("tests/reliability/test_repository_input.py",)
-BOOTSTRAP = "tests/cli/test_bootstrap.py"
+FRESH = ("tests/cli/test_fresh_machine.py",)
 IGNORED = (".git", ".cache", ".tox", "node_modules", "__pycache__", ".hypothesis", ".mypy_cache", ".ruff_cache")
 
 
@@ -170,13 +170,6 @@ MUTANTS = [
         r'out.append(f"\\x{code - 0xDC00:02x}")',
         r'out.append(f"\\u{code:04x}")',
         ("tests/anchor/test_classify.py", "tests/core/test_text.py"),
-    ),
-    Mutant(
-        "the manual install command drops a pin",
-        "cli/bootstrap.py",
-        "*pip_arguments(target, wheels, version), *specs])",
-        "*pip_arguments(target, wheels, version), *specs[:1]])",
-        ("tests/cli/test_bootstrap.py",),
     ),
     Mutant(
         "a lone surrogate counted as one byte",
@@ -371,10 +364,10 @@ MUTANTS = [
         DOCTOR,
     ),
     Mutant(
-        "doctor: the deferred installer is asked",
+        "doctor: the vendored copy named as any folder",
         "cli/doctor.py",
-        "if isinstance(finder, bootstrap.DeferredDependencies) or find_spec is None:",
-        "if find_spec is None:",
+        'source = "vendored in" if folders == [deps.vendored_dir()] else "from"',
+        'source = "from"',
         DOCTOR,
     ),
     # Issue 25 (digest, copy, restore).
@@ -547,39 +540,10 @@ MUTANTS = [
     Mutant(
         "the demo's CLI calls run in the caller's folder with its PYTHONPATH",
         "cli/demo.py",
-        'return [sys.executable, "-I", *prefix, "-c",',
-        'return [sys.executable, *prefix, "-c",',
+        'return [sys.executable, "-I", "-c", DEMO_CLI',
+        'return [sys.executable, "-c", DEMO_CLI',
         ("tests/cli/test_demo.py",),
     ),
-    Mutant(
-        "pip runs in the caller's working directory",
-        "cli/bootstrap.py",
-        "            cwd=staging,\n            env=pip_env(os.environ),",
-        "            env=pip_env(os.environ),",
-        REPOSITORY_INPUT,
-    ),
-    Mutant(
-        "pip gets the PIP_* variables",
-        "cli/bootstrap.py",
-        'if not name.startswith(("PYTHON", "PIP_"))',
-        'if not name.startswith("PYTHON")',
-        (*REPOSITORY_INPUT, BOOTSTRAP),
-    ),
-    Mutant(
-        "pip gets the PYTHON* variables",
-        "cli/bootstrap.py",
-        'if not name.startswith(("PYTHON", "PIP_"))',
-        'if not name.startswith("PIP_")',
-        (*REPOSITORY_INPUT, BOOTSTRAP),
-    ),
-    Mutant(
-        "a pip3 from a relative PATH entry",
-        "cli/bootstrap.py",
-        "for entry in value.split(os.pathsep) if os.path.isabs(entry))",
-        "for entry in value.split(os.pathsep))",
-        (BOOTSTRAP,),
-    ),
-    # Issue 32: the error log's bounds, the interpreter the plugin chooses.
     Mutant(
         "the error log keeps 21 entries",
         "core/errorlog.py",
@@ -615,19 +579,34 @@ MUTANTS = [
         'set -- "$0"',
         REPOSITORY_INPUT,
     ),
+    # Issue 32.
     Mutant(
-        "dependencies from a plugin data folder in the project",
-        "cli/bootstrap.py",
-        "inside = containing_project(real, project_folders(env, cwd), env)",
-        "inside = None",
-        (*REPOSITORY_INPUT, BOOTSTRAP),
+        "the vendored copy after site-packages",
+        "core/deps.py",
+        "sys.path.insert(0, path)",
+        "sys.path.append(path)",
+        FRESH,
     ),
     Mutant(
-        "dependencies from a plugin data folder others can write",
-        "cli/bootstrap.py",
-        '            if info.st_mode & 0o022:\n                return f"{current} is writable by others"',
-        '            if False:\n                return f"{current} is writable by others"',
-        (*REPOSITORY_INPUT, BOOTSTRAP),
+        "the standard library's bytecode sent to the plugin's folder",
+        "../../bin/session-workflow",
+        "        if path != ROOT and not path.startswith(ROOT + os.sep):\n",
+        "        if False:\n",
+        FRESH,
+    ),
+    Mutant(
+        "the plugin's bytecode beside its sources",
+        "../../bin/session-workflow",
+        "sys.pycache_prefix, sys.dont_write_bytecode = prefix, prefix is None",
+        "sys.pycache_prefix, sys.dont_write_bytecode = None, False",
+        FRESH,
+    ),
+    Mutant(
+        "a vendored file that differs from the lock passes",
+        "../../tools/vendor.py",
+        "if actual.get(path, expected[path]) != expected[path]",
+        "if False",
+        ("tests/test_vendor.py",),
     ),
     Mutant(
         "plugin folders 0755 where the umask allowed",

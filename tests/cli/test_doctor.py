@@ -14,7 +14,7 @@ import pytest
 
 from session_workflow.anchor import registry
 from session_workflow.anchor.writer import vouch_as_read
-from session_workflow.cli import bootstrap, doctor
+from session_workflow.cli import doctor
 from session_workflow.cli import main as cli
 from session_workflow.core import deps, ledger
 from session_workflow.workstate import writer as workstate_writer
@@ -57,17 +57,6 @@ class Sandbox:
         }
         self.anchors = self.project / ".claude" / "anchors"
 
-    def target(self) -> Path:
-        """The dependency folder bootstrap installs into for this environment."""
-        data, _ignored = bootstrap.data_dir(bootstrap.PLUGIN_ROOT, self.env, str(self.home))
-        return Path(data) / deps.DEPS_FOLDER / deps.PIN_KEY
-
-    def install_deps(self) -> None:
-        for name, version, _digest in deps.PINS:
-            info = self.target() / f"{name}-{version}.dist-info"
-            info.mkdir(parents=True)
-            (info / "RECORD").write_text("")
-
     def anchor(self, name: str, text: str = "# Mission\nPort X.\n\n## Cursor\n- Next action: go\n") -> Path:
         self.anchors.mkdir(parents=True, exist_ok=True)
         path = self.anchors / name
@@ -90,15 +79,14 @@ class Sandbox:
         return self.shown("\n".join(lines) + "\n"), code
 
     def shown(self, text: str) -> str:
-        """``text`` with this sandbox's paths, the repository's and the pins as the goldens write them."""
-        text = text.replace(str(self.root), "<tmp>").replace(str(REPO), "<repo>")
-        return text.replace(bootstrap.describe(), "<pins>").replace(deps.PIN_KEY, "<key>")
+        """``text`` with this sandbox's paths, the repository's and the dependencies' line as the goldens write them
+        (in-process they come from the test interpreter: tests/cli/test_fresh_machine.py runs the real CLI)."""
+        text = text.replace(doctor.dependency_check().text, "writers' dependencies: <deps>")
+        return text.replace(str(self.root), "<tmp>").replace(str(REPO), "<repo>")
 
 
 @pytest.fixture()
 def box(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Sandbox:
-    monkeypatch.setattr(doctor, "_importable", lambda _name: False)  # as on a python3 without the two packages
-    monkeypatch.setattr(bootstrap, "find_pip", lambda _pips, _cwd: ["/usr/bin/pip3"])
     box = Sandbox(tmp_path)
     monkeypatch.setattr(doctor, "MANAGED_SETTINGS", str(box.root / "managed-settings.json"))
     monkeypatch.chdir(box.project)  # the Bash tool: in the project, no CLAUDE_PROJECT_DIR
@@ -108,7 +96,7 @@ def box(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Sandbox:
 GOLDEN = """\
 session-workflow doctor: plugin <repo>, project <tmp>/project
 ✔ python3 for the hooks: <tmp>/bin/python3, Python 3.11.4
-✔ writers' dependencies: <pins> in <tmp>/config/plugins/data/session-workflow-session-workflow/python-deps/<key>
+✔ writers' dependencies: <deps>
 ✔ session-workflow on PATH: <tmp>/bin/session-workflow (this plugin's)
 ✔ Claude Code plugin: session-workflow@session-workflow installed and enabled here, run from <repo>
 ✔ trust folder (the anchors' trust records): <tmp>/home/.local/state/session-workflow/anchors (writable)
@@ -132,7 +120,6 @@ nothing essential is missing; 1 line marked ✘ to fix
 
 def test_the_screen_of_a_prepared_sandbox(box: Sandbox) -> None:
     box.install_plugin()
-    box.install_deps()
     kept = box.anchor("2026-12-03-kept.md")
     edited = box.anchor("2026-12-02-edited.md")
     box.anchor("2026-12-01-cloned.md")
@@ -161,15 +148,10 @@ def pair(lines: list[str], start: str) -> list[str]:
     return lines[index : index + 2]
 
 
-def test_a_bare_sandbox_says_what_the_first_write_will_do(box: Sandbox) -> None:
+def test_a_bare_sandbox_is_fine(box: Sandbox) -> None:
     lines, code = lines_of(box)
     assert code == 0
-    target = "<tmp>/config/plugins/data/session-workflow-inline/python-deps/<key>"
-    command = bootstrap.manual_command(["/usr/bin/pip3"], "T", None, bootstrap.python_version()).replace("T", target)
-    assert lines[2:4] == [
-        f"· writers' dependencies: not installed yet; the first write has /usr/bin/pip3 install <pins> into {target}",
-        f"  how: to install now: {command}; offline, set SESSION_WORKFLOW_WHEELS to a folder of the two wheels",
-    ]
+    assert lines[2] == "✔ writers' dependencies: <deps>"
     assert "· anchors: no open anchor in <tmp>/project/.claude/anchors" in lines
     assert "· work state: none in <tmp>/project/.claude/session-workflow/work-state.json" in lines
     assert lines[-6:] == [
@@ -220,15 +202,29 @@ def test_a_trust_folder_that_cannot_be_made_is_essential(box: Sandbox) -> None:
     ]
 
 
-def test_no_dependencies_and_no_pip_is_essential(box: Sandbox, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(bootstrap, "find_pip", lambda _pips, _cwd: None)
-    lines, code = lines_of(box)
-    assert code == 1
-    python = box.shown(sys.executable)  # as the screen is normalised: a tox env's path may hold the checkout's
-    assert lines[2:4] == [
-        f"✘ writers' dependencies: not installed, and no pip for {python} to install <pins>",
-        f"  fix: `{python} -m ensurepip`, or the system's python3-pip package",
-    ]
+def test_a_dependency_that_does_not_import_is_essential(box: Sandbox, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "platformdirs", None)  # import platformdirs raises ImportError
+    check = doctor.dependency_check()
+    assert (check.mark, check.essential) == ("✘", True)
+    assert check.text.startswith(f"writers' dependencies: platformdirs does not import in {sys.executable} (")
+    assert check.fix == f"the plugin folder is incomplete ({deps.vendored_dir()}): reinstall the plugin"
+    assert lines_of(box)[1] == 1
+    monkeypatch.setattr(deps, "vendored_dir", lambda: None)  # an installed wheel
+    assert doctor.dependency_check().fix == f"`{sys.executable} -m pip install filelock platformdirs`"
+
+
+def test_the_vendored_copy_is_named_as_such(monkeypatch: pytest.MonkeyPatch) -> None:
+    import filelock
+    import platformdirs
+
+    monkeypatch.setattr(deps, "vendored_dir", lambda: os.path.dirname(os.path.dirname(filelock.__file__)))
+    check = doctor.dependency_check()
+    folder = os.path.dirname(os.path.dirname(filelock.__file__))
+    assert (check.mark, check.text) == (
+        "✔",
+        f"writers' dependencies: filelock {filelock.__version__} and platformdirs {platformdirs.__version__},"
+        f" vendored in {folder}",
+    )
 
 
 def test_a_shadowing_copy_on_path_is_named_but_not_essential(box: Sandbox) -> None:
@@ -302,16 +298,6 @@ def test_nothing_from_a_file_or_the_environment_can_draw_a_line(box: Sandbox) ->
         line.startswith("✘ task tools: off: CLAUDE_CODE_ENABLE_TODO_TOOLS=1\\x0a✔ all good in this shell is not")
         for line in lines
     )
-
-
-def test_dependencies_are_looked_for_without_asking_the_deferred_installer(monkeypatch: pytest.MonkeyPatch) -> None:
-    class Installer(bootstrap.DeferredDependencies):
-        def provide(self) -> str:
-            raise AssertionError("the doctor asked the deferred installer: it would install")
-
-    monkeypatch.setattr(sys, "meta_path", [Installer(str(REPO))])
-    monkeypatch.delitem(sys.modules, "filelock", raising=False)
-    assert doctor._importable("filelock") is False
 
 
 def test_the_group_runs_from_the_command_line(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

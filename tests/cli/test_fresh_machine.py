@@ -1,9 +1,10 @@
-"""What a newcomer sees: the README's commands on a python3 that has neither filelock nor platformdirs.
+"""What a newcomer sees on a machine with no network: the README's commands on a python3 that has neither filelock
+nor platformdirs (nor pip).
 
-The interpreter is a venv made ``--without-pip`` (so not even pip is there, as on many a system python3), run
-with ``PYTHONNOUSERSITE=1`` and a throwaway HOME; the first-use install borrows its base interpreter's pip, which
-installs the real pinned wheels from the ``wheels`` folder (``SESSION_WORKFLOW_WHEELS``), so the test needs no
-network but installs what a user gets.
+The interpreter is a venv made ``--without-pip``, run with ``PYTHONNOUSERSITE=1``, a throwaway HOME and no package
+index (``PIP_INDEX_URL`` and every proxy a closed loopback port, no ``PIP_FIND_LINKS``, no pip configuration): the
+writers import the plugin folder's vendored copy, nothing is installed or downloaded, and nothing is written but
+the project's ``.claude/`` and the user's state folder (which holds the plugin's bytecode too).
 """
 
 from __future__ import annotations
@@ -19,16 +20,38 @@ from pathlib import Path
 import pytest
 
 from session_workflow.anchor import registry
-from session_workflow.cli.bootstrap import manual_command, pin_key
-from tests.cli.test_bootstrap import WHAT
+from session_workflow.core import deps
+from session_workflow.core.locations import user_state_dir
 
 REPO = Path(__file__).resolve().parents[2]
 BIN = REPO / "bin" / "session-workflow"
-INSTALLING = f"session-workflow: installed {WHAT}"
+CLOSED = "http://127.0.0.1:9"  # the discard port: every connection is refused, as without a network
+# No index, no pip configuration (so no find-links), no PIP_FIND_LINKS (the sandboxes keep no PIP_* variable).
+OFFLINE_INDEX = {"PIP_INDEX_URL": f"{CLOSED}/simple", "PIP_CONFIG_FILE": os.devnull}
+OFFLINE = {**OFFLINE_INDEX, **{name: CLOSED for name in ("HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy")}}
+
+
+def vendored_line() -> str:
+    """The doctor's dependency line for the real CLI on this interpreter: the vendored copy, by name."""
+    folder = deps.vendored_dir()
+    assert folder is not None
+    code = f"import sys; sys.path.insert(0, {folder!r}); import filelock as f, platformdirs as p"
+    done = subprocess.run(
+        [sys.executable, "-I", "-S", "-B", "-c", f"{code}; print(f.__version__, p.__version__)"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    filelock, platformdirs = done.stdout.split()
+    return f"✔ writers' dependencies: filelock {filelock} and platformdirs {platformdirs}, vendored in {folder}"
+
+
+def files_under(*folders: Path) -> set[Path]:
+    return {path for folder in folders if folder.exists() for path in folder.rglob("*") if not path.is_dir()}
 
 
 class Fresh:
-    """A pip-less venv without the two packages, a throwaway HOME, and how to run things there."""
+    """A pip-less venv without the two packages, a throwaway HOME, no index, and how to run things there."""
 
     def __init__(self, root: Path, venv: Path) -> None:
         self.root = root
@@ -36,26 +59,27 @@ class Fresh:
         self.python = venv / "bin" / "python3"
         self.home = root / "home"
         self.home.mkdir()
+        self.state = self.home / ".local" / "state" / "session-workflow"
+        self.project = root / "project"
+        self.project.mkdir()
 
     def env(self, **extra: str) -> dict[str, str]:
         keep = ("LANG", "LC_ALL", "TZ", "SYSTEMROOT")
         env = {k: v for k, v in os.environ.items() if k in keep}
         path = os.pathsep.join([str(self.venv / "bin"), os.environ.get("PATH", "")])
-        return {**env, "PATH": path, "HOME": str(self.home), "PYTHONNOUSERSITE": "1", **extra}
+        return {**env, **OFFLINE, "PATH": path, "HOME": str(self.home), "PYTHONNOUSERSITE": "1", **extra}
 
-    def bash_tool(self, wheels: Path) -> tuple[Path, Path, dict[str, str]]:
-        """(config dir, project, environment) as Claude Code's Bash tool has them: the plugin's bin/ first on PATH,
-        CLAUDECODE and a session id, no CLAUDE_PROJECT_DIR; the wheels for an offline first-use install."""
-        config, project = self.root / "config", self.root / "project"
-        project.mkdir(exist_ok=True)
+    def bash_tool(self) -> tuple[Path, dict[str, str]]:
+        """(config dir, environment) as Claude Code's Bash tool has them: the plugin's bin/ first on PATH,
+        CLAUDECODE and a session id, no CLAUDE_PROJECT_DIR."""
+        config = self.root / "config"
         env = self.env(
             PATH=os.pathsep.join([str(REPO / "bin"), self.env()["PATH"]]),
             CLAUDECODE="1",
             CLAUDE_CONFIG_DIR=str(config),
             CLAUDE_CODE_SESSION_ID=str(uuid.uuid4()),
-            SESSION_WORKFLOW_WHEELS=str(wheels),
         )
-        return config, project, env
+        return config, env
 
     def run(
         self, argv: list[str], env: dict[str, str], stdin: str = "", cwd: Path | None = None
@@ -63,6 +87,11 @@ class Fresh:
         return subprocess.run(
             argv, input=stdin, capture_output=True, text=True, env=env, cwd=cwd or self.root, timeout=300, check=False
         )
+
+    def written(self) -> set[Path]:
+        """Every file in the sandbox outside the state folder and the project's ``.claude/``."""
+        allowed = files_under(self.state, self.project / ".claude")
+        return files_under(self.root) - allowed - files_under(self.venv)
 
 
 @pytest.fixture(scope="module")
@@ -81,94 +110,128 @@ def fresh(tmp_path: Path, venv: Path) -> Fresh:
     return machine
 
 
-def test_the_demo_installs_once_and_shows_both_injections(fresh: Fresh, wheels: Path) -> None:
-    env = fresh.env(SESSION_WORKFLOW_WHEELS=str(wheels))
-    done = fresh.run([str(fresh.python), str(BIN), "demo"], env)
-    assert done.returncode == 0, done.stderr
-    target = fresh.home / ".cache" / "session-workflow" / "python-deps" / pin_key()
-    assert done.stderr == f"{INSTALLING} from {wheels} into {target} (once, for the writers)\n"
+def plugin_bytecode_folders() -> set[str]:
+    return {str(path) for path in REPO.rglob("__pycache__") if ".git" not in path.parts}
+
+
+def test_the_demo_shows_both_injections_offline(fresh: Fresh) -> None:
+    before = plugin_bytecode_folders()
+    done = fresh.run([str(fresh.python), str(BIN), "demo"], fresh.env())
+    assert (done.returncode, done.stderr) == (0, "")
     for source in ("startup", "compact"):
         assert f"===== SessionStart ({source}): what Claude Code would inject =====" in done.stdout
     assert done.stdout.count(" of 10000 UTF-16 units =====") == 2
     assert "(nothing)" not in done.stdout
     assert "## Control anchor: " in done.stdout and "Port the invoice writer to LedgerClient" in done.stdout
-    again = fresh.run([str(fresh.python), str(BIN), "demo"], fresh.env())  # no wheels, no network needed now
-    assert (again.returncode, again.stderr) == (0, "")
+    assert fresh.written() == set() and plugin_bytecode_folders() == before
 
 
-def test_a_writer_from_claude_codes_bash_tool_installs_into_the_plugin_data(fresh: Fresh, wheels: Path) -> None:
+def test_a_writer_from_claude_codes_bash_tool_needs_no_install(fresh: Fresh) -> None:
     """As the Bash tool runs it: by name on PATH (the plugin's bin/), its first line running the fresh python3, in
     the project (the Bash tool has no CLAUDE_PROJECT_DIR)."""
-    config, project, env = fresh.bash_tool(wheels)
-    done = fresh.run(["session-workflow", "anchor", "new", "--task", "Fresh machine"], env, cwd=project)
-    assert done.returncode == 0, done.stderr
-    target = config / "plugins" / "data" / "session-workflow-inline" / "python-deps" / pin_key()
-    assert done.stderr == f"{INSTALLING} from {wheels} into {target} (once, for the writers)\n"
+    config, env = fresh.bash_tool()
+    done = fresh.run(["session-workflow", "anchor", "new", "--task", "Fresh machine"], env, cwd=fresh.project)
+    assert (done.returncode, done.stderr) == (0, "")
     anchor = Path(done.stdout.strip())
-    assert anchor.parent == project / ".claude" / "anchors" and anchor.is_file()
-    step = fresh.run(["session-workflow", "anchor", "step", str(anchor), "first step"], env, cwd=project)
+    assert anchor.parent == fresh.project / ".claude" / "anchors" and anchor.is_file()
+    step = fresh.run(["session-workflow", "anchor", "step", str(anchor), "first step"], env, cwd=fresh.project)
     assert (step.returncode, step.stderr) == (0, "")
+    assert registry.is_ours({"HOME": str(fresh.home)}, str(anchor))
+    assert fresh.written() == set() and not config.exists()
 
 
-def test_offline_the_writer_names_the_command_and_the_hooks_still_work(fresh: Fresh, wheels: Path) -> None:
-    project = fresh.root / "project"
-    project.mkdir()
-    refused = "http://127.0.0.1:9"  # the discard port: every connection is refused, as without a network
-    proxies = {"HTTPS_PROXY": refused, "https_proxy": refused, "HTTP_PROXY": refused, "http_proxy": refused}
-    env = fresh.env(**proxies, PIP_CONFIG_FILE=os.devnull, CLAUDE_PROJECT_DIR=str(project))
-    done = fresh.run([str(fresh.python), str(BIN), "anchor", "new", "--task", "Offline"], env)
-    assert done.returncode == 1 and done.stdout == "" and "Traceback" not in done.stderr
-    target = fresh.home / ".cache" / "session-workflow" / "python-deps" / pin_key()
-    (failed,) = done.stderr.splitlines()
-    assert failed.startswith(f"session-workflow: cannot install {WHAT} (ERROR: ")
-    # The venv has no pip: its base interpreter's pip ran, told this interpreter's version.
-    version = f"{sys.version_info[0]}.{sys.version_info[1]}"
-    command = manual_command(["PIP"], str(target), None, version).replace("PIP ", " -m pip ", 1)
-    assert failed.endswith(command) and f"retry: {fresh.python} " not in failed
-    assert not (project / ".claude").exists()
-    # The hooks never need the two packages: a SessionStart on a project with an anchor still injects it.
-    anchors = project / ".claude" / "anchors"
+def test_doctor_names_the_same_vendored_copy_from_a_terminal_and_the_bash_tool(fresh: Fresh) -> None:
+    _config, bash_env = fresh.bash_tool()
+    terminal = fresh.run([str(fresh.python), str(BIN), "doctor"], fresh.env(), cwd=fresh.project)
+    bash = fresh.run(["session-workflow", "doctor"], bash_env, cwd=fresh.project)
+    for done in (terminal, bash):
+        assert (done.returncode, done.stderr) == (0, ""), done.stdout
+        lines = done.stdout.splitlines()
+        assert lines[0] == f"session-workflow doctor: plugin {REPO}, project {fresh.project}"
+        assert lines[2] == vendored_line()
+        assert lines[-1].startswith("nothing essential is missing")
+    assert fresh.written() == set()
+
+
+def test_the_hooks_need_neither_package(fresh: Fresh) -> None:
+    """A SessionStart on a project with an adopted anchor injects it, on the same bare interpreter."""
+    anchors = fresh.project / ".claude" / "anchors"
     anchors.mkdir(parents=True)
     (anchors / "2026-12-01-offline.md").write_text("# Mission\nStay offline.\n\n## Cursor\n- Next action: wait\n")
+    env = fresh.env(CLAUDE_PROJECT_DIR=str(fresh.project))
     registry.vouch(env, str(anchors / "2026-12-01-offline.md"), None, "adopt", 0.0)  # adopted (here, by this test)
-    payload = {"session_id": str(uuid.uuid4()), "cwd": str(project), "hook_event_name": "SessionStart"}
+    payload = {"session_id": str(uuid.uuid4()), "cwd": str(fresh.project), "hook_event_name": "SessionStart"}
     hook = [str(fresh.python), "-I", "-S", str(REPO / "hooks" / "hook.py"), "SessionStart"]
     ran = fresh.run(hook, env, json.dumps({**payload, "source": "compact"}))
     assert ran.returncode == 0 and ran.stderr == ""
     assert "## Control anchor: " in json.loads(ran.stdout)["hookSpecificOutput"]["additionalContext"]
 
 
-def test_the_demo_of_an_installed_copy_runs_the_packaged_hook(fresh: Fresh, wheels: Path) -> None:
-    """``pipx install`` leaves the package without hooks/: the demo runs the hook's ``main`` from the package."""
+def test_an_installed_copy_uses_the_packages_it_declares(fresh: Fresh) -> None:
+    """``pipx install`` leaves the package without hooks/ and vendor/, with filelock and platformdirs installed
+    beside it (here: copied as pip would): the demo runs the hook's ``main`` from the package, and the doctor
+    names the site folder, not a vendored copy."""
     site = fresh.root / "site"
     shutil.copytree(REPO / "src" / "session_workflow", site / "session_workflow")
-    env = fresh.env(PYTHONPATH=str(site), SESSION_WORKFLOW_WHEELS=str(wheels))
+    vendored = deps.vendored_dir()
+    assert vendored is not None
+    for name in ("filelock", "platformdirs"):
+        shutil.copytree(Path(vendored) / name, site / name)
+    env = fresh.env(PYTHONPATH=str(site), PYTHONDONTWRITEBYTECODE="1")
     done = fresh.run([str(fresh.python), "-m", "session_workflow", "demo"], env)
-    assert done.returncode == 0, done.stderr
-    assert done.stderr.startswith(INSTALLING) and done.stderr.count("\n") == 1
+    assert (done.returncode, done.stderr) == (0, "")
     assert done.stdout.startswith("(an installed copy: the hook runs from the installed package")
     assert done.stdout.count(" of 10000 UTF-16 units =====") == 2 and "(nothing)" not in done.stdout
-    version = fresh.run([str(fresh.python), "-m", "session_workflow", "--version"], env)
-    assert (version.returncode, version.stdout) == (0, "session-workflow 0.1.0\n")
+    doctor = fresh.run([str(fresh.python), "-m", "session_workflow", "doctor"], env, cwd=fresh.project)
+    assert vendored_line().replace(", vendored in " + vendored, f", from {site}") in doctor.stdout.splitlines()
+    bare = fresh.root / "bare-site"  # the declared dependencies missing: the package never reaches for vendor/
+    shutil.copytree(REPO / "src" / "session_workflow", bare / "session_workflow")
+    env = fresh.env(PYTHONPATH=str(bare), PYTHONDONTWRITEBYTECODE="1")
+    missing = fresh.run([str(fresh.python), "-m", "session_workflow", "doctor"], env, cwd=fresh.project)
+    assert missing.returncode == 1
+    assert f"  fix: `{fresh.python} -m pip install filelock platformdirs`" in missing.stdout.splitlines()
 
 
-def test_doctor_runs_before_the_first_use_install_and_does_not_start_it(fresh: Fresh, wheels: Path) -> None:
-    """As the Bash tool runs it, on the pip-less venv: exit 0 (its base interpreter's pip is the way to the two
-    packages), the dependency line says what the first write will do, and nothing is installed."""
-    config, project, env = fresh.bash_tool(wheels)
-    done = fresh.run(["session-workflow", "doctor"], env, cwd=project)  # the Bash tool: no CLAUDE_PROJECT_DIR
-    assert (done.returncode, done.stderr) == (0, ""), done.stdout
-    target = config / "plugins" / "data" / "session-workflow-inline" / "python-deps" / pin_key()
-    lines = done.stdout.splitlines()
-    assert lines[0] == f"session-workflow doctor: plugin {REPO}, project {project}"
-    assert lines[1] == f"✔ python3 for the hooks: {fresh.python}, Python {sys.version.split()[0]}"
-    # The venv has no pip: the one named is its base interpreter's, as the install would use.
-    head, pip = "· writers' dependencies: not installed yet; the first write has ", f" install {WHAT} from {wheels}"
-    assert lines[2].startswith(head) and lines[2].endswith(f" -m pip{pip} into {target}"), lines[2]
-    assert f"{head}{fresh.python} " not in lines[2]
-    assert f"✔ session-workflow on PATH: {REPO / 'bin' / 'session-workflow'} (this plugin's)" in lines
-    assert lines[-1].startswith("nothing essential is missing")
-    assert not config.exists() and not (fresh.home / ".local").exists() and not (project / ".claude").exists()
-    # And the install still happens at the first write, as before.
-    wrote = fresh.run(["session-workflow", "anchor", "new", "--task", "After the doctor"], env)
-    assert wrote.returncode == 0 and wrote.stderr.startswith(INSTALLING), wrote.stderr
+def compiled_from_source(stderr: str) -> list[str]:
+    """The modules ``python -v`` says it compiled from source although their own ``__pycache__`` held bytecode."""
+    import importlib.util
+
+    found = []
+    for line in stderr.splitlines():
+        if line.startswith("# code object from ") and not line.endswith(".pyc'"):
+            source = line[len("# code object from ") :]
+            if os.path.isfile(importlib.util.cache_from_source(source)) or source.startswith(str(REPO)):
+                found.append(source)
+    return found
+
+
+@pytest.mark.parametrize("flags", [["-I"], [], ["-B"]], ids=["isolated", "plain", "dont-write-bytecode"])
+def test_no_call_compiles_the_standard_library_and_the_plugin_only_once(
+    fresh: Fresh, flags: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With or without bytecode writing (``-B`` is PYTHONDONTWRITEBYTECODE): the standard library's own
+    ``__pycache__`` is read on the first call already, the plugin's modules are compiled once into the user's state
+    folder, and no bytecode lands in the plugin folder or the project."""
+    before = plugin_bytecode_folders()
+    _config, env = fresh.bash_tool()
+    cli = [str(fresh.python), *flags, "-v", str(BIN), "state"]
+    first = fresh.run([*cli, "set", "--ticket", "1", "--title", "T", "--map", "1"], env, cwd=fresh.project)
+    assert first.returncode == 0, first.stderr[-2000:]
+    compiled = compiled_from_source(first.stderr)
+    assert compiled and all(path.startswith(str(REPO) + os.sep) for path in compiled)
+    again = fresh.run([*cli, "step", "execute"], env, cwd=fresh.project)
+    assert again.returncode == 0 and compiled_from_source(again.stderr) == []
+    prefix = Path(user_state_dir({"HOME": str(fresh.home)}) or "") / "pycache"
+    cached = files_under(prefix)
+    assert cached and all(str(path).startswith(str(prefix) + str(REPO)) for path in cached)
+    assert fresh.written() == set() and plugin_bytecode_folders() == before
+    assert not any(path.name == "__pycache__" for path in fresh.project.rglob("*"))
+
+
+def test_the_vendored_copy_wins_over_an_installed_one(tmp_path: Path) -> None:
+    """From the plugin folder the tested copy always goes first, even on an interpreter whose site-packages hold
+    other releases (this one's: the package's declared dependencies)."""
+    pytest.importorskip("filelock")
+    env = {"HOME": str(tmp_path), "PATH": os.environ.get("PATH", "")}
+    done = subprocess.run([sys.executable, str(BIN), "doctor"], env=env, cwd=tmp_path, capture_output=True, text=True)
+    assert done.stdout.splitlines()[2] == vendored_line(), done.stdout

@@ -12,7 +12,6 @@ import pytest
 
 from session_workflow import __version__
 from session_workflow.cli import main as cli
-from session_workflow.cli.bootstrap import DeferredDependencies
 
 REPO = Path(__file__).resolve().parents[2]
 SRC = REPO / "src"
@@ -51,7 +50,7 @@ def test_only_the_invoked_group_is_imported(argv: list[str], group: str | None) 
     expected = {"session_workflow.cli.main", "session_workflow.cli.parser"}
     if group:
         expected.add(f"session_workflow.cli.{group}")
-    assert set(imported) - {"session_workflow.cli.bootstrap"} >= expected
+    assert set(imported) >= expected
     assert not {f"session_workflow.cli.{other}" for other in cli.GROUPS if other != group} & set(imported)
 
 
@@ -89,13 +88,6 @@ def test_the_help_names_every_group_with_an_example(capsys: pytest.CaptureFixtur
         with pytest.raises(SystemExit) as done:
             cli.main([name, "--help"])
         assert done.value.code == 0
-
-
-def test_main_installs_the_dependency_hook_once() -> None:
-    for _ in range(2):
-        with pytest.raises(SystemExit):
-            cli.main(["--version"])
-    assert len([finder for finder in sys.meta_path if isinstance(finder, DeferredDependencies)]) == 1
 
 
 def _broken_command(monkeypatch: pytest.MonkeyPatch) -> None:

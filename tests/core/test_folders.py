@@ -301,12 +301,12 @@ REPO = Path(__file__).resolve().parents[2]
 
 @pytest.mark.parametrize("mask", ["000", "002"])
 def test_the_clis_bytecode_folders_are_0700_and_a_shared_one_is_not_used(tmp_path: Path, mask: str) -> None:
-    """Bytecode is code: ``bin/session-workflow`` makes ~/.cache/session-workflow/pycache 0700 at each level, and
+    """Bytecode is code: ``bin/session-workflow`` makes <state folder>/session-workflow/pycache 0700 at each level, and
     keeps none in a pycache folder another user could write."""
     import subprocess
 
-    cache = tmp_path / "cache"
-    env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path), "XDG_CACHE_HOME": str(cache)}
+    cache = tmp_path / "state"
+    env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path), "XDG_STATE_HOME": str(cache)}
     command = f"umask {mask}; exec {REPO / 'bin' / 'session-workflow'} anchor list {tmp_path}"
     subprocess.run(["sh", "-c", command], env=env, capture_output=True, check=True, timeout=120)
     pycache = cache / "session-workflow" / "pycache"

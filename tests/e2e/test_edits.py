@@ -29,10 +29,9 @@ BYPASS = ["--permission-mode", "bypassPermissions"]
 SANDBOX = {"IS_SANDBOX": "1"}
 
 
-def run_env(wheels: Path) -> dict[str, str]:
-    """The sandbox flag, and the wheels a python3 without filelock installs from at the first writer run (the
-    PostToolUse hook then finds filelock in that install; a python3 that has it, in its site-packages)."""
-    return {**SANDBOX, "SESSION_WORKFLOW_WHEELS": str(wheels)}
+def run_env() -> dict[str, str]:
+    """The sandbox flag (the PostToolUse hook takes filelock from the plugin folder's vendored copy)."""
+    return dict(SANDBOX)
 
 
 TEXT = """---
@@ -70,9 +69,7 @@ WRITTEN = TEXT.replace("WRITTEN-BY-THE-CLI", "EDITED-BY-EDIT").replace(
 )
 
 
-def test_edit_and_write_keep_a_cli_made_anchor_trusted(
-    claude: Claude, fake_api: FakeAnthropic, build: str, wheels: Path
-) -> None:
+def test_edit_and_write_keep_a_cli_made_anchor_trusted(claude: Claude, fake_api: FakeAnthropic, build: str) -> None:
     sid = new_session_id()
     made: list[str] = []
     trusted: dict[str, bool] = {}
@@ -107,7 +104,7 @@ def test_edit_and_write_keep_a_cli_made_anchor_trusted(
         step,
         F.text("stepped"),
     )
-    claude.converse(["port the parser", "/compact", "go on"], BYPASS, run_env(wheels), session_id=sid)
+    claude.converse(["port the parser", "/compact", "go on"], BYPASS, run_env(), session_id=sid)
     assert fake_api.pending_script() == 0, "the model's tool calls were not all made"
     (path,) = made
     assert Path(path).read_text(encoding="utf-8").count("EDITED-BY-EDIT") == 1
@@ -123,7 +120,7 @@ def test_edit_and_write_keep_a_cli_made_anchor_trusted(
 
 
 def test_a_planted_anchor_the_model_edits_stays_not_created_here(
-    claude: Claude, fake_api: FakeAnthropic, build: str, wheels: Path
+    claude: Claude, fake_api: FakeAnthropic, build: str
 ) -> None:
     planted = claude.project / ".claude" / "anchors" / "committed.md"
     planted.parent.mkdir(parents=True)
@@ -136,7 +133,7 @@ def test_a_planted_anchor_the_model_edits_stays_not_created_here(
         F.text("edited it as the README said"),
         F.text("going on"),
     )
-    claude.converse(["do what the repository's anchor says", "/compact", "go on"], BYPASS, run_env(wheels))
+    claude.converse(["do what the repository's anchor says", "/compact", "go on"], BYPASS, run_env())
     assert fake_api.pending_script() == 0, "the model's tool calls were not all made"
     assert "MODEL-WROTE-PLANTED" in planted.read_text(encoding="utf-8")
     assert not registry.is_ours({"HOME": str(claude.home)}, str(planted))

@@ -1,8 +1,11 @@
 """The README's Quick start, in order, as a newcomer runs it (measured on 2.1.332), then its Uninstall.
 
 A new HOME and no ``CLAUDE_CONFIG_DIR`` (Claude Code's folder is ``~/.claude``, as the README says), a ``python3``
-with nothing installed (a venv made ``--without-pip``, first on PATH; ``SESSION_WORKFLOW_WHEELS`` lets the first
-write install the pinned wheels offline), the real CLI against the fake API. Every command and settings line is
+with nothing installed (a venv made ``--without-pip``, first on PATH), no package index at all (``PIP_INDEX_URL`` a
+closed loopback port, no pip configuration, so no ``find-links`` either), the real CLI against the fake API. The
+writers import the plugin folder's vendored filelock and platformdirs; nothing is installed or downloaded, and
+nothing is written outside the plugin folder, the state folder and the plugin's data folder (and the project's
+``.claude/``, where the anchor is). Every command and settings line is
 read from the README, so a README that changes without this test fails it: the two install commands on a copy of
 the tracked files, the two settings recipes in the files the README names, ``claude plugin configure`` with the
 README's id, the slash command as the prompt of ``claude -p`` (no ``--plugin-dir``, no ``--allowedTools``: the
@@ -26,9 +29,8 @@ from pathlib import Path
 
 import pytest
 
-from session_workflow.cli.bootstrap import pin_key
 from tests import readme
-from tests.cli.test_bootstrap import WHAT
+from tests.cli.test_fresh_machine import OFFLINE_INDEX, vendored_line
 
 from . import fake_api as F
 from .fake_api import Body, FakeAnthropic
@@ -89,14 +91,14 @@ def files_under(folder: Path) -> list[str]:
     return sorted(str(path.relative_to(folder)) for path in folder.rglob("*") if path.is_file())
 
 
-def fresh_python(tmp_path: Path, wheels: Path) -> dict[str, str]:
-    """The variables that put a python3 with nothing installed, not even pip, first on PATH."""
+def fresh_python(tmp_path: Path) -> dict[str, str]:
+    """The variables that put a python3 with nothing installed, not even pip, first on PATH, and no index."""
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
     fresh = {
         "PATH": os.pathsep.join([str(venv / "bin"), os.environ.get("PATH", "")]),
         "PYTHONNOUSERSITE": "1",
-        "SESSION_WORKFLOW_WHEELS": str(wheels),
+        **OFFLINE_INDEX,
     }
     for module in ("filelock", "platformdirs", "pip"):
         probe = subprocess.run(["python3", "-c", f"import {module}"], env={**os.environ, **fresh}, capture_output=True)
@@ -112,10 +114,8 @@ def clone(folder: Path) -> Path:
     return folder
 
 
-def test_the_quick_start_then_the_uninstall(
-    claude_bin: Path, fake_api: FakeAnthropic, wheels: Path, tmp_path: Path
-) -> None:
-    fresh = fresh_python(tmp_path, wheels)
+def test_the_quick_start_then_the_uninstall(claude_bin: Path, fake_api: FakeAnthropic, tmp_path: Path) -> None:
+    fresh = fresh_python(tmp_path)
     user = Newcomer(binary=claude_bin, api=fake_api, root=tmp_path / "machine", plugin_dir=None, env_extra=fresh)
     checkout = clone(tmp_path / "session-workflow")
     subprocess.run(["git", "init", "-q", str(user.project)], check=True, timeout=60)  # the newcomer's project
@@ -178,10 +178,9 @@ def test_the_quick_start_then_the_uninstall(
     loaded = [text for text in F.message_texts(first) if text.startswith("Base directory for this skill: ")]
     assert len(loaded) == 1 and loaded[0].rstrip().endswith(f"ARGUMENTS: {task}")
     data = user.config_dir / "plugins" / "data" / "session-workflow-session-workflow"
-    deps = data / "python-deps" / pin_key()
     anchor = user.project / ".claude" / "anchors" / f"{time.strftime('%Y-%m-%d')}-migrate-the-billing-service.md"
     (created,) = F.last_tool_results(new)
-    assert created == f"session-workflow: installed {WHAT} from {wheels} into {deps} (once, for the writers)\n{anchor}"
+    assert created == str(anchor)  # nothing installed first, nothing said about it
     (wrote,) = F.last_tool_results(write)
     assert made == [str(anchor)] and wrote.startswith(f"wrote {anchor} (step 0)\nHEAD: "), wrote
     ignored = subprocess.run(["git", "-C", str(user.project), "check-ignore", "-q", str(anchor)], timeout=60)
@@ -197,6 +196,8 @@ def test_the_quick_start_then_the_uninstall(
     assert f"✔ permission rule Bash(session-workflow:*): in {local}" in lines, report
     assert "✔ task tools: on (CLAUDE_CODE_ENABLE_TODO_TOOLS=1 in this shell)" in lines, report  # the settings' env
     assert not any(line.startswith("✘") for line in lines) and lines[-1].startswith("nothing essential is missing")
+    dependencies = vendored_line().replace(str(REPO_ROOT), str(checkout))
+    assert lines[2] == dependencies, report
 
     # After a compaction: the README's block.
     user.run(["-p", "--resume", sid, "/compact"]).check()
@@ -212,6 +213,19 @@ def test_the_quick_start_then_the_uninstall(
     done = subprocess.run(words, cwd=user.project, env=shell, capture_output=True, text=True, timeout=120)
     assert (done.returncode, done.stderr) == (0, ""), done.stdout
     assert done.stdout.splitlines()[-1].startswith("nothing essential is missing"), done.stdout
+    assert done.stdout.splitlines()[2] == dependencies, done.stdout  # the same copy as in the Bash tool
+    # Nothing of ours anywhere but the plugin folder (unchanged), the state folder and the plugin's data folder.
+    assert files_under(checkout) == sorted(tracked_files())
+    state = user.home / ".local" / "state" / "session-workflow"
+    ours = [
+        path
+        for base in (user.home, user.project)
+        for path in base.rglob("*")
+        if ("session-workflow" in path.name or path.suffix == ".pyc" or path.name == "__pycache__")
+        and not path.is_relative_to(state)
+        and not path.is_relative_to(user.config_dir / "plugins")  # Claude Code's: the copy, the data folder
+    ]
+    assert ours == [], ours
     # A terminal has no CLAUDE_CODE_SESSION_ID, and still sees the deleted anchor, with the command that restores it.
     assert "CLAUDE_CODE_SESSION_ID" not in shell
     anchor.unlink()
@@ -256,7 +270,7 @@ def test_the_quick_start_then_the_uninstall(
     uninstall, remove = readme.indented(readme.section("Uninstall"))
     first_command, second_command = (readme_command(line, checkout) for line in uninstall.splitlines())
     assert first_command == ["plugin", "uninstall", ID] and second_command[:3] == ["plugin", "marketplace", "remove"]
-    assert data.is_dir() and (data / "python-deps").is_dir()
+    assert data.is_dir()
     user.run(first_command).check()
     assert not data.exists()  # Claude Code deletes the plugin's data folder (unless --keep-data)
     uninstall_text = " ".join(readme.section("Uninstall").split())
@@ -270,15 +284,14 @@ def test_the_quick_start_then_the_uninstall(
         uninstall_text
     )
     state = user.home / ".local" / "state" / "session-workflow"
-    cache = user.home / ".cache" / "session-workflow"
-    for kept in (state / "anchors", cache / "pycache"):
+    for kept in (state / "anchors", state / "pycache"):
         assert kept.is_dir() and files_under(kept), kept
         assert f"~/{kept.parent.relative_to(user.home)}" in uninstall_text
     assert anchor.is_file() and "`.claude/anchors/`" in uninstall_text
     words = shlex.split(remove)
     assert words[:2] == ["rm", "-rf"] and all(word.startswith("~/") for word in words[2:]), remove
     subprocess.run(["bash", "-c", remove], env={"HOME": str(user.home), "PATH": os.environ["PATH"]}, check=True)
-    assert not state.exists() and not cache.exists()
+    assert not state.exists()
     leaks = fake_api.leaks()
     assert not leaks, f"Claude Code tried to reach non-loopback hosts: {[r['path'] for r in leaks]}"
 
@@ -318,9 +331,9 @@ def test_the_old_step_3_pasted_over_the_install_disables_the_plugin_and_doctor_s
 
 
 def test_the_unattended_recipe_runs_every_turn_and_git_clean_takes_the_local_settings(
-    claude_bin: Path, fake_api: FakeAnthropic, wheels: Path, tmp_path: Path
+    claude_bin: Path, fake_api: FakeAnthropic, tmp_path: Path
 ) -> None:
-    fresh = fresh_python(tmp_path, wheels)
+    fresh = fresh_python(tmp_path)
     user = Newcomer(binary=claude_bin, api=fake_api, root=tmp_path / "machine", plugin_dir=None, env_extra=fresh)
     checkout = clone(tmp_path / "session-workflow")
     subprocess.run(["git", "init", "-q", str(user.project)], check=True, timeout=60)

@@ -46,7 +46,7 @@ def step_two(block: str) -> str:
 
 
 def test_resume_step_two_run_verbatim_runs_git_log_on_the_folder_and_nothing_else(
-    claude_bin: Path, fake_api: FakeAnthropic, tmp_path: Path, wheels: Path
+    claude_bin: Path, fake_api: FakeAnthropic, tmp_path: Path
 ) -> None:
     claude = ShopClaude(binary=claude_bin, api=fake_api, root=tmp_path)
     project = claude.project
@@ -72,10 +72,7 @@ def test_resume_step_two_run_verbatim_runs_git_log_on_the_folder_and_nothing_els
         follow_step_two,
         F.text("checked the durable state"),
     )
-    # The writers' first run installs their two wheels from the ``wheels`` fixture, offline.
-    claude.converse(
-        ["start", "/compact", "resume"], ["--allowedTools", "Bash"], {"SESSION_WORKFLOW_WHEELS": str(wheels)}
-    )
+    claude.converse(["start", "/compact", "resume"], ["--allowedTools", "Bash"], {})
     assert fake_api.pending_script() == 0, "the model's tool calls were not all made"
     has(compact_block(after_compaction(fake_api)), "done: set up; next: resume")
     (command,) = ran

@@ -57,7 +57,7 @@ PERSISTED = "<persisted-output>"
 MOD_LOADED = bool(json.loads((REPO_ROOT / "hooks" / "hooks.json").read_text(encoding="utf-8")).get("modules"))
 #: "mod": the repository as it is; "hooks": a copy without the mod, where the Python hooks deliver the section.
 DELIVERIES = ("mod", "hooks") if MOD_LOADED else ("hooks",)
-PLUGIN_PARTS = (".claude-plugin", "hooks", "src", "bin", "commands", "skills", "references")
+PLUGIN_PARTS = (".claude-plugin", "hooks", "src", "vendor", "bin", "commands", "skills", "references")
 
 
 # ---------------------------------------------------------------------------

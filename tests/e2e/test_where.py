@@ -64,12 +64,11 @@ def script(fake_api: FakeAnthropic, cd: str, made: list[str]) -> None:
     )
 
 
-def run_in(claude: Claude, folder: Path, sid: str, prompts: list[str], wheels: Path) -> None:
-    """One stream session started in ``folder`` through ``prompts`` (the writers' first run installs from
-    ``wheels``)."""
+def run_in(claude: Claude, folder: Path, sid: str, prompts: list[str]) -> None:
+    """One stream session started in ``folder`` through ``prompts``."""
     argv = claude.argv(["-p", "--input-format", "stream-json", "--output-format", "stream-json", "--verbose"])
     argv += ["--allowedTools", "Bash", "--session-id", sid]
-    env = claude.env({"SESSION_WORKFLOW_WHEELS": str(wheels)})
+    env = claude.env()
     with StreamSession(argv, cwd=folder, env=env, api=claude.api) as session:
         for prompt in prompts:
             session.send(prompt)
@@ -87,13 +86,13 @@ def assert_only_in(pkg: Path, mono: Path, anchor: str) -> None:
 
 @pytest.mark.parametrize("cd", ["", "cd src && "], ids=["in-subfolder", "cd-src"])
 def test_a_monorepo_subfolder_session_gets_its_anchor_and_work_state_back_after_compact(
-    claude: Claude, fake_api: FakeAnthropic, delivery: str, cd: str, wheels: Path
+    claude: Claude, fake_api: FakeAnthropic, delivery: str, cd: str
 ) -> None:
     mono, pkg = monorepo(claude)
     made: list[str] = []
     script(fake_api, cd, made)
     sid = new_session_id()
-    run_in(claude, pkg, sid, ["write the anchor and the ticket", "/compact", "go on"], wheels)
+    run_in(claude, pkg, sid, ["write the anchor and the ticket", "/compact", "go on"])
     assert fake_api.pending_script() == 0, "the model's tool calls were not all made"
     (anchor,) = made
     assert_only_in(pkg, mono, anchor)
@@ -113,9 +112,7 @@ def status_rows(screen: str) -> list[str]:
 
 
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux draws the REPL's status line")
-def test_the_status_row_names_the_projects_anchor_and_ticket_after_a_cd(
-    claude_bin: Path, tmp_path: Path, wheels: Path
-) -> None:
+def test_the_status_row_names_the_projects_anchor_and_ticket_after_a_cd(claude_bin: Path, tmp_path: Path) -> None:
     """The mod's row under the prompt names the anchor and the ticket the writers put in the project, the model
     having cd'd into src/ first; the REPL asks a few hosts even offline (refused by the fake's proxy), so this
     test builds its sandbox without the leak check of the ``claude`` fixture."""
@@ -133,7 +130,7 @@ def test_the_status_row_names_the_projects_anchor_and_ticket_after_a_cd(
         script(api, "cd src && ", made)
         sid = new_session_id()
         sock = f"e2e-where-{os.getpid()}"
-        env = claude.env({"TERM": "xterm-256color", "SESSION_WORKFLOW_WHEELS": str(wheels)})
+        env = claude.env({"TERM": "xterm-256color"})
         cmd = " ".join(
             shlex.quote(a)
             for a in claude.argv(["--session-id", sid, "--allowedTools", "Bash", "--permission-mode", "default"])

@@ -6,7 +6,6 @@ shapes Claude Code 2.1.332 sends, measured with a probe plugin), hostile ones in
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import subprocess
@@ -18,8 +17,6 @@ import pytest
 
 from session_workflow.anchor import registry
 from session_workflow.anchor.writer import close_anchor, create_anchor
-from session_workflow.cli.bootstrap import default_pips, install
-from session_workflow.core.deps import DEPS_FOLDER, PIN_KEY
 from session_workflow.hook import tool_edit
 from tests.trust import state_env
 
@@ -380,7 +377,7 @@ def has_filelock(python: str) -> bool:
 @pytest.fixture(scope="module")
 def bare_python(tmp_path_factory: pytest.TempPathFactory) -> str:
     """A python3 where filelock cannot be imported, even with its site-packages: a venv of this interpreter's
-    base without pip or anything else. The shims run it ``-I -S``, so only the plugin data's install can serve."""
+    base without pip or anything else. The shims run it ``-I -S``, so only the vendored copy can serve."""
     folder = tmp_path_factory.mktemp("bare-venv")
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(folder)], check=True, timeout=120)
     python = str(folder / "bin" / "python3")
@@ -395,11 +392,11 @@ def run_shim(event: str, payload: bytes, env: dict[str, str], *flags: str, pytho
     return done.stderr
 
 
-@pytest.fixture(scope="module")
-def installed(tmp_path_factory: pytest.TempPathFactory, wheels: Path) -> Path:
-    """A plugin data folder where the writers' first-use install put filelock and platformdirs."""
-    data = tmp_path_factory.mktemp("plugin-data")
-    install(str(data / DEPS_FOLDER / PIN_KEY), default_pips(), str(wheels), io.StringIO())
+@pytest.fixture()
+def installed(tmp_path: Path) -> Path:
+    """The plugin data folder Claude Code gives the hooks: empty, since nothing is installed there any more."""
+    data = tmp_path / "plugin-data"
+    data.mkdir()
     return data
 
 
@@ -437,21 +434,16 @@ def test_the_cold_shims_leave_a_planted_anchor_untrusted(project: Project, insta
     assert not registry.is_ours(state_env(), str(planted))
 
 
-def test_filelock_in_the_interpreters_site_packages_serves_too(project: Project, tmp_path: Path) -> None:
-    """A python3 with filelock installed, where the CLI never needed the first-use install."""
-    if not has_filelock(sys.executable):
-        pytest.skip("this interpreter has no filelock in its site-packages")
-    cold_edit(project, tmp_path / "empty-data")
-    assert registry.is_ours(state_env(), str(project.anchor))
-
-
-def test_without_filelock_anywhere_the_edit_is_left_unvouched(
-    project: Project, tmp_path: Path, bare_python: str
+@pytest.mark.parametrize("python", PYTHONS)
+def test_a_python_without_filelock_still_vouches_with_the_vendored_copy(
+    project: Project, tmp_path: Path, python: str
 ) -> None:
-    """The choice where filelock is nowhere (no first-use install, none in site-packages): nothing is installed
-    from a hook and nothing written; the hook stays silent (the anchor is then named as not created here)."""
-    cold_edit(project, tmp_path / "empty-data", python=bare_python)
-    assert not registry.is_ours(state_env(), str(project.anchor))
+    """Every interpreter, filelock in its site-packages or not (the shims run ``-I -S``, which leaves site-packages
+    off the path anyway): the PostToolUse hook takes the lock with the plugin folder's copy, and nothing is written
+    outside the state folder."""
+    cold_edit(project, tmp_path / "empty-data", python=python)
+    assert registry.is_ours(state_env(), str(project.anchor))
+    assert not (tmp_path / "empty-data").exists()
 
 
 def test_a_cold_post_hook_does_not_hang_on_a_fifo(project: Project, installed: Path, bare_python: str) -> None:

@@ -5,7 +5,7 @@ Bash tool even in a workspace never trusted (``PATH``, ``PYTHON*``, ``PIP_*``, `
 ``CLAUDE_CODE_TASK_LIST_ID``; in the Bash tool also ``CLAUDE_PLUGIN_DATA`` and ``CLAUDE_PROJECT_DIR``). Every test
 here plants what such a repository would and checks that it never runs, is never read as authority, and never
 aims a write elsewhere: the real ``bin/session-workflow`` (its first line runs ``python3 -I``) on a ``python3``
-without filelock, so the first-use install really runs; the hooks in-process against a sandbox.
+without filelock, so the writers import the plugin folder's vendored copy; the hooks in-process against a sandbox.
 """
 
 from __future__ import annotations
@@ -20,8 +20,6 @@ from pathlib import Path
 import pytest
 
 from session_workflow.anchor import choice, discover, registry
-from session_workflow.cli.bootstrap import pin_key
-from session_workflow.core.deps import PINS
 from tests.reliability.sandbox import (
     REPO,
     Sandbox,
@@ -42,7 +40,7 @@ def bare_python(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("bare") / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(folder)], check=True, timeout=120)
     probe = subprocess.run([str(folder / "bin" / "python3"), "-I", "-c", "import filelock"], capture_output=True)
-    assert probe.returncode != 0, "filelock is importable in the bare venv: the install would never run"
+    assert probe.returncode != 0, "filelock is importable in the bare venv: the vendored copy would not be needed"
     return folder / "bin"
 
 
@@ -94,58 +92,40 @@ def nothing_ran(clone: Path, marker: Path) -> None:
         assert not (clone / name).exists(), name
 
 
-def test_a_first_write_in_a_hostile_clone_runs_none_of_its_code(
-    tmp_path: Path, wheels: Path, bare_python: Path
-) -> None:
-    """The first ``anchor new`` after a clone installs the dependencies: pip runs in its staging folder, with no
-    PYTHON* or PIP_* variable, so the clone's ``pip/``, ``sitecustomize.py``, ``PIP_PYTHON`` and pip.conf stay inert;
-    the CLI itself runs isolated, so ``PYTHONPATH`` into the clone does nothing either."""
+def test_a_first_write_in_a_hostile_clone_runs_none_of_its_code(tmp_path: Path, bare_python: Path) -> None:
+    """The first ``anchor new`` after a clone: the CLI runs isolated with the vendored filelock and platformdirs
+    first on the path, so the clone's ``filelock/``, ``pip/``, ``sitecustomize.py``, ``PIP_PYTHON`` and pip.conf stay
+    inert, and ``PYTHONPATH`` into the clone does nothing either; nothing runs pip."""
     clone, marker, home, data = tmp_path / "clone", tmp_path / "ran", tmp_path / "home", tmp_path / "data"
     plant(clone, marker)
-    env = env_block(clone, marker, home, bare_python, CLAUDE_PLUGIN_DATA=str(data), SESSION_WORKFLOW_WHEELS=str(wheels))
+    env = env_block(clone, marker, home, bare_python, CLAUDE_PLUGIN_DATA=str(data))
     made = run_bin(["anchor", "new", "--task", "Hostile clone"], env, clone)
-    assert made.returncode == 0, made.stderr
-    target = data / "python-deps" / pin_key(PINS)
-    assert made.stderr.startswith("session-workflow: installed filelock ") and f"into {target}" in made.stderr
+    assert (made.returncode, made.stderr) == (0, "")
     assert Path(made.stdout.strip()).parent == clone / ".claude" / "anchors"
     listed = run_bin(["anchor", "list"], env, clone)
     assert listed.returncode == 0 and listed.stderr == "", listed.stderr
     nothing_ran(clone, marker)
+    assert not data.exists()
 
 
-@pytest.mark.parametrize("where", ["in the clone", "relative", "writable by others"])
-def test_a_plugin_data_folder_the_repository_could_fill_is_never_imported_from(
-    tmp_path: Path, wheels: Path, bare_python: Path, where: str
-) -> None:
-    """A "complete" dependency folder under a ``CLAUDE_PLUGIN_DATA`` the clone names (in the clone, relative, or a
-    folder others can write) is passed over in one line; the user-level default gets the real pins."""
+def test_the_clis_bytecode_goes_where_no_env_block_can_aim_it(tmp_path: Path, bare_python: Path) -> None:
+    """``PYTHONPYCACHEPREFIX`` and ``CLAUDE_PLUGIN_DATA`` from the env block name folders in the clone: the CLI's
+    bytecode (code it would run next time) goes to the user's state folder from HOME, which that block cannot set,
+    and a planted copy of it in the clone is never read."""
     clone, marker, home = tmp_path / "clone", tmp_path / "ran", tmp_path / "home"
     plant(clone, marker)
-    given = {"in the clone": str(clone / ".claude" / "data"), "relative": ".claude/data"}.get(where)
-    if given is None:
-        shared = tmp_path / "shared"
-        shared.mkdir()
-        shared.chmod(0o777)
-        given = str(shared / "data")
-    planted = Path(given if os.path.isabs(given) else clone / given) / "python-deps" / pin_key(PINS)
-    for name, version, _digest in PINS:
-        (planted / name).mkdir(parents=True)
-        (planted / name / "__init__.py").write_text(MARKER_CODE.format(what=f"planted {name}"))
-        (planted / f"{name}-{version}.dist-info").mkdir()
-        (planted / f"{name}-{version}.dist-info" / "RECORD").write_text("")
-    env = env_block(clone, marker, home, bare_python, CLAUDE_PLUGIN_DATA=given, SESSION_WORKFLOW_WHEELS=str(wheels))
-    made = run_bin(["anchor", "new", "--task", "Planted deps"], env, clone)
-    assert made.returncode == 0, made.stderr
-    default = home / ".claude" / "plugins" / "data" / "session-workflow-inline"
-    why = {
-        "in the clone": f"inside the project folder {clone}",
-        "relative": "not an absolute path",
-        "writable by others": f"{tmp_path / 'shared'} is writable by others",
-    }[where]
-    ignored, installed = made.stderr.splitlines()
-    assert ignored == f"session-workflow: ignored CLAUDE_PLUGIN_DATA={given} ({why}); using {default}"
-    assert installed.startswith("session-workflow: installed filelock ")
-    assert f"into {default / 'python-deps' / pin_key(PINS)}" in installed
+    env = env_block(
+        clone,
+        marker,
+        home,
+        bare_python,
+        PYTHONPYCACHEPREFIX=str(clone / "pycache"),
+        CLAUDE_PLUGIN_DATA=str(clone / ".claude" / "data"),
+    )
+    assert run_bin(["state", "set", "--ticket", "1", "--title", "T", "--map", "1"], env, clone).returncode == 0
+    assert not (clone / "pycache").exists() and not (clone / ".claude" / "data").exists()
+    cached = [path for path in (home / ".local" / "state" / "session-workflow" / "pycache").rglob("*.pyc")]
+    assert any(path.name.startswith("main.") for path in cached)
     nothing_ran(clone, marker)
 
 

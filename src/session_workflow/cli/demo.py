@@ -108,11 +108,8 @@ def hook_argv(event: str) -> list[str]:
 
 
 def dependency_paths() -> list[str]:
-    """The folders filelock and platformdirs import from, for the throwaway project's CLI runs.
-
-    Importing them here runs the first-use install (``cli.bootstrap``) once, against this user's real data
-    folder, not the throwaway one the children are given.
-    """
+    """The folders filelock and platformdirs import from, for an installed copy's CLI runs (``-I`` leaves out the
+    user site a ``pip install --user`` put them in)."""
     import filelock
     import platformdirs
 
@@ -121,22 +118,16 @@ def dependency_paths() -> list[str]:
     )
 
 
-def cli_argv(deps: Sequence[str], *args: str) -> list[str]:
-    """The demo's CLI call (``DEMO_CLI``); its bytecode goes where this process's goes (``-I`` ignores
-    ``PYTHONPYCACHEPREFIX``), so never into the plugin folder when bin/session-workflow chose a cache."""
-    prefix = ["-X", f"pycache_prefix={sys.pycache_prefix}"] if sys.pycache_prefix else []
-    return [sys.executable, "-I", *prefix, "-c", DEMO_CLI.format(paths=[SRC, *deps]), *args]
+def cli_argv(*args: str) -> list[str]:
+    """The demo's CLI call: from the plugin folder, ``bin/session-workflow`` itself (its vendored dependencies, and
+    its bytecode rule: never into the plugin folder); from an installed copy, ``DEMO_CLI``."""
+    if in_checkout():
+        return [sys.executable, "-I", os.path.join(ROOT, "bin", "session-workflow"), *args]
+    return [sys.executable, "-I", "-c", DEMO_CLI.format(paths=[SRC, *dependency_paths()]), *args]
 
 
-def _cli(env: dict[str, str], deps: Sequence[str], *args: str, stdin: str | None = None) -> str:
-    done = subprocess.run(
-        cli_argv(deps, *args),
-        input=stdin,
-        capture_output=True,
-        text=True,
-        env=env,
-        check=True,
-    )
+def _cli(env: dict[str, str], *args: str, stdin: str | None = None) -> str:
+    done = subprocess.run(cli_argv(*args), input=stdin, capture_output=True, text=True, env=env, check=True)
     return done.stdout.strip()
 
 
@@ -162,7 +153,7 @@ def _write_transcript(path: str, project: str, session: str) -> None:
             handle.write(json.dumps(record) + "\n")
 
 
-def build_project(base: str, deps: list[str]) -> tuple[str, str, dict[str, str]]:
+def build_project(base: str) -> tuple[str, str, dict[str, str]]:
     """Create the project, its state and the environment a hook would get; returns (project, session, env)."""
     project = os.path.join(base, "project")
     os.makedirs(project)
@@ -180,18 +171,17 @@ def build_project(base: str, deps: list[str]) -> tuple[str, str, dict[str, str]]
     for option in config.HOOK_OPTIONS:  # the demo shows the defaults, whatever this shell has set
         for name in option.names():
             env.pop(name, None)
-    anchor = _cli(env, deps, "anchor", "new", "--task", "Migrate the billing service", "--dir", project)
+    anchor = _cli(env, "anchor", "new", "--task", "Migrate the billing service", "--dir", project)
     _cli(
         env,
-        deps,
         "anchor",
         "write",
         anchor,
         stdin=ANCHOR.format(log=shell_command("git", "-C", project, "log", "--oneline", "-5")),
     )
-    _cli(env, deps, "anchor", "step", anchor, "Added LedgerClient (4f2c1ab); tests green")
-    _cli(env, deps, "state", "set", "--dir", project, "--ticket", "34", "--title", "Ledger migration", "--map", "12")
-    _cli(env, deps, "state", "step", "--dir", project, "execute")
+    _cli(env, "anchor", "step", anchor, "Added LedgerClient (4f2c1ab); tests green")
+    _cli(env, "state", "set", "--dir", project, "--ticket", "34", "--title", "Ledger migration", "--map", "12")
+    _cli(env, "state", "step", "--dir", project, "execute")
     _write_tasks(os.path.join(base, "config", "tasks", session))
     return project, session, env
 
@@ -213,10 +203,9 @@ def run_hook(source: str, project: str, session: str, transcript: str, env: dict
 
 
 def run(args: argparse.Namespace) -> int:
-    deps = dependency_paths()
     base = tempfile.mkdtemp(prefix="session-workflow-demo-")
     try:
-        project, session, env = build_project(base, deps)
+        project, session, env = build_project(base)
         transcript = os.path.join(base, "config", "projects", "demo", f"{session}.jsonl")
         os.makedirs(os.path.dirname(transcript))
         if not in_checkout():
@@ -234,7 +223,7 @@ def run(args: argparse.Namespace) -> int:
             print(context or "(nothing)")
             print(f"===== {utf16_len(context)} of {CAP_UTF16} UTF-16 units =====")
     except subprocess.CalledProcessError as error:
-        command = " ".join(error.cmd[error.cmd.index("-c") + 2 :])
+        command = " ".join(error.cmd[len(cli_argv()) :])
         print(f"demo: session-workflow {command} failed: {error.stderr.strip()}", file=sys.stderr)
         return 1
     finally:

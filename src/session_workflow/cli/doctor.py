@@ -2,20 +2,16 @@
 
 The marks and the exit rule are ``DESCRIPTION`` (the ``doctor --help`` text). The domain-free checks are
 ``core.health``'s; here are those that need the domain (the writers' dependencies, the anchors, the work state)
-and the screen. It only reads (bounded) and never installs: it must work on a bare interpreter before the
-first-use install, and must not start it.
+and the screen. It only reads (bounded).
 """
 
 from __future__ import annotations
 
 import os
-import shlex
 import sys
-import tempfile
 
 from session_workflow.anchor import registry
 from session_workflow.anchor.discover import list_open
-from session_workflow.cli import bootstrap
 from session_workflow.cli.parser import RawDescriptionHelpFormatter
 from session_workflow.core import deps, health
 from session_workflow.core.boundedio import read_prefix
@@ -41,60 +37,44 @@ Check that the plugin can work here: one line per check, marked ✔ (fine), ✘ 
 · (what a shell cannot know, or what is expected). Reads only; installs nothing.
 
 Exit 0 when nothing essential is missing (a python3 3.9+ for the hooks, a writable trust folder, the writers'
-dependencies or a pip to install them, the plugin enabled where Claude Code has it installed), 1 otherwise.
+dependencies, the plugin enabled where Claude Code has it installed), 1 otherwise.
 """
+# What the writers import beyond the standard library (vendored in the plugin folder, declared by the wheel).
+DEPENDENCIES = ("filelock", "platformdirs")
 # One screen: anchors past this many are counted, not listed.
 MAX_ANCHOR_LINES = 12
 # The organisation's settings file Claude Code reads here (where known), for the plugin and settings checks.
 MANAGED_SETTINGS = health.managed_settings_path(sys.platform)
 
 
-def _importable(name: str) -> bool:
-    """Whether ``import name`` succeeds without the deferred installer (asked, it would install)."""
-    if name in sys.modules:
-        return True
-    for finder in sys.meta_path:
-        find_spec = getattr(finder, "find_spec", None)
-        if isinstance(finder, bootstrap.DeferredDependencies) or find_spec is None:
-            continue
-        if find_spec(name, None) is not None:
-            return True
-    return False
+def dependency_check() -> Check:
+    """Where the writers' filelock and platformdirs come from: the plugin folder's vendored copy (the same in a
+    terminal and in the Bash tool: ``bin/session-workflow`` puts it first), else the environment an installed wheel
+    runs in. One that does not import is essential: no writer could run."""
+    import importlib
 
-
-def dependency_check(env: Mapping[str, str], home: str) -> Check:
-    """The writers' filelock and platformdirs: importable, installed in the dependency folder, or what the first
-    write will do (which pip installs them where). No pip at all is essential: no writer could ever run."""
     what = "writers' dependencies"
-    names = [name for name, _version, _digest in deps.PINS]
-    if all(_importable(name) for name in names):
-        return Check(OK, f"{what}: {' and '.join(names)} importable by {escaped(sys.executable)}")
-    data, ignored = bootstrap.data_dir(bootstrap.PLUGIN_ROOT, env, home)
-    target = os.path.join(data, deps.DEPS_FOLDER, deps.PIN_KEY)
-    pins = bootstrap.describe()
-    if deps.is_complete(target):
-        return Check(OK, f"{what}: {pins} in {escaped(target)}", ignored)
-    pips = bootstrap.default_pips()
-    with tempfile.TemporaryDirectory() as empty:  # as the installer probes: never in a folder a repository fills
-        pip = bootstrap.find_pip(pips, empty)
-    if pip is None:
-        return Check(
-            FAIL,
-            f"{what}: not installed, and no pip for {escaped(sys.executable)} to install {pins}",
-            f"`{escaped(sys.executable)} -m ensurepip`, or the system's python3-pip package",
-            essential=True,
-        )
-    given = env.get(bootstrap.WHEELS_ENV, "")
-    wheels = given if os.path.isabs(given) else None  # as the installer reads it
-    version = None if pip == list(pips[0]) else bootstrap.python_version()
-    source = f" from {escaped(wheels)}" if wheels else ""
-    command = escaped(bootstrap.manual_command(pip, target, wheels, version))
-    return Check(
-        INFO,
-        f"{what}: not installed yet; the first write has {escaped(shlex.join(pip))} install {pins}{source} into"
-        f" {escaped(target)}",
-        f"to install now: {command}; offline, set {bootstrap.WHEELS_ENV} to a folder of the two wheels",
-    )
+    found: list[tuple[str, str]] = []
+    folders: list[str] = []
+    for name in DEPENDENCIES:
+        try:
+            module = importlib.import_module(name)
+        except ImportError as error:
+            vendored = deps.vendored_dir()
+            fix = (
+                f"the plugin folder is incomplete ({escaped(vendored)}): reinstall the plugin"
+                if vendored is not None
+                else f"`{escaped(sys.executable)} -m pip install {' '.join(DEPENDENCIES)}`"
+            )
+            text = f"{what}: {name} does not import in {escaped(sys.executable)} ({escaped(str(error))})"
+            return Check(FAIL, text, fix, essential=True)
+        found.append((name, str(getattr(module, "__version__", "(no version)"))))
+        folder = os.path.dirname(os.path.dirname(os.path.abspath(module.__file__ or name)))
+        if folder not in folders:
+            folders.append(folder)
+    versions = " and ".join(f"{name} {version}" for name, version in found)
+    source = "vendored in" if folders == [deps.vendored_dir()] else "from"
+    return Check(OK, f"{what}: {versions}, {source} {', '.join(escaped(folder) for folder in folders)}")
 
 
 def trusted(candidate: Candidate, record: Record | None, session: str) -> Check | None:
@@ -245,13 +225,13 @@ def report(env: Mapping[str, str], home: str, cwd: str | None, dir_arg: str | No
     """The screen's lines and the exit code."""
     from session_workflow.anchor.writer import default_project_dir
 
-    own = os.path.join(bootstrap.PLUGIN_ROOT, "bin", "session-workflow")
+    own = os.path.join(deps.PLUGIN_ROOT, "bin", "session-workflow")
     in_claude_code = env.get("CLAUDECODE") == "1"
     command = health.command_check(env, own, in_claude_code)
-    launcher = os.path.join(bootstrap.PLUGIN_ROOT, "hooks", "python.sh")
+    launcher = os.path.join(deps.PLUGIN_ROOT, "hooks", "python.sh")
     project = dir_arg or (default_project_dir(env, cwd) if cwd is not None else None)
     python = health.python_check(env, launcher if os.path.isfile(launcher) else None, project)
-    checks = [python, dependency_check(env, home), command, health.writable_check(trust_dir(env))]
+    checks = [python, dependency_check(), command, health.writable_check(trust_dir(env))]
     if project is None:
         fix = "cd to the project, or pass --dir"
         checks.append(Check(FAIL, "project: the current directory no longer exists (deleted?)", fix))
@@ -260,11 +240,11 @@ def report(env: Mapping[str, str], home: str, cwd: str | None, dir_arg: str | No
     config = config_dir(env, home)
     files = health.settings_files(config, project, MANAGED_SETTINGS)
     loaded = in_claude_code and command.mark == OK
-    checks.insert(3, health.plugin_check(config, files, project, bootstrap.PLUGIN_ROOT, loaded))
+    checks.insert(3, health.plugin_check(config, files, project, deps.PLUGIN_ROOT, loaded))
     checks += [health.mod_check(env), health.permission_check(files), health.task_tools_check(env, files)]
     checks += error_checks(env)
     where = f", project {escaped(project)}" if project is not None else ""
-    lines = [f"session-workflow doctor: plugin {escaped(bootstrap.PLUGIN_ROOT)}{where}"]
+    lines = [f"session-workflow doctor: plugin {escaped(deps.PLUGIN_ROOT)}{where}"]
     for check in checks:
         lines += check.lines()
     lines.append(verdict(checks))

@@ -104,8 +104,6 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit code. Every way in (bin script, ``-m``, console script) comes through here,
     and every failure is one line on stderr, never a traceback."""
-    from session_workflow.cli.bootstrap import install_import_hook
-
     for stream in (sys.stdout, sys.stderr):
         reconfigure = getattr(stream, "reconfigure", None)
         if reconfigure is not None:  # a path with undecodable bytes prints as escapes instead of raising
@@ -116,7 +114,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     for argument in arguments:
         if not _is_utf8(argument):
             return _fail(f"an argument is not valid UTF-8: {escaped(argument)}", 2)
-    install_import_hook()
     args = build_parser(arguments).parse_args(arguments)
     try:
         code: int = args.run(args)

@@ -17,10 +17,10 @@ adopt`` itself), while repository content alone never reaches that window.
 
 Both hooks run for every Write and Edit of every session, and most sessions have no anchor: the path is checked
 in the raw payload with string operations before anything is imported, so that exit costs the interpreter floor
-(``benchmarks/``). Only a re-vouch takes the lock, with filelock from the writers' first-use install under the
-plugin data, else from the interpreter's site-packages: a hook never runs pip, and where neither has it the edit
-is left unvouched. The mod leaves all this to these hooks: they run in every build, the mod's included, and the
-mod would have to spawn the same Python to vouch, so nothing vouches twice.
+(``benchmarks/``). Only a re-vouch takes the lock, with filelock from the plugin folder's vendored copy, put on
+the path on that path alone (``core.deps``), so every edit of a vouched anchor is vouched again. The mod leaves
+all this to these hooks: they run in every build, the mod's included, and the mod would have to spawn the same
+Python to vouch, so nothing vouches twice.
 """
 
 from __future__ import annotations
@@ -248,24 +248,10 @@ def after_edit(raw: bytes, env: Mapping[str, str], now: float) -> bool:
     real = project_anchor(payload, path, now)
     if real is None or real != taken[0]:
         return False
-    return has_filelock(env) and keep_trust(real, taken[1], env, session, now)
+    from session_workflow.core.deps import add_vendored
 
-
-def has_filelock(env: Mapping[str, str]) -> bool:
-    """Make filelock importable for the writer code, as the CLI finds it, without installing anything: the
-    writers' own install under the plugin data (``core.deps``), else the interpreter's site-packages, which
-    ``python3 -I -S`` leaves off the path (``site.main`` under ``-I`` adds no user site and reads no
-    ``PYTHONPATH``)."""
-    import importlib.util
-
-    from session_workflow.core.deps import add_installed
-
-    if importlib.util.find_spec("filelock") is not None or add_installed(env):
-        return True
-    import site
-
-    site.main()
-    return importlib.util.find_spec("filelock") is not None
+    add_vendored()  # filelock for the writer's lock, from the plugin folder (as bin/session-workflow has it)
+    return keep_trust(real, taken[1], env, session, now)
 
 
 def keep_trust(real: str, before: tuple[int, int, int, int], env: Mapping[str, str], session: str, now: float) -> bool:

@@ -1,0 +1,121 @@
+"""The vendored dependencies: the tree is its lock, the lock is the pins of ``tools/vendor.py``, the published
+wheels still unpack to it, and each supported Python gets its set (``core.deps``)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from session_workflow.core import deps
+from tools import vendor
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def test_the_tree_is_its_lock_and_the_lock_the_pins() -> None:
+    assert vendor.problems(str(REPO / "vendor")) == []
+
+
+@pytest.fixture()
+def copy(tmp_path: Path) -> Path:
+    shutil.copytree(REPO / "vendor", tmp_path / "vendor", ignore=shutil.ignore_patterns("__pycache__"))
+    return tmp_path / "vendor"
+
+
+def test_a_changed_file_is_named(copy: Path) -> None:
+    target = copy / "py39" / "filelock" / "_api.py"
+    target.write_bytes(target.read_bytes() + b"\n")
+    assert vendor.problems(str(copy)) == ["py39/filelock/_api.py: differs from the lock"]
+
+
+def test_an_added_or_removed_file_is_named(copy: Path) -> None:
+    (copy / "py311" / "filelock" / "extra.py").write_text("")
+    (copy / "py311" / "platformdirs.LICENSE").unlink()
+    assert vendor.problems(str(copy)) == [
+        "py311/filelock/extra.py: not in the lock",
+        "py311/platformdirs.LICENSE: in the lock, missing",
+    ]
+
+
+def test_a_lock_that_pins_another_wheel_is_named(copy: Path) -> None:
+    lock = json.loads((copy / "lock.json").read_text())
+    lock["py311"]["wheels"]["filelock"]["sha256"] = "0" * 64
+    (copy / "lock.json").write_text(json.dumps(lock))
+    assert vendor.problems(str(copy)) == [
+        "lock.json: py311 does not pin what tools/vendor.py pins; run python tools/vendor.py"
+    ]
+
+
+def test_every_set_carries_its_license_files() -> None:
+    for folder, _oldest, pins in vendor.SETS:
+        for name, _version, _digest in pins:
+            assert (REPO / "vendor" / folder / f"{name}.LICENSE").read_text().strip()
+
+
+def test_the_published_wheels_unpack_to_the_tree(wheels: Path) -> None:
+    """The wheels pip downloads (hash-checked against the pins) give exactly the vendored files."""
+    for entry in vendor.SETS:
+        tree = vendor.tree_of(entry, vendor.download(entry, str(wheels)))
+        folder = REPO / "vendor" / entry[0]
+        on_disk = {
+            path.relative_to(folder).as_posix()
+            for path in folder.rglob("*")
+            if path.is_file() and "__pycache__" not in path.parts
+        }
+        assert on_disk == set(tree), entry[0]
+        assert all((folder / path).read_bytes() == data for path, data in tree.items()), entry[0]
+
+
+@pytest.mark.parametrize(
+    ("version", "folder"),
+    [((3, 9), "py39"), ((3, 10), "py39"), ((3, 11), "py311"), ((3, 12), "py311"), ((3, 13), "py311")],
+)
+def test_each_supported_python_gets_its_set(version: tuple[int, int], folder: str) -> None:
+    assert deps.vendored_dir(version) == str(REPO / "vendor" / folder)
+    oldest = next(entry[1] for entry in vendor.SETS if entry[0] == folder)
+    assert version >= oldest
+    assert tuple((entry[1], entry[0]) for entry in vendor.SETS) == deps.FOLDERS
+
+
+# This interpreter and the other CPython 3.9+ the machine has (pyenv's; CI's tox envs run this on each).
+PYTHONS = sorted(
+    {
+        sys.executable,
+        *(
+            str(found)
+            for minor in range(9, 14)
+            for found in (Path(os.environ.get("PYENV_ROOT", Path.home() / ".pyenv")) / "versions").glob(
+                f"3.{minor}.*/bin/python3.{minor}"
+            )
+        ),
+    }
+)
+COLD = (
+    "import sys; sys.path.insert(0, {src!r}); from session_workflow.core.deps import add_vendored; add_vendored();"
+    " import filelock, platformdirs; print(sys.version_info[0], sys.version_info[1], filelock.__version__,"
+    " platformdirs.__version__, filelock.__file__)"
+)
+
+
+@pytest.mark.parametrize("python", PYTHONS)
+def test_each_python_imports_its_pinned_set_cold(python: str) -> None:
+    """``-I -S``, as the hooks run: nothing but the vendored copy can provide the two packages."""
+    code = COLD.format(src=str(REPO / "src"))
+    done = subprocess.run([python, "-I", "-S", "-B", "-c", code], capture_output=True, text=True, timeout=60)
+    major, minor, *versions, where = done.stdout.split()
+    folder, _oldest, pins = next(entry for entry in vendor.SETS if (int(major), int(minor)) >= entry[1])
+    assert versions == [version for _name, version, _digest in pins], done.stderr
+    assert where.startswith(str(REPO / "vendor" / folder) + os.sep)
+
+
+def test_an_installed_wheel_has_no_vendored_copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(deps, "PLUGIN_ROOT", str(tmp_path))  # site-packages/.. : no vendor/ folder
+    before = list(sys.path)
+    assert deps.vendored_dir() is None and deps.add_vendored() is None
+    assert sys.path == before
