@@ -19,6 +19,7 @@ pytestmark = pytest.mark.e2e
 Body = dict[str, Any]
 MARK = "CURSOR-MARK-34"
 MISSION = "MISSION-MARK-34"
+WHAT = "Run a command"
 
 ANCHOR = f"""---
 format: anchor/v1
@@ -45,9 +46,9 @@ Port the parser to grammar v2. {MISSION}
 def _make_anchor(made: list[str], **tokens: int) -> list[Any]:
     def write_whole(body: Body) -> F.Reply:
         made.append(F.anchor_path_from(body))
-        return F.bash(f"session-workflow anchor write {made[0]} <<'ANCHOR_EOF'\n{ANCHOR}ANCHOR_EOF", **tokens)
+        return F.bash(f"session-workflow anchor write {made[0]} <<'ANCHOR_EOF'\n{ANCHOR}ANCHOR_EOF", WHAT, **tokens)
 
-    return [F.bash('session-workflow anchor new --task "Port the parser"', **tokens), write_whole]
+    return [F.bash('session-workflow anchor new --task "Port the parser"', WHAT, **tokens), write_whole]
 
 
 def _after_compaction(api: FakeAnthropic, nth: int = 0) -> list[Body]:
