@@ -13,6 +13,17 @@ try:
 except (OSError, ValueError):  # a deleted working directory, a NUL
     real = ""
 keep = bool(real) and os.path.isdir(real) and not any((real + "/").startswith(p.rstrip("/") + "/") for p in homes)
+if keep:  # the folder is ours alone (0700, made so whatever the umask), or no bytecode is read from it
+    cache = os.path.join(real, "pycache")
+    try:
+        os.mkdir(cache, 0o700)
+    except OSError:  # there already, or it cannot be made: judged below
+        pass
+    try:
+        info = os.lstat(cache)
+        keep = info.st_mode & 0o170000 == 0o040000 and info.st_uid == os.getuid() and not info.st_mode & 0o022
+    except OSError:
+        keep = False
 sys.pycache_prefix = os.path.join(real, "pycache") if keep else None
 sys.dont_write_bytecode = not keep
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src"))

@@ -225,14 +225,20 @@ class Sandbox:
 
 def shim_bytecode(env: Mapping[str, str]) -> str | None:
     """Where a shim run by ``run_shim`` keeps its bytecode, by the shims' rule: ``<CLAUDE_PLUGIN_DATA>/pycache`` for
-    a folder that exists outside ``CLAUDE_PROJECT_DIR`` and the working directory (run_shim's: that dir)."""
+    a folder that exists outside ``CLAUDE_PROJECT_DIR`` and the working directory (run_shim's: that dir), and whose
+    ``pycache`` is this user's alone (made 0700 when missing)."""
     data = env.get("CLAUDE_PLUGIN_DATA", "")
     project = env.get("CLAUDE_PROJECT_DIR", "")
     if not os.path.isabs(data) or "\x00" in data or not os.path.isdir(data):
         return None
     real = os.path.realpath(data)
     homes = [os.path.realpath(p) for p in (project, project if os.path.isdir(project) else os.getcwd()) if p]
-    return None if any((real + "/").startswith(h.rstrip("/") + "/") for h in homes) else os.path.join(real, "pycache")
+    if any((real + "/").startswith(h.rstrip("/") + "/") for h in homes):
+        return None
+    cache = os.path.join(real, "pycache")
+    info = os.lstat(cache) if os.path.isdir(cache) and not os.path.islink(cache) else None
+    ours = info is None or (info.st_uid == os.getuid() and not info.st_mode & 0o022)
+    return cache if ours else None
 
 
 def task_json(task_id: int, subject: str, status: str = "pending", description: str = "", **extra: object) -> bytes:
