@@ -15,7 +15,7 @@ except (OSError, ValueError):  # a deleted working directory, a NUL
 keep = bool(real) and os.path.isdir(real) and not any((real + "/").startswith(p.rstrip("/") + "/") for p in homes)
 if keep:  # the folder is ours alone (0700, made so whatever the umask), or no bytecode is read from it
     cache = os.path.join(real, "pycache")
-    try:
+    try:  # noqa: SIM105 - contextlib is not a hot-path import
         os.mkdir(cache, 0o700)
     except OSError:  # there already, or it cannot be made: judged below
         pass

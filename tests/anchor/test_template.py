@@ -110,6 +110,8 @@ def _says_something(line: str) -> bool:
     """A line the run could write: neither blank once cleaned, nor a prompt, nor a bare template heading."""
     cleaned = clean_for_model(line).strip()
     heading = heading_of(cleaned)
+    if cleaned == TAIL_MARKER:  # ends the HEAD where it stands: what follows it is the TAIL's, not the run's HEAD
+        return False
     return bool(cleaned) and cleaned not in _PROMPTS and not (heading and heading[0] == 2 and heading[1] in _HEADINGS)
 
 

@@ -26,7 +26,6 @@ from tests.trust import state_env, trust
 
 SESSION = "3c1e9b7a-8d2f-4e6a-b5c4-1a2b3c4d5e6f"
 NOBODY = 65534
-NOW = time.time()
 ANCHOR = "---\nformat: anchor/v1\nstep: 2\n---\n# Port billing\n\n## Cursor\n- Next action: port the refund consumer\n"
 as_root = pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="chown needs root")
 
@@ -70,7 +69,7 @@ def test_every_level_the_trust_records_need_is_made_0700_whatever_the_umask(
     monkeypatch.delenv("XDG_STATE_HOME")
     env = {"HOME": str(home)}
     umask(mask)  # type: ignore[operator]
-    create_anchor(str(project), "Port billing", NOW, env, SESSION)
+    create_anchor(str(project), "Port billing", time.time(), env, SESSION)
     os.umask(0o022)
     kept = Path(trust_dir(env) or "") / "sessions"
     assert set(modes_below(home, kept).values()) == {"0o700"}, modes_below(home, kept)
@@ -84,8 +83,8 @@ def test_the_edit_markers_and_delivery_records_folders_are_0700_whatever_the_uma
     state = Path(os.environ["XDG_STATE_HOME"])
     umask(mask)  # type: ignore[operator]
     marker = tool_edit.marker_path(state_env(), SESSION, "toolu_1")
-    assert marker is not None and tool_edit._store(marker, b"x", NOW)
-    DeliveryRecord(str(tmp_path / "data" / "deep" / "work-state-delivered"), "s.key", NOW).store("k")
+    assert marker is not None and tool_edit._store(marker, b"x", time.time())
+    DeliveryRecord(str(tmp_path / "data" / "deep" / "work-state-delivered"), "s.key", time.time()).store("k")
     os.umask(0o022)
     assert set(modes_below(state, Path(marker).parent).values()) == {"0o700"}
     assert set(modes_below(tmp_path, tmp_path / "data" / "deep" / "work-state-delivered").values()) == {"0o700"}
@@ -112,7 +111,7 @@ def context(project: Path) -> HookContext:
         transcript_path=None,
         mod_active=False,
         env=state_env(),
-        now=NOW,
+        now=time.time(),
     )
 
 
@@ -239,7 +238,7 @@ def delivery_setup(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Pat
     data.chmod(0o700)
     old = records / "old-session.key"
     old.write_text("k")
-    os.utime(old, (NOW - 40 * 86_400, NOW - 40 * 86_400))
+    os.utime(old, (time.time() - 40 * 86_400, time.time() - 40 * 86_400))
     monkeypatch.setenv("CLAUDE_PLUGIN_DATA", str(data))
     monkeypatch.setenv("HOME", str(tmp_path))
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "config"))

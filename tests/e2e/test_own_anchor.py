@@ -119,7 +119,7 @@ def fill_or_block(folder: Path, tmpfs: bool) -> None:
         shutil.rmtree(folder / "anchors")
         (folder / "anchors").write_text("in the way\n", encoding="utf-8")
         return
-    fill(str(folder))
+    fill(str(folder / "anchors"))
 
 
 def test_a_full_state_folder_fails_anchor_write_and_keeps_the_anchor(claude: Claude, fake_api: FakeAnthropic) -> None:
@@ -133,7 +133,8 @@ def test_a_full_state_folder_fails_anchor_write_and_keeps_the_anchor(claude: Cla
         newer = TRACK_TEXT.format(task="Own run", marker="REWRITTEN").replace("step: 0", "step: 4")
         return F.bash(f"session-workflow anchor write {made[0]} <<'ANCHOR_EOF'\n{newer}ANCHOR_EOF")
 
-    with state_folder_that_fills(state) as tmpfs:
+    # The trust records' folder fills: the state folder also holds the CLI's bytecode (hundreds of KiB).
+    with state_folder_that_fills(state / "anchors") as tmpfs:
         fake_api.script(*make_track(made, "Own run", MARKER), fill_then_write, F.text("it failed"), F.text("on"))
         claude.converse(["start", "rewrite it", "/compact", "go on"], ["--allowedTools", "Bash"])
         assert fake_api.pending_script() == 0, "the model's tool calls were not all made"

@@ -484,9 +484,10 @@ def test_a_full_state_folder_fails_the_write_and_keeps_the_anchor() -> None:
     with sandbox(on_disk=True) as box:
         folder = trust_dir(box.env())
         assert folder is not None
-        with small_tmpfs(os.path.dirname(folder)):
+        # The trust records' own folder fills (the state folder also holds the CLI's bytecode, hundreds of KiB).
+        with small_tmpfs(folder):
             path = new_anchor(box)
-            fill(os.path.dirname(folder))
+            fill(folder)
             before = anchors_now(box)
             done = cli(box, "anchor", "write", path, stdin=anchor_text("NEW").replace("step: 1", "step: 5").encode())
             assert "No space left on device" in done.stderr

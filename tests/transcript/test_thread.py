@@ -94,9 +94,13 @@ def test_resumed_session_is_the_id_a_fork_command_line_names(argv: list[str], se
 
 def test_parent_argv_reads_a_process_command_line_and_nothing_for_none() -> None:
     if os.path.exists(f"/proc/{os.getpid()}/cmdline"):  # Linux: a child's arguments (pytest's own may be retitled)
-        script = "import sys; sys.stdin.read()"
-        child = subprocess.Popen([sys.executable, "-c", script, "--marker"], stdin=subprocess.PIPE)
+        script = "import sys; print(flush=True); sys.stdin.read()"
+        child = subprocess.Popen(
+            [sys.executable, "-c", script, "--marker"], stdin=subprocess.PIPE, stdout=subprocess.PIPE
+        )
         try:
+            assert child.stdout is not None
+            child.stdout.readline()  # it runs its script: its command line is its own, not the forking parent's
             assert thread.parent_argv(child.pid)[1:4] == ["-c", script, "--marker"]
         finally:
             child.communicate(b"")
