@@ -248,3 +248,30 @@ def test_a_record_keeps_at_most_2_identities(tmp_path: Path) -> None:
     ids = [[1, 2, 3, n] for n in (4, 5, 6)]
     parsed = registry.parse(json.dumps({"v": 1, "path": path, "ids": ids, "sessions": []}).encode(), path)
     assert parsed is not None and [identity.mtime_ns for identity in parsed.identities] == [4, 5]
+
+
+def test_each_write_keeps_one_copy_beside_the_record_and_close_leaves_none(tmp_path: Path) -> None:
+    """The copy of the last version is the only one kept: five steps leave one copy (not six), and close none (not
+    the ones older writes left), so the user's state folder never fills with an anchor's history."""
+    from session_workflow.anchor import writer
+
+    env = state_env()
+    folder = trust_dir(env)
+    assert folder is not None
+    project = tmp_path / "project"
+    project.mkdir()
+
+    def copies() -> list[str]:
+        return sorted(name for name in os.listdir(folder) if name.endswith(".copy"))
+
+    path = writer.create_anchor(str(project), "Port the parser", 1.0, env, "s-1")
+    assert len(copies()) == 1
+    for step in range(1, 6):
+        writer.step_anchor(path, f"done: part {step}", env, "s-1", float(step))
+        assert len(copies()) == 1, step
+    record = registry.read(env, os.path.realpath(path))
+    assert record is not None and record.copy is not None
+    assert copies() == [os.path.basename(registry.copy_file(folder, record.path, record.copy[0]))]
+    assert registry.read_copy(env, record) == (Path(path).read_bytes(), True)
+    writer.close_anchor(path, "the parser landed", 6.0, env)
+    assert copies() == []
