@@ -726,7 +726,6 @@ def test_restore_refuses_a_dangling_link_to_another_anchor_this_machine_wrote(tm
     """A link where the gone anchor was, to another anchor of the folder this machine wrote and that is gone too:
     the registry has a record (and a copy) for the link's real path, so only ``restore_path``'s symlink check
     stands between ``anchor restore`` and putting the other anchor's copy in this one's place."""
-
     project = tmp_path / "project"
     project.mkdir()
     path = anchor_writer.create_anchor(str(project), "Port the parser", time.time(), state_env(), "s-1")
