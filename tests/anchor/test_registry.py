@@ -248,3 +248,118 @@ def test_a_record_keeps_at_most_2_identities(tmp_path: Path) -> None:
     ids = [[1, 2, 3, n] for n in (4, 5, 6)]
     parsed = registry.parse(json.dumps({"v": 1, "path": path, "ids": ids, "sessions": []}).encode(), path)
     assert parsed is not None and [identity.mtime_ns for identity in parsed.identities] == [4, 5]
+
+
+def test_each_write_keeps_one_copy_beside_the_record_and_close_leaves_none(tmp_path: Path) -> None:
+    """The copy of the last version is the only one kept: five steps leave one copy (not six), and close none (not
+    the ones older writes left), so the user's state folder never fills with an anchor's history."""
+    from session_workflow.anchor import writer
+
+    env = state_env()
+    folder = trust_dir(env)
+    assert folder is not None
+    project = tmp_path / "project"
+    project.mkdir()
+
+    def copies() -> list[str]:
+        return sorted(name for name in os.listdir(folder) if name.endswith(".copy"))
+
+    path = writer.create_anchor(str(project), "Port the parser", 1.0, env, "s-1")
+    assert len(copies()) == 1
+    for step in range(1, 6):
+        writer.step_anchor(path, f"done: part {step}", env, "s-1", float(step))
+        assert len(copies()) == 1, step
+    record = registry.read(env, os.path.realpath(path))
+    assert record is not None and record.copy is not None
+    assert copies() == [os.path.basename(registry.copy_file(folder, record.path, record.copy[0]))]
+    assert registry.read_copy(env, record) == (Path(path).read_bytes(), True)
+    writer.close_anchor(path, "the parser landed", 6.0, env)
+    assert copies() == []
+
+
+# --- the mod's side of the record (hooks/mod/checkpoint.ts `recordFile`, `recordVouches`) --------------------------
+
+MOD_RECORDS = Path(__file__).resolve().parents[1] / "mod" / "python-records.ts"
+MOD_STATE_HOME = "/home/dev/.local/state"
+MOD_SESSION = "3f2b8e0c-5a1d-4c9e-9b7a-1d2e3f4a5b6c"
+MOD_ANCHOR = "/home/dev/project/.claude/anchors/2026-11-30-port-the-parser.md"
+MOD_ANCHOR_TEXT = "---\nformat: anchor/v1\ntask: Port the parser\nstep: 0\n---\n\n# Port the parser\n\n## Cursor\n"
+# A real mtime whose second and millisecond readings differ (2026-12-03T...:34.567891234Z): a mod comparing
+# seconds, or taking the writer's nanoseconds for milliseconds, finds no record that vouches.
+MOD_MTIME_NS = 1_796_320_234_567_891_234
+# Paths whose record name the mod must give as Python does: ASCII, spaces and quotes, non-ASCII, astral
+# characters (one `-` each in the prefix, four UTF-8 bytes in the hash), over 64 code points (the prefix is the
+# first 64, by code point, astral ones before the cut too), and hashes that start with one and two zero digits.
+MOD_RECORD_PATHS = [
+    MOD_ANCHOR,
+    *(
+        f"/home/dev/project/.claude/anchors/{why}.md"
+        for why in (
+            "cloned",
+            "kept-by-another-session",
+            "changed-since-the-writer",
+            "touched-in-the-same-second",
+            "record-of-another-path",
+        )
+    ),
+    '/home/dev/My Proj/.claude/anchors/it\'s "the" run.md',
+    "/p/.claude/anchors/a.md",
+    "/home/dév/プロジェクト/.claude/anchors/café ☕.md",
+    "/home/dev/\U0001f642 proj/.claude/anchors/\U0001f680 launch \U000e0041.md",
+    "/home/dev/" + "\U0001f642" * 60 + "/.claude/anchors/x.md",
+    "/srv/" + "deep/" * 30 + ".claude/anchors/2026-11-30-a-long-run.md",
+    "/home/dev/project/.claude/anchors/run-16.md",
+    "/home/dev/project/.claude/anchors/run-571.md",
+]
+
+
+def python_record_cases(tmp_path: Path) -> dict[str, object]:
+    """What Python gives the mod: the trust folder for ``XDG_STATE_HOME``, each path's record file, and the record
+    the writer leaves for MOD_ANCHOR_TEXT at MOD_MTIME_NS (written for a real file, then bound to MOD_ANCHOR: the
+    record names the path, and the test's device and inode are this machine's) with the stat the engine sees."""
+    folder = trust_dir({"XDG_STATE_HOME": MOD_STATE_HOME})
+    assert folder is not None
+    names = [{"path": path, "file": registry.record_file(folder, path)} for path in MOD_RECORD_PATHS]
+    hashes = [entry["file"][-len("0123456789abcdef.json") :] for entry in names]
+    assert hashes[-2].startswith("0") and hashes[-1].startswith("00")
+
+    env = {"XDG_STATE_HOME": str(tmp_path / "state")}
+    anchor = tmp_path / "project" / ".claude" / "anchors" / "a.md"
+    anchor.parent.mkdir(parents=True)
+    anchor.write_bytes(MOD_ANCHOR_TEXT.encode())
+    os.utime(anchor, ns=(MOD_MTIME_NS, MOD_MTIME_NS))
+    data = anchor.read_bytes()
+    registry.vouch(env, str(anchor), MOD_SESSION, "step", 1_796_320_234.0, kind=kind_of_bytes(data), step=0)
+    real = os.path.realpath(anchor)
+    written_folder = trust_dir(env)
+    assert written_folder is not None
+    document = json.loads(Path(registry.record_file(written_folder, real)).read_bytes())
+    info = os.stat(real)
+    assert document["path"] == real and document["ids"] == [[info.st_dev, info.st_ino, len(data), MOD_MTIME_NS]]
+    document["path"] = MOD_ANCHOR
+    document["ids"][0][:2] = [2049, 7]
+    return {
+        "stateHome": MOD_STATE_HOME,
+        "trustDir": folder,
+        "session": MOD_SESSION,
+        "names": names,
+        "anchor": {"path": MOD_ANCHOR, "text": MOD_ANCHOR_TEXT},
+        "record": json.dumps(document, ensure_ascii=True, indent=1) + "\n",
+        "stat": {"size": info.st_size, "mtimeMs": info.st_mtime_ns / 1e6},
+    }
+
+
+def test_the_mods_record_table_is_what_the_writer_gives(tmp_path: Path) -> None:
+    """tests/mod/python-records.ts (tests/mod/checkpoint*.test.ts hold the mod's ``recordFile`` and
+    ``recordVouches`` to it) is exactly what ``record_file`` and the writer give; SESSION_WORKFLOW_UPDATE_GOLDEN=1
+    writes it anew."""
+    cases = json.dumps(python_record_cases(tmp_path), ensure_ascii=True, indent=2)
+    text = (
+        "// Generated by tests/anchor/test_registry.py (SESSION_WORKFLOW_UPDATE_GOLDEN=1): the trust record's file\n"
+        "// name Python gives each path, and the record its writer leaves for a file of a real mtime (nanoseconds)\n"
+        "// with the stat the engine gives the mod (milliseconds); that test holds Python to it.\n"
+        f"export const PYTHON_RECORDS = {cases}\n"
+    )
+    if os.environ.get("SESSION_WORKFLOW_UPDATE_GOLDEN") == "1":
+        MOD_RECORDS.write_text(text, encoding="ascii")
+    assert MOD_RECORDS.read_text(encoding="ascii") == text

@@ -722,6 +722,22 @@ def test_restore_refuses_a_symlink_where_the_gone_anchor_was(tmp_path: Path, dan
     assert os.path.islink(path) and (target.read_text() == "mine\n" if not dangling else not target.exists())
 
 
+def test_restore_refuses_a_dangling_link_to_another_anchor_this_machine_wrote(tmp_path: Path) -> None:
+    """A link where the gone anchor was, to another anchor of the folder this machine wrote and that is gone too:
+    the registry has a record (and a copy) for the link's real path, so only ``restore_path``'s symlink check
+    stands between ``anchor restore`` and putting the other anchor's copy in this one's place."""
+    project = tmp_path / "project"
+    project.mkdir()
+    path = anchor_writer.create_anchor(str(project), "Port the parser", time.time(), state_env(), "s-1")
+    other = anchor_writer.create_anchor(str(project), "Write the docs", time.time(), state_env(), "s-1")
+    os.unlink(path)
+    os.unlink(other)
+    os.symlink(other, path)
+    with pytest.raises(Failure, match="is a symlink"):
+        anchor_writer.restore_anchor(anchor_writer.restore_path(path), state_env(), "s-1", time.time())  # as the CLI
+    assert os.path.islink(path) and os.readlink(path) == other and not os.path.lexists(other)
+
+
 # --- issue 33: restore --force keeps the changed file and leaves no lock file ------------------------------------
 
 

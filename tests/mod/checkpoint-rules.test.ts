@@ -5,12 +5,15 @@ import {
   fillLevel,
   judgeCrossing,
   nudgePoint,
+  recordFile,
+  recordVouches,
   reminderLine,
   statusText,
   thresholdInForce,
   writerEvents,
 } from '../../hooks/mod/checkpoint'
 import { HANG_GUARD } from './hang-guard'
+import { PYTHON_RECORDS } from './python-records'
 
 const ANCHOR = '/p/.claude/anchors/2026-11-30-run.md'
 
@@ -172,5 +175,25 @@ describe('the status text', () => {
       expect(columns).toBeLessThanOrEqual(76)
       expect(columns).toBeGreaterThanOrEqual(title.length > 30 ? 75 : 0)
     }
+  })
+})
+
+describe("the writer's trust record, as Python names and writes it (tests/mod/python-records.ts)", () => {
+  const { trustDir, names, record, stat, session, anchor } = PYTHON_RECORDS
+
+  test('each path\'s record file is the one core/locations.py names: ASCII, spaces, non-ASCII, astral, long', HANG_GUARD, () => {
+    expect(names.length).toBeGreaterThanOrEqual(14)
+    for (const { path, file } of names) expect(recordFile(trustDir, path)).toBe(file)
+  })
+
+  test('the record vouches for the file at the stat the writer left: its size, its mtime to the millisecond', HANG_GUARD, () => {
+    expect(stat.mtimeMs % 1000).toBeGreaterThan(1) // a reading in seconds and one in milliseconds disagree
+    expect(recordVouches(record, anchor.path, stat, session)).toBe(true)
+    expect(recordVouches(record, anchor.path, { ...stat, mtimeMs: stat.mtimeMs + 400 }, session)).toBe(false)
+    expect(recordVouches(record, anchor.path, { ...stat, mtimeMs: stat.mtimeMs - 2 }, session)).toBe(false)
+    expect(recordVouches(record, anchor.path, { ...stat, mtimeMs: Math.floor(stat.mtimeMs / 1000) }, session)).toBe(false)
+    expect(recordVouches(record, anchor.path, { ...stat, size: stat.size + 1 }, session)).toBe(false)
+    expect(recordVouches(record, anchor.path, stat, 'another-session')).toBe(false)
+    expect(recordVouches(record, `${anchor.path}x`, stat, session)).toBe(false)
   })
 })

@@ -3,14 +3,20 @@
 import type { On, SessionContextUsage } from 'claude-code'
 import { describe, expect, mock, test } from 'claude-code/testing'
 import type { Engine, MockClock } from 'claude-code/testing'
-import { recordFile } from '../../hooks/mod/checkpoint'
 import { fakeStat } from './fake-fs'
 import { HANG_GUARD } from './hang-guard'
+import type { FakeStat } from './fake-fs'
+import { PYTHON_RECORDS } from './python-records'
 
-const SESSION = '3f2b8e0c-5a1d-4c9e-9b7a-1d2e3f4a5b6c'
+// The session, the anchor, its trust folder and record are what the Python side gives (tests/anchor/test_registry.py
+// writes tests/mod/python-records.ts): the record named as core/locations.py names it, written by the writer for a
+// file of a real mtime, so a mod that names records or reads mtimes otherwise finds nothing here.
+const SESSION = PYTHON_RECORDS.session
 const ROOT = '/home/dev/project'
-const ANCHOR = `${ROOT}/.claude/anchors/2026-11-30-port-the-parser.md`
-const ANCHOR_TEXT = '---\nformat: anchor/v1\ntask: Port the parser\nstep: 0\n---\n\n# Port the parser\n\n## Cursor\n'
+const ANCHOR = PYTHON_RECORDS.anchor.path
+const ANCHOR_TEXT = PYTHON_RECORDS.anchor.text
+/** What the engine's `fs.stat` says of the anchor the writer left: its size and mtime (ms, with a fraction). */
+const WRITTEN: FakeStat = PYTHON_RECORDS.stat
 /** What `session-workflow anchor new` writes, its prompts HTML comments (abridged; one comment holds a heading). */
 const TEMPLATE = [
   '---\nformat: anchor/v1\ndate: 2026-11-30\ntask: Port the parser\nstep: 0\nsource: s\n---\n',
@@ -21,8 +27,7 @@ const TEMPLATE = [
 ].join('\n')
 const STATE_PATH = `${ROOT}/.claude/session-workflow/work-state.json`
 const CONFIG = '/home/dev/.claude'
-const STATE_HOME = '/home/dev/.local/state'
-const TRUST = `${STATE_HOME}/session-workflow/anchors`
+const STATE_HOME = PYTHON_RECORDS.stateHome
 const MINUTE = 60_000
 // 2.1.332 with `--autocompact 100000`: a 100,000-token compaction window, auto-compaction at 67,000; the
 // default margin of 15 points puts the nudge at 52,000.
@@ -33,6 +38,8 @@ type World = {
   files: Map<string, string>
   /** Where a path really lands (a symbolic link), by path; every other path lands on itself. */
   links: Map<string, string>
+  /** Each file's size and mtime as the engine's stat gives them, by path (a file the writer left: WRITTEN). */
+  stats: Map<string, FakeStat>
   dirs: Map<string, string[]>
   env: Record<string, string>
   tokens: number | undefined
@@ -51,14 +58,26 @@ type World = {
   clock: MockClock
 }
 
-/** The trust record the Python writer leaves for `path` (the fake stat's size and mtime are 0), kept by `sessions`. */
-function trustRecord(path: string, sessions: readonly string[] = [SESSION], size = 0): [string, string] {
-  return [recordFile(TRUST, path), JSON.stringify({ v: 1, path, ids: [[2049, 7, size, 0]], sessions, by: 'step' })]
+/** The record file Python names for `path` (a path the table of tests/anchor/test_registry.py holds). */
+function recordName(path: string): string {
+  const row = PYTHON_RECORDS.names.find((entry) => entry.path === path)
+  if (row === undefined) throw new Error(`${path}: add it to MOD_RECORD_PATHS in tests/anchor/test_registry.py`)
+  return row.file
+}
+
+/**
+ * The trust record the Python writer leaves for the anchor's text at WRITTEN, bound to `path` and kept by
+ * `sessions`: its identity (size, mtime in nanoseconds) as the writer wrote it.
+ */
+function trustRecord(path: string, sessions: readonly string[] = [SESSION]): [string, string] {
+  const record = { ...JSON.parse(PYTHON_RECORDS.record), path, sessions }
+  return [recordName(path), path === ANCHOR && sessions[0] === SESSION ? PYTHON_RECORDS.record : JSON.stringify(record)]
 }
 
 function rig(on: On, stored: Record<string, unknown> = {}, root = ROOT): World {
   const world: World = {
     links: new Map(),
+    stats: new Map([[ANCHOR, WRITTEN]]),
     files: new Map([[ANCHOR, ANCHOR_TEXT], trustRecord(ANCHOR)]),
     dirs: new Map(),
     env: { CLAUDE_CONFIG_DIR: CONFIG, XDG_STATE_HOME: STATE_HOME },
@@ -96,7 +115,7 @@ function rig(on: On, stored: Record<string, unknown> = {}, root = ROOT): World {
     }
     return { value: { startedAt: 0, context, rateLimits: [] } }
   })
-  fakeStat(on, world.files, world.links)
+  fakeStat(on, world.files, world.links, world.stats)
   on('fs.read', ($, e) => {
     const text = world.files.get(e.path)
     if (text === undefined) return { deny: `read ${e.path} failed: ENOENT` }
@@ -372,11 +391,23 @@ describe('only what the module can verify is the anchor this session keeps', () 
 
   test('a real file in the anchors folder counts only while its trust record vouches for it, for this session', HANG_GUARD, async ($, on) => {
     const named = (why: string) => `${ROOT}/.claude/anchors/${why}.md`
+    const vouched = (world: World, path: string, stat: FakeStat = WRITTEN) => {
+      world.files.set(...trustRecord(path))
+      world.stats.set(path, stat)
+    }
     const cases: [string, (world: World, path: string) => void][] = [
-      ['cloned', () => {}],
-      ['kept-by-another-session', (world, path) => world.files.set(...trustRecord(path, ['another-session']))],
-      ['changed-since-the-writer', (world, path) => world.files.set(...trustRecord(path, [SESSION], 99))],
-      ['record-of-another-path', (world, path) => world.files.set(recordFile(TRUST, path), trustRecord(ANCHOR)[1])],
+      ['cloned', (world, path) => world.stats.set(path, WRITTEN)],
+      ['kept-by-another-session', (world, path) => {
+        world.files.set(...trustRecord(path, ['another-session']))
+        world.stats.set(path, WRITTEN)
+      }],
+      ['changed-since-the-writer', (world, path) => vouched(world, path, { size: WRITTEN.size + 9, mtimeMs: WRITTEN.mtimeMs + MINUTE })],
+      // Same size, 400 ms later: the same second, so only a millisecond reading tells it changed.
+      ['touched-in-the-same-second', (world, path) => vouched(world, path, { ...WRITTEN, mtimeMs: WRITTEN.mtimeMs + 400 })],
+      ['record-of-another-path', (world, path) => {
+        world.files.set(recordName(path), trustRecord(ANCHOR)[1])
+        world.stats.set(path, WRITTEN)
+      }],
     ]
     const world = await forgedBy($, on, cases.map(([why]) => `step 1 -> 2  ${named(why)}`).join('\n'), (world) => {
       for (const [why, prepare] of cases) {
@@ -413,6 +444,7 @@ describe('only what the module can verify is the anchor this session keeps', () 
     const spaced = `${root}/.claude/anchors/it's "the" run.md`
     const world = rig(on, {}, root)
     world.files.set(spaced, ANCHOR_TEXT)
+    world.stats.set(spaced, WRITTEN)
     world.files.set(...trustRecord(spaced))
     const command = `session-workflow anchor step '${spaced.replace(/'/g, "'\\''")}' "first"`
     world.outputs.set(command, `step 0 -> 1  ${spaced}\n`)
