@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from session_workflow.anchor import age as anchor_age
 from session_workflow.anchor import block
-from session_workflow.anchor import text as anchor_text
 from session_workflow.anchor import writer as anchor_writer
 from session_workflow.core import config
 from session_workflow.hook import compose, precompact
@@ -50,7 +50,7 @@ def mod_constant(name: str) -> int:
 def code_values() -> dict[str, set[int]]:
     """What the code defines, per unit a doc may state a number in."""
     units = {compose.CAP_UTF16, block.CAP, block.DROP_NAMES_CAP, precompact.MAX_CHARS}
-    hours = {age // 3600 for age in (anchor_text.STARTUP_MAX_AGE, anchor_text.POINTER_AGE, anchor_text.DORMANT_AGE)}
+    hours = {age // 3600 for age in (anchor_age.STARTUP_MAX_AGE, anchor_age.POINTER_AGE, anchor_age.DORMANT_AGE)}
     byte_caps = {tasks_render.CAP_BYTES, tasks_render.SUBJECT_BYTES, tasks_render.DESCRIPTION_BYTES}
     return {
         "UTF-16": units,

@@ -120,6 +120,7 @@ def test_the_build_warns_nothing_writes_nothing_here_and_ships_no_tests(tmp_path
     assert metadata.get_all("License-File") == ["LICENSE"]
     # The wheel's long description stands on its own: every link absolute, no step that needs the plugin folder.
     description = metadata.get_payload()
+    assert isinstance(description, str)
     assert description == (REPO / "references" / "python-package.md").read_text(encoding="utf-8")
     assert metadata["Description-Content-Type"] == "text/markdown"
     links = re.findall(r"\]\(([^)]*)\)", description)

@@ -15,12 +15,15 @@ from __future__ import annotations
 import argparse
 import os
 import queue
-import shutil
 import subprocess
 import sys
 import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
+
+if not __package__:  # run as ``python tools/<name>.py``: the checkout's root on the path, for tools.checkout
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from tools.checkout import copy_checkout
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PKG = "src/session_workflow/"
@@ -30,7 +33,6 @@ STATE = ("tests/workstate", "tests/hook")
 DOCTOR = ("tests/cli/test_doctor.py", "tests/core/test_health.py")
 REPOSITORY_INPUT = ("tests/reliability/test_repository_input.py",)
 FRESH = ("tests/cli/test_fresh_machine.py",)
-IGNORED = (".git", ".cache", ".tox", "node_modules", "__pycache__", ".hypothesis", ".mypy_cache", ".ruff_cache")
 
 
 # The runners a mutant can name: the unit tests (its ``tests``), or the mod's own tests under the real CLI.
@@ -134,15 +136,15 @@ MUTANTS = [
         ("tests/workstate",),
     ),
     Mutant("anchor 8,000 -> 8,500", "anchor/block.py", "CAP = 8000", "CAP = 8500", ANCHOR),
-    Mutant("startup 6 h -> 7 h", "anchor/text.py", "STARTUP_MAX_AGE = 6 * 3600", "STARTUP_MAX_AGE = 7 * 3600", ANCHOR),
+    Mutant("startup 6 h -> 7 h", "anchor/age.py", "STARTUP_MAX_AGE = 6 * 3600", "STARTUP_MAX_AGE = 7 * 3600", ANCHOR),
     Mutant(
         "6 h applies to every source",
-        "anchor/text.py",
+        "anchor/age.py",
         'if source == "startup" and age > startup_window:',
         "if age > startup_window:",
         ANCHOR,
     ),
-    Mutant("pointer 24 h -> 25 h", "anchor/text.py", "POINTER_AGE = 24 * 3600", "POINTER_AGE = 25 * 3600", ANCHOR),
+    Mutant("pointer 24 h -> 25 h", "anchor/age.py", "POINTER_AGE = 24 * 3600", "POINTER_AGE = 25 * 3600", ANCHOR),
     Mutant(
         "done outranks parked",
         "anchor/text.py",
@@ -766,7 +768,7 @@ MUTANTS = [
     # Issue 26.
     Mutant(
         "a startup window of 0 h admits an anchor of age 0 or less",
-        "anchor/text.py",
+        "anchor/age.py",
         '    if source == "startup" and startup_window <= 0:\n        return None\n',
         "",
         (*ANCHOR, *HOOK),
@@ -1022,10 +1024,6 @@ MUTANTS = [
 ]
 
 
-def copy_repo(target: str) -> None:
-    shutil.copytree(ROOT, target, ignore=shutil.ignore_patterns(*IGNORED), symlinks=True)
-
-
 def run_mod_tests(copy: str) -> subprocess.CompletedProcess[str]:
     """The mod's tests (``tests/mod/*.test.ts``) on ``copy`` through the pinned CLI; exit 1 when one fails."""
     argv = ["bash", os.path.join(copy, "tools", "run_claude.sh"), "plugin", "test", copy]
@@ -1080,7 +1078,7 @@ def main(argv: list[str] | None = None) -> int:
     }
     with tempfile.TemporaryDirectory(prefix="session-workflow-mutants-") as base:
         copy = os.path.join(base, "repo")
-        copy_repo(copy)
+        copy_checkout(ROOT, copy)
         baseline = sorted({test for tests in scope.values() for test in tests})
         started = time.monotonic()
         result = run_tests(copy, tuple(baseline)) if baseline else None
@@ -1101,7 +1099,7 @@ def main(argv: list[str] | None = None) -> int:
         copies.put(copy)
         for index in range(1, max(1, args.jobs)):
             other = os.path.join(base, f"repo{index}")
-            copy_repo(other)
+            copy_checkout(ROOT, other)
             copies.put(other)
 
         def judge(mutant: Mutant) -> str | None:

@@ -32,9 +32,12 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any, NamedTuple
 
+if not __package__:  # run as ``python tools/<name>.py``: the checkout's root on the path, for tools.checkout
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from tools.checkout import copy_checkout
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CONFIG = os.path.join("benchmarks", "mutation.json")
-IGNORED = (".git", ".cache", ".tox", "node_modules", "__pycache__", ".hypothesis", ".mypy_cache", ".ruff_cache")
 # mutmut's statuses that count as a kill: a test failed, hung, crashed the interpreter, or the type check caught it.
 KILLS = ("killed", "timeout", "segfault", "caught by type check")
 # The file a hook subprocess files its trampoline hits in (tools/mutation_hits.py reads it).
@@ -107,7 +110,7 @@ def toml_list(items: list[str]) -> str:
 
 def prepare_copy(root: str, copy: str, config: dict[str, Any], modules: list[str]) -> None:
     """The checkout in ``copy``, with mutmut's config, the hits plugin and mutmut itself on the copy's src."""
-    shutil.copytree(root, copy, ignore=shutil.ignore_patterns(*IGNORED), symlinks=True)
+    copy_checkout(root, copy)
     also_copy = sorted(name for name in os.listdir(copy) if name not in ("src", "tests", "pyproject.toml"))
     shutil.copy2(os.path.join(root, "tools", "mutation_hits.py"), os.path.join(copy, "mutation_hits.py"))
     pytest_args = ["-p", "mutation_hits", "-m", "not e2e and not slow", *config.get("pytest_args", [])]

@@ -20,7 +20,7 @@ import type {
   SessionWorkflowTicket,
   SessionWorkflowTasks,
 } from '../../types'
-import { oneLine, shellCommand } from './text'
+import { columns, cutColumns, oneLine, shellCommand } from './text'
 import { projectDir, taskListDir, trustDir, whereEnv } from './where'
 import { readStateFile, readStateRecord, utf8Length } from './workstate'
 
@@ -149,57 +149,6 @@ export function reminderLine(
       ' (session-workflow anchor list; anchor step FILE "…")',
   ]
   return variants.find((line) => utf8Length(line) <= MAX_REMINDER_BYTES) ?? variants[variants.length - 1]!
-}
-
-/** The emoji below U+2E80 a terminal draws two columns wide (East Asian Width W), ⚓ among them: pairs of bounds. */
-const WIDE_SYMBOLS = [
-  0x231a, 0x231b, 0x23e9, 0x23ec, 0x23f0, 0x23f0, 0x23f3, 0x23f3, 0x25fd, 0x25fe, 0x2614, 0x2615, 0x2648, 0x2653,
-  0x267f, 0x267f, 0x2693, 0x2693, 0x26a1, 0x26a1, 0x26aa, 0x26ab, 0x26bd, 0x26be, 0x26c4, 0x26c5, 0x26ce, 0x26ce,
-  0x26d4, 0x26d4, 0x26ea, 0x26ea, 0x26f2, 0x26f3, 0x26f5, 0x26f5, 0x26fa, 0x26fa, 0x26fd, 0x26fd, 0x2705, 0x2705,
-  0x270a, 0x270b, 0x2728, 0x2728, 0x274c, 0x274c, 0x274e, 0x274e, 0x2753, 0x2755, 0x2757, 0x2757, 0x2795, 0x2797,
-  0x27b0, 0x27b0, 0x27bf, 0x27bf, 0x2b1b, 0x2b1c, 0x2b50, 0x2b50, 0x2b55, 0x2b55,
-]
-
-function isWideSymbol(codePoint: number): boolean {
-  for (let index = 0; index < WIDE_SYMBOLS.length; index += 2)
-    if (codePoint >= WIDE_SYMBOLS[index]! && codePoint <= WIDE_SYMBOLS[index + 1]!) return true
-  return false
-}
-
-/** Terminal columns of a code point: 2 for the East Asian wide and emoji ranges, else 1. */
-function columnsOf(codePoint: number): number {
-  const wide =
-    isWideSymbol(codePoint) ||
-    (codePoint >= 0x1100 && codePoint <= 0x115f) ||
-    (codePoint >= 0x2e80 && codePoint <= 0xa4cf) ||
-    (codePoint >= 0xac00 && codePoint <= 0xd7a3) ||
-    (codePoint >= 0xf900 && codePoint <= 0xfaff) ||
-    (codePoint >= 0xfe30 && codePoint <= 0xfe4f) ||
-    (codePoint >= 0xff00 && codePoint <= 0xff60) ||
-    (codePoint >= 0xffe0 && codePoint <= 0xffe6) ||
-    (codePoint >= 0x1f300 && codePoint <= 0x1faff) ||
-    (codePoint >= 0x20000 && codePoint <= 0x3fffd)
-  return wide ? 2 : 1
-}
-
-function columns(text: string): number {
-  let total = 0
-  for (const char of text) total += columnsOf(char.codePointAt(0)!)
-  return total
-}
-
-/** The text cut to `width` columns, an ellipsis marking the cut. */
-function cutColumns(text: string, width: number): string {
-  if (columns(text) <= width) return text
-  let kept = ''
-  let used = 0
-  for (const char of text) {
-    const size = columnsOf(char.codePointAt(0)!)
-    if (used + size > width - 1) break
-    kept += char
-    used += size
-  }
-  return `${kept}…`
 }
 
 /** How long ago, in the largest whole unit; `STALE` in place of "ago" past the stale bound. */

@@ -6,13 +6,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from session_workflow.anchor.age import age_text, tier_for
 from session_workflow.anchor.text import (
     DONE,
     LIVE,
     NOT_ANCHOR,
     PARKED,
     AnchorText,
-    age_text,
     clean_for_model,
     cursor_first_line,
     cursor_index,
@@ -31,7 +31,6 @@ from session_workflow.anchor.text import (
     split_head,
     split_sections,
     tail_has_content,
-    tier_for,
     title_of,
 )
 from session_workflow.core.text import shell_quote, utf16_len

@@ -8,6 +8,7 @@ import os
 import shutil
 import stat
 import sys
+import types
 from pathlib import Path
 
 import pytest
@@ -213,18 +214,24 @@ def test_a_dependency_that_does_not_import_is_essential(box: Sandbox, monkeypatc
     assert doctor.dependency_check().fix == f"`{sys.executable} -m pip install filelock platformdirs`"
 
 
-def test_the_vendored_copy_is_named_as_such(monkeypatch: pytest.MonkeyPatch) -> None:
-    import filelock
-    import platformdirs
-
-    monkeypatch.setattr(deps, "vendored_dir", lambda: os.path.dirname(os.path.dirname(filelock.__file__)))
+def test_the_vendored_copy_is_named_as_such(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Both from the vendored folder: "vendored in" it; one from elsewhere: "from" each folder. The modules are
+    stand-ins, so an earlier test that put the real vendored copy first on the path changes nothing here."""
+    vendored, elsewhere = tmp_path / "vendor", tmp_path / "site-packages"
+    for folder, name, version in ((vendored, "filelock", "9.1"), (vendored, "platformdirs", "9.2")):
+        module = types.ModuleType(name)
+        module.__file__ = str(folder / name / "__init__.py")
+        module.__version__ = version  # type: ignore[attr-defined]
+        monkeypatch.setitem(sys.modules, name, module)
+    monkeypatch.setattr(deps, "vendored_dir", lambda: str(vendored))
     check = doctor.dependency_check()
-    folder = os.path.dirname(os.path.dirname(filelock.__file__))
     assert (check.mark, check.text) == (
         "✔",
-        f"writers' dependencies: filelock {filelock.__version__} and platformdirs {platformdirs.__version__},"
-        f" vendored in {folder}",
+        f"writers' dependencies: filelock 9.1 and platformdirs 9.2, vendored in {vendored}",
     )
+    sys.modules["platformdirs"].__file__ = str(elsewhere / "platformdirs" / "__init__.py")
+    check = doctor.dependency_check()
+    assert check.text == f"writers' dependencies: filelock 9.1 and platformdirs 9.2, from {vendored}, {elsewhere}"
 
 
 def test_a_shadowing_copy_on_path_is_named_but_not_essential(box: Sandbox) -> None:

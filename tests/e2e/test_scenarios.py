@@ -545,11 +545,16 @@ def test_anchor_opt_out(claude: Claude, fake_api: FakeAnthropic) -> None:
     lacks(instructions(fake_api.compaction_requests()[0]), ".claude/anchors/", what="compaction instructions")
 
 
-def test_anchor_opt_out_with_only_an_anchor_injects_nothing(claude: Claude, fake_api: FakeAnthropic) -> None:
+def test_anchor_opt_out_with_only_an_anchor_names_the_switch_never_the_anchor(
+    claude: Claude, fake_api: FakeAnthropic
+) -> None:
+    """Switched off by a variable, the anchor the session would get is one line naming the variable (issue 33)."""
     write_anchor(claude.project)
     claude.run(["-p", "hi"], env_extra={"SESSION_WORKFLOW_ANCHOR_HOOKS": "0"}).check()
     first = fake_api.message_requests()[0]
-    assert not session_start_contexts(first), show(first)
+    (context,) = session_start_contexts(first)
+    has(context, "control anchor is not shown: SESSION_WORKFLOW_ANCHOR_HOOKS='0' switches it off", body=first)
+    lacks(context, "Mission", "Port the parser", "Next action", ".claude/anchors/", body=first)
 
 
 # ---------------------------------------------------------------------------

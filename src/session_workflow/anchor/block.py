@@ -3,21 +3,19 @@ budget. Pure: everything here renders what ``discover`` and ``choice`` already l
 
 from __future__ import annotations
 
+from session_workflow.anchor.age import FULL, POINTER, updated_text
 from session_workflow.anchor.discover import HEAD_READ_BYTES, OTHERS_NAMED
 from session_workflow.anchor.frame import HEAD_CLOSE, NAME_CAP, QUOTE, body_sections, opening, trim_end
 from session_workflow.anchor.template import is_unfilled
 from session_workflow.anchor.text import (
     DONE,
-    FULL,
     KIND_LABELS,
     LIVE,
     NOT_ANCHOR,
-    POINTER,
     TAIL_MARKER,
     AnchorText,
     fit_sections,
     mv_command,
-    updated_text,
 )
 from session_workflow.core.text import ELLIPSIS, cut_utf16, escaped, one_line, shell_command, shell_quote, utf16_len
 

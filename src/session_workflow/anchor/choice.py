@@ -6,12 +6,11 @@ from __future__ import annotations
 import os
 
 from session_workflow.anchor import registry
+from session_workflow.anchor.age import FUTURE_SLACK_SECONDS, tier_for
 from session_workflow.anchor.discover import OTHERS_NAMED, chosen_scan
 from session_workflow.anchor.registry import Identity
 from session_workflow.anchor.text import (
-    FUTURE_SLACK_SECONDS,
     LIVE,
-    tier_for,
 )
 from session_workflow.core import config
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 
 from session_workflow.anchor import registry
+from session_workflow.anchor.age import tier_for
 from session_workflow.anchor.block import (
     CAP,
     LINE_CAP,
@@ -27,7 +28,6 @@ from session_workflow.anchor.registry import adopt_command
 from session_workflow.anchor.text import (
     closed_name,
     cursor_next_action,
-    tier_for,
 )
 from session_workflow.core.gitignore import ensure_gitignore
 from session_workflow.core.locations import anchors_dir

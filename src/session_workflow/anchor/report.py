@@ -10,6 +10,7 @@ import os
 import time
 
 from session_workflow.anchor import registry
+from session_workflow.anchor.age import DORMANT_AGE, FULL, age_text, tier_for
 from session_workflow.anchor.block import CAP, AnchorBlock
 from session_workflow.anchor.choice import Trust, select
 from session_workflow.anchor.discover import MAX_LISTED, Candidate, DirScan, read_anchor, scan_folder
@@ -18,19 +19,15 @@ from session_workflow.anchor.registry import adopt_command, restore_command
 from session_workflow.anchor.template import is_unfilled
 from session_workflow.anchor.text import (
     DONE,
-    DORMANT_AGE,
-    FULL,
     KIND_LABELS,
     LIVE,
     NOT_ANCHOR,
     PARKED,
-    age_text,
     clean_for_model,
     lines_of,
     mv_command,
     newest_cursor_step,
     split_head,
-    tier_for,
 )
 from session_workflow.core.boundedio import read_text_prefix
 from session_workflow.core.context import HookContext
