@@ -1036,11 +1036,13 @@ def failed_mod_tests(result: subprocess.CompletedProcess[str]) -> int:
     return int(counts[-1]) if counts and counts[-1].isdigit() else 0
 
 
-def run_tests(copy: str, files: tuple[str, ...]) -> subprocess.CompletedProcess[str]:
-    """The unit tests named by ``files`` in ``copy``, stopping at the first failure (a kill needs only one)."""
+def run_tests(copy: str, files: tuple[str, ...], workers: int = 1) -> subprocess.CompletedProcess[str]:
+    """The unit tests named by ``files`` in ``copy``, stopping at the first failure (a kill needs only one); on
+    ``workers`` pytest-xdist workers when more than one (the baseline, which runs alone)."""
     env = {key: value for key, value in os.environ.items() if not key.startswith(("SESSION_WORKFLOW_", "CLAUDE"))}
     env.update(PYTHONPATH=os.path.join(copy, "src"), PYTHONDONTWRITEBYTECODE="1")
     argv = [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", "-m", "not e2e and not slow"]
+    argv += ["-n", str(workers)] if workers > 1 else []
     return subprocess.run([*argv, *files], cwd=copy, env=env, capture_output=True, text=True, check=False)
 
 
@@ -1081,7 +1083,7 @@ def main(argv: list[str] | None = None) -> int:
         copy_checkout(ROOT, copy)
         baseline = sorted({test for tests in scope.values() for test in tests})
         started = time.monotonic()
-        result = run_tests(copy, tuple(baseline)) if baseline else None
+        result = run_tests(copy, tuple(baseline), max(1, args.jobs)) if baseline else None
         if result is not None and result.returncode != 0:
             print(f"baseline fails, no mutant can be judged:\n{result.stdout[-3000:]}{result.stderr[-2000:]}")
             return 2
