@@ -235,3 +235,46 @@ def test_the_vendored_copy_wins_over_an_installed_one(tmp_path: Path) -> None:
     env = {"HOME": str(tmp_path), "PATH": os.environ.get("PATH", "")}
     done = subprocess.run([sys.executable, str(BIN), "doctor"], env=env, cwd=tmp_path, capture_output=True, text=True)
     assert done.stdout.splitlines()[2] == vendored_line(), done.stdout
+
+
+def test_an_installed_session_workflow_never_shadows_the_plugins(tmp_path: Path) -> None:
+    """An interpreter whose site-packages hold another ``session_workflow`` (an old ``pip install``) still runs
+    the plugin folder's own code from ``bin/session-workflow``: the installed one is never imported."""
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
+    python = venv / "bin" / "python3"
+    site = subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    marker = tmp_path / "installed-copy-ran"
+    planted = Path(site) / "session_workflow"
+    planted.mkdir()
+    (planted / "__init__.py").write_text(f"open({str(marker)!r}, 'w').close()\n__version__ = '0.0.0'\n")
+    env = {"HOME": str(tmp_path / "home"), "PATH": os.pathsep.join([str(venv / "bin"), os.environ.get("PATH", "")])}
+    for args in (["--version"], ["doctor"]):
+        done = subprocess.run(
+            [str(python), str(BIN), *args], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=120
+        )
+        assert not marker.exists(), (args, done.stdout, done.stderr)
+        assert "Traceback" not in done.stderr, done.stderr
+    version = subprocess.run([str(python), str(BIN), "--version"], env=env, capture_output=True, text=True, check=True)
+    from session_workflow import __version__
+
+    assert version.stdout.strip() == f"session-workflow {__version__}" != "session-workflow 0.0.0"
+
+
+def test_a_relative_xdg_state_home_never_takes_the_clis_bytecode(tmp_path: Path) -> None:
+    """A relative ``XDG_STATE_HOME`` (which a project's folder would resolve) is ignored, as the state folder's
+    rule ignores it: the plugin's bytecode goes under HOME's state folder, nothing into the working directory."""
+    home, work = tmp_path / "home", tmp_path / "work"
+    work.mkdir()
+    env = {"HOME": str(home), "XDG_STATE_HOME": "state", "PATH": os.environ.get("PATH", "")}
+    done = subprocess.run(
+        [sys.executable, str(BIN), "--version"], env=env, cwd=work, capture_output=True, text=True, timeout=120
+    )
+    assert (done.returncode, done.stderr) == (0, "")
+    assert sorted(work.iterdir()) == []
+    assert list((home / ".local" / "state" / "session-workflow" / "pycache").rglob("*.pyc"))
