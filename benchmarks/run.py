@@ -337,10 +337,11 @@ def scenarios(load: workload.Workload, python: str) -> list[Scenario]:
     )
     found += [hook_scenario(spec, python, load, row) for row in rows]
     # Diagnostics: the hooks' imports alone (no payload, no work), to split each hook's cost into the two. They
-    # end as the hook shims do, in os._exit, which skips the interpreter's teardown that the floors pay.
+    # end as the hook shims do, in os._exit, which skips the interpreter's teardown that the floors pay; their
+    # bytecode goes to the workload's home, as the hooks' goes to the plugin data folder, never into src/.
     for module in HOOK_MODULES:
         code = f"import os, sys; sys.path.insert(0, {os.path.join(ROOT, 'src')!r}); import json, {module}; os._exit(0)"
-        argv = [python, "-I", "-S", "-c", code]
+        argv = [python, "-I", "-S", "-X", f"pycache_prefix={os.path.join(load.home, 'import-pycache')}", "-c", code]
         found.append(
             Scenario(
                 "import-" + module.split(".")[-1].replace("_", "-"),

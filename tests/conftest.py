@@ -76,8 +76,18 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
-    for folder in sorted(bytecode_folders() - _BEFORE):
+    """A test that wrote bytecode into the checkout fails the run: the plugin folder holds only the plugin (a
+    marketplace install copies it whole, and CI installs from it while other tests run). The folders are removed."""
+    if hasattr(session.config, "workerinput"):
+        return  # an xdist worker: the controller judges once every worker has finished
+    leaked = sorted(bytecode_folders() - _BEFORE)
+    for folder in leaked:
         shutil.rmtree(folder, ignore_errors=True)
+    if leaked:
+        reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+        if reporter is not None:
+            reporter.write_line(f"bytecode written into the checkout by this run: {', '.join(leaked)}", red=True)
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
 @pytest.fixture(scope="session")

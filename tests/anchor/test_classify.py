@@ -267,6 +267,6 @@ def test_importing_the_anchor_part_compiles_no_regex() -> None:
         "import session_workflow.anchor.part\n"
         "print(compiled)"
     )
-    result = subprocess.run([sys.executable, "-I", "-S", "-c", code], capture_output=True, text=True, timeout=60)
+    result = subprocess.run([sys.executable, "-I", "-S", "-B", "-c", code], capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "[]"

@@ -69,6 +69,7 @@ def test_an_installed_copys_cli_calls_run_no_code_of_the_folder_nor_of_pythonpat
     monkeypatch.setattr(demo, "in_checkout", lambda: False)
     argv = demo.cli_argv("--version")
     assert str(BIN) not in argv
+    argv.insert(1, "-B")  # this checkout's src stands in for site-packages: no bytecode into the plugin folder
     env = {**os.environ, "PYTHONPATH": str(path)}
     done = subprocess.run(argv, cwd=repo, env=env, capture_output=True, text=True, timeout=60, check=False)
     assert (done.returncode, done.stderr) == (0, "")

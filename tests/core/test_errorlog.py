@@ -94,7 +94,7 @@ def test_an_unwritable_state_folder_is_no_second_failure(tmp_path: Path, kind: s
         " record('SessionStart', ZeroDivisionError('x'), {'XDG_STATE_HOME': sys.argv[2]}); print('done')"
     )
     done = subprocess.run(
-        [sys.executable, "-I", "-S", "-c", code, str(REPO / "src"), str(state)],
+        [sys.executable, "-I", "-S", "-B", "-c", code, str(REPO / "src"), str(state)],
         capture_output=True,
         timeout=30,
         check=False,

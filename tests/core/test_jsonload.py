@@ -110,7 +110,7 @@ def test_loading_a_document_imports_neither_json_nor_re() -> None:
         " print(jsonload.loads(b'{\"a\": [1, 2.5, null]}'), jsonload.dumps_flat(['\u00e9', 3, None]),"
         " 'json' in sys.modules, 're' in sys.modules)"
     )
-    done = subprocess.run([sys.executable, "-I", "-S", "-c", code], capture_output=True, text=True, check=True)
+    done = subprocess.run([sys.executable, "-I", "-S", "-B", "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.split() == ["{'a':", "[1,", "2.5,", "None]}", '["\\u00e9",3,null]', "False", "False"]
 
 
@@ -258,7 +258,7 @@ def _text(document: bytes) -> bool:
 def cold_outcomes(corpus: list[tuple[bytes, bool]]) -> list[str]:
     framed = b"".join(len(doc).to_bytes(4, "big") + bytes([as_text]) + doc for doc, as_text in corpus)
     done = subprocess.run(
-        [sys.executable, "-I", "-S", "-c", COLD_SCRIPT, str(SRC)],
+        [sys.executable, "-I", "-S", "-B", "-c", COLD_SCRIPT, str(SRC)],
         input=framed,
         capture_output=True,
         timeout=120,

@@ -95,7 +95,7 @@ def test_user_state_dir_is_the_same_in_a_cold_interpreter() -> None:
     )
     env = {"HOME": "/home/u", "XDG_STATE_HOME": "/xdg", "PATH": os.environ.get("PATH", "")}
     done = subprocess.run(
-        [sys.executable, "-I", "-S", "-c", code, str(SRC)], env=env, capture_output=True, text=True, timeout=60
+        [sys.executable, "-I", "-S", "-B", "-c", code, str(SRC)], env=env, capture_output=True, text=True, timeout=60
     )
     assert (done.returncode, done.stdout, done.stderr) == (0, "/xdg/session-workflow\n", "")
 
