@@ -17,7 +17,6 @@ import importlib.util
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 import tarfile
@@ -26,6 +25,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from tools.checkout import checkout_files, copy_checkout
 
 import session_workflow
 
@@ -34,16 +34,15 @@ GIT = ["git", "-c", "user.name=test", "-c", "user.email=test@localhost", "-c", "
 
 
 def tracked() -> list[str]:
-    done = subprocess.run(["git", "-C", str(REPO), "ls-files", "-z"], capture_output=True, check=True)
-    return sorted(name for name in done.stdout.decode().split("\0") if name and (REPO / name).is_file())
+    names = checkout_files(str(REPO), others=False)
+    assert names is not None, f"{REPO} is no git checkout"
+    return names
 
 
 def checkout(tmp_path: Path) -> Path:
     """A git repository of the tracked files (as they are in the work tree), committed."""
     copy = tmp_path / "checkout"
-    for name in tracked():
-        (copy / name).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(REPO / name, copy / name)
+    copy_checkout(str(REPO), str(copy), others=False)
     subprocess.run([*GIT, "init", "-q", str(copy)], check=True)
     subprocess.run([*GIT, "-C", str(copy), "add", "-A"], check=True)
     subprocess.run([*GIT, "-C", str(copy), "commit", "-q", "-m", "copy"], check=True)

@@ -1,8 +1,9 @@
-"""A copy of the checkout as a commit of it would hold it, for the tools that change code in a copy.
+"""The checkout's files as a commit of it would hold them: for the tools that change code in a copy, and for the
+tests that hold a copy or an install to exactly those files.
 
-Only the files git tracks or would add (``git ls-files --cached --others --exclude-standard``): nothing it
-ignores, so no benchmark workload (4 GB), tox env, egg-info or cache is copied. Outside a git checkout (a
-source archive) the tree is copied whole but for the caches.
+Only the files git tracks, and by default those it would add (``git ls-files --cached --others
+--exclude-standard``): nothing it ignores, so no benchmark workload (4 GB), tox env, egg-info or cache. Outside a
+git checkout (a source archive) the tree is copied whole but for the caches.
 """
 
 from __future__ import annotations
@@ -14,9 +15,10 @@ import subprocess
 CACHES = (".git", ".cache", ".tox", "node_modules", "__pycache__", ".hypothesis", ".mypy_cache", ".ruff_cache")
 
 
-def checkout_files(root: str) -> list[str] | None:
-    """The checkout's files relative to ``root`` (deleted ones left out), or None when it is no git checkout."""
-    argv = ["git", "-C", root, "ls-files", "-z", "--cached", "--others", "--exclude-standard"]
+def checkout_files(root: str, others: bool = True) -> list[str] | None:
+    """The checkout's files relative to ``root``, sorted (deleted ones left out; ``others``: the untracked ones git
+    would add too), or None when it is no git checkout."""
+    argv = ["git", "-C", root, "ls-files", "-z", "--cached", *(("--others", "--exclude-standard") if others else ())]
     try:
         listed = subprocess.run(argv, capture_output=True, check=True).stdout
     except (OSError, subprocess.CalledProcessError):
@@ -25,9 +27,10 @@ def checkout_files(root: str) -> list[str] | None:
     return [name for name in names if os.path.lexists(os.path.join(root, name))]
 
 
-def copy_checkout(root: str, target: str) -> None:
-    """Copy the checkout at ``root`` into the new folder ``target`` (symlinks as links, modes kept)."""
-    names = checkout_files(root)
+def copy_checkout(root: str, target: str, others: bool = True) -> None:
+    """Copy the checkout at ``root`` (``others``: see ``checkout_files``) into the new folder ``target`` (symlinks
+    as links, modes kept)."""
+    names = checkout_files(root, others)
     if names is None:
         shutil.copytree(root, target, ignore=shutil.ignore_patterns(*CACHES), symlinks=True)
         return

@@ -10,21 +10,22 @@ in it before (in ``bash .ci/run``: the lint, type, unit and validate envs and th
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
+from tools.checkout import checkout_files, copy_checkout
 
 from .harness import REPO_ROOT, Claude
 
 pytestmark = pytest.mark.e2e
 
 
-def tracked_files(*others: str) -> list[str]:
-    """``git ls-files`` (``others``: its options that add untracked files) that exist in the work tree."""
-    done = subprocess.run(["git", "-C", str(REPO_ROOT), "ls-files", "-z", *others], capture_output=True, check=True)
-    return [name for name in done.stdout.decode().split("\0") if name and (REPO_ROOT / name).is_file()]
+def tracked_files(others: bool = False) -> list[str]:
+    """The checkout's tracked files (``others``: and the untracked ones git would add) that are in the work tree."""
+    names = checkout_files(str(REPO_ROOT), others)
+    assert names is not None, f"{REPO_ROOT} is no git checkout"
+    return names
 
 
 def installed_copy(claude: Claude) -> Path:
@@ -35,9 +36,7 @@ def installed_copy(claude: Claude) -> Path:
 def test_install_copies_no_dev_cache_and_shows_the_options(claude: Claude, claude_bin: Path, tmp_path: Path) -> None:
     checkout = tmp_path / "checkout"
     files = tracked_files()
-    for name in files:
-        (checkout / name).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(REPO_ROOT / name, checkout / name)
+    copy_checkout(str(REPO_ROOT), str(checkout), others=False)
     dev_cache = tmp_path / "dev-cache"
     dev_cache.mkdir()
     (dev_cache / "claude-cli").symlink_to(claude_bin.parents[3])  # <prefix>/node_modules/<pkg>/claude
@@ -71,7 +70,7 @@ def test_install_copies_no_dev_cache_and_shows_the_options(claude: Claude, claud
 
 def test_an_install_from_this_checkout_after_the_suite_copies_exactly_its_files(claude: Claude) -> None:
     # The files a developer has not added yet are theirs to mind; an ignored one (a cache, a build) is a leak.
-    files = sorted(tracked_files("--cached", "--others", "--exclude-standard"))
+    files = tracked_files(others=True)
     claude.run(["plugin", "marketplace", "add", str(REPO_ROOT)]).check()
     claude.run(["plugin", "install", "session-workflow@session-workflow"]).check()
     copy = installed_copy(claude)
