@@ -25,6 +25,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 from hypothesis.configuration import set_hypothesis_home_dir
 
 from tools import vendor
@@ -39,6 +40,9 @@ def dev_cache() -> Path:
 
 
 set_hypothesis_home_dir(dev_cache() / "hypothesis")
+# tools/mutation.py runs the tests under this profile: a score is the same on every run of the same tree only if
+# no property test draws fresh examples or replays ones an earlier mutant's run saved.
+settings.register_profile("mutation", derandomize=True, database=None)
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -113,7 +113,8 @@ def prepare_copy(root: str, copy: str, config: dict[str, Any], modules: list[str
     copy_checkout(root, copy)
     also_copy = sorted(name for name in os.listdir(copy) if name not in ("src", "tests", "pyproject.toml"))
     shutil.copy2(os.path.join(root, "tools", "mutation_hits.py"), os.path.join(copy, "mutation_hits.py"))
-    pytest_args = ["-p", "mutation_hits", "-m", "not e2e and not slow", *config.get("pytest_args", [])]
+    pytest_args = ["-p", "mutation_hits", "--hypothesis-profile=mutation", "-m", "not e2e and not slow"]
+    pytest_args += config.get("pytest_args", [])
     for test in config.get("deselect", []):
         pytest_args += ["--deselect", test]
     with open(os.path.join(copy, "pyproject.toml"), "a", encoding="utf-8") as handle:

@@ -73,6 +73,8 @@ def test_any_text_fails_or_loads_as_json_loads_does(pieces: list[str], encoding:
         *(b"", b" ", b"{} x", b"[1] ", b"\xef\xbb\xbf{}", b"\xff\xfe{\x00}\x00", b"\x80", b"NaN", b"[" * 100_000),
         # UTF-16 without a BOM (json.detect_encoding reads the NULs), and whitespace json does not take.
         *('{"a": 1}'.encode("utf-16-le"), '{"a": 1}'.encode("utf-16-be"), "[1]".encode("utf-32-le")),
+        # Two bytes are UTF-16 when either is NUL; three with a NUL second are UTF-8 (json's detect_encoding).
+        *("1".encode("utf-16-le"), "1".encode("utf-16-be"), b"1\x00 ", b"\x001 "),
         *(b"{}\f", b"\f{}", b"[1]\x0b", b"[1]\x1c", "[1]\u00a0".encode(), "[1]\u2028".encode()),
     ],
 )
