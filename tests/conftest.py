@@ -7,8 +7,8 @@ developer's pip configuration, which is the one step that needs a package index 
 
 Hypothesis keeps its example database in the dev cache too (``<dev cache>/hypothesis``), not in ``.hypothesis/``
 of the working directory: a marketplace install copies the plugin folder whole, ignored files included. For the
-same reason the session removes the ``__pycache__`` folders that appeared in the checkout while it ran: tox sets
-PYTHONDONTWRITEBYTECODE, but the tests that start a Python with an environment of their own (or ``-I``) drop it.
+same reason a test fails when a ``__pycache__`` folder appears in the checkout while it runs (the folder is removed):
+tox sets PYTHONDONTWRITEBYTECODE, but a test that starts a Python with an environment of its own (or ``-I``) drops it.
 
 Every test also gets its own user state dir (``private_state_dir``), so the machine's anchor trust registry is
 never read or written. ``golden_dir`` is a folder whose path has the same length wherever the suite runs.
@@ -79,15 +79,32 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     _BEFORE.update(bytecode_folders())
 
 
-def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
-    """Bytecode a test wrote into the checkout is named and removed: the plugin folder holds only the plugin (a
-    marketplace install copies it whole). Named, not yet failed: CI has not yet been seen clean of it."""
-    if hasattr(session.config, "workerinput"):
-        return  # an xdist worker: the controller judges once every worker has finished
+def leaked_bytecode() -> list[str]:
+    """Bytecode folders that appeared in the checkout since the session started, removed as they are found: the
+    plugin folder holds only the plugin (a marketplace install copies it whole)."""
     leaked = sorted(bytecode_folders() - _BEFORE)
     for folder in leaked:
         shutil.rmtree(folder, ignore_errors=True)
+    return leaked
+
+
+@pytest.fixture(autouse=True)
+def no_bytecode_in_the_checkout() -> Iterator[None]:
+    """A test whose subprocess writes bytecode into the checkout fails (a Python run ``-I``, or with an environment
+    of its own, drops tox's PYTHONDONTWRITEBYTECODE); on several workers it may be a neighbour's."""
+    yield
+    leaked = leaked_bytecode()
     if leaked:
+        pytest.fail(f"bytecode written into the checkout while this test ran: {', '.join(leaked)}", pytrace=False)
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Bytecode written outside any test (collection, a session fixture) fails the run too."""
+    if hasattr(session.config, "workerinput"):
+        return  # an xdist worker: the controller judges once every worker has finished
+    leaked = leaked_bytecode()
+    if leaked:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
         reporter = session.config.pluginmanager.get_plugin("terminalreporter")
         if reporter is not None:
             reporter.write_line(f"bytecode written into the checkout by this run: {', '.join(leaked)}", red=True)

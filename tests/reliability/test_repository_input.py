@@ -138,16 +138,7 @@ def test_claude_project_dir_from_an_env_block_aims_no_writer_elsewhere(tmp_path:
     theirs = other / ".claude" / "session-workflow" / "work-state.json"
     theirs.write_text(work_state_json("their-session").decode())
     env = env_block(clone, tmp_path / "ran", home, bare_python, CLAUDE_PROJECT_DIR=str(other))
-    env.pop("PYTHONPATH")
-    done = subprocess.run(
-        [sys.executable, BIN, "state", "set", "--ticket", "7", "--title", "Mine"],
-        env={**env, "PYTHONPATH": os.pathsep.join(sys.path)},
-        cwd=clone,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    done = run_bin(["state", "set", "--ticket", "7", "--title", "Mine"], env, clone)
     assert done.returncode == 0, done.stderr
     assert done.stderr.splitlines()[0] == (
         f"session-workflow: ignored CLAUDE_PROJECT_DIR={other}: Claude Code sets it for hooks, not here."
