@@ -563,7 +563,7 @@ MUTANTS = [
     Mutant(
         "the launcher runs a python3 inside the project",
         "../../hooks/python.sh",
-        '*) case $sw_real/ in "$sw_home"/*) sw_inside=1 ;; esac ;;',
+        '*) case $PWD/ in "$sw_home"/*) return 1 ;; esac ;;',
         "*) ;;",
         ("tests/hook/test_launcher.py",),
     ),
@@ -572,6 +572,27 @@ MUTANTS = [
         "../../hooks/python.sh",
         "case $sw_entry in /*) ;; *) continue ;; esac",
         "case $sw_entry in *) ;; esac",
+        ("tests/hook/test_launcher.py",),
+    ),
+    Mutant(
+        "the launcher runs a script standing in for python3",
+        "../../hooks/python.sh",
+        "case $sw_line in '#!'*) return 1 ;; esac",
+        "case $sw_line in '#!'*) ;; esac",
+        ("tests/hook/test_launcher.py",),
+    ),
+    Mutant(
+        "the launcher runs a python3 of a folder others may write",
+        "../../hooks/python.sh",
+        "case $sw_mode in d????w* | d???????w*) return 1 ;;",
+        "case $sw_mode in d????w*) return 1 ;;",
+        ("tests/hook/test_launcher.py",),
+    ),
+    Mutant(
+        "the launcher resolves PATH entries from the working directory",
+        "../../hooks/python.sh",
+        'cd / && cd -L -- "$sw_entry"',
+        'cd -L -- "$sw_entry"',
         ("tests/hook/test_launcher.py",),
     ),
     Mutant(
