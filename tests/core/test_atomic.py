@@ -132,3 +132,37 @@ def test_lock_held_by_a_killed_writer_does_not_block(tmp_path: Path) -> None:
         holder.kill()
         holder.wait()
     assert path.read_bytes() == b"after"
+
+
+def test_the_lock_contends_with_filelock_both_ways(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A writer of another version (filelock's FileLock on the same lock file) and this one exclude each other."""
+    from filelock import FileLock, Timeout
+
+    path = str(tmp_path / "state.json")
+    monkeypatch.setattr(atomic, "LOCK_TIMEOUT_SECONDS", 0.05)
+    os.close(os.open(atomic.lock_path(path), os.O_CREAT | os.O_WRONLY, 0o644))
+    with FileLock(atomic.lock_path(path)), pytest.raises(atomic.WriteError, match="another writer holds"):  # noqa: SIM117
+        with atomic.locked(path):
+            raise AssertionError("the lock was taken while filelock held it")
+    with atomic.locked(path), pytest.raises(Timeout):
+        FileLock(atomic.lock_path(path), timeout=0.05).acquire()
+    with atomic.locked(path):  # released: taken again
+        pass
+
+
+def test_the_lock_imports_no_lock_library(tmp_path: Path) -> None:
+    """A writer pays for the lock it takes (flock), not for filelock's package (about 3 J of start-up)."""
+    code = (
+        "import sys; from session_workflow.core import atomic;"
+        f"atomic.update_file({str(tmp_path / 'x')!r}, lambda old: b'new');"
+        "print(sorted(name for name in sys.modules if name.split('.')[0] in ('filelock', 'logging', 'typing')))"
+    )
+    src = str(Path(atomic.__file__).parents[2])
+    done = subprocess.run(
+        [sys.executable, "-I", "-S", "-B", "-c", f"import sys; sys.path.insert(0, {src!r}); {code}"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert done.stdout == "[]\n"
+    assert (tmp_path / "x").read_bytes() == b"new"
