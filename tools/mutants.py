@@ -598,8 +598,8 @@ MUTANTS = [
     Mutant(
         "the bin script runs python3 without -I",
         "../../bin/session-workflow",
-        'set -- -I -- "$0"',
-        'set -- "$0"',
+        'set -- -I -S -- "$0"',
+        'set -- -S -- "$0"',
         REPOSITORY_INPUT,
     ),
     # Issue 32.

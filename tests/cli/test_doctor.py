@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import stat
 import sys
 import types
 from pathlib import Path
@@ -17,7 +16,7 @@ from session_workflow.anchor import registry
 from session_workflow.anchor.writer import vouch_as_read
 from session_workflow.cli import doctor
 from session_workflow.cli import main as cli
-from session_workflow.core import deps, ledger
+from session_workflow.core import deps, health, ledger
 from session_workflow.workstate import writer as workstate_writer
 
 REPO = Path(__file__).resolve().parents[2]
@@ -28,11 +27,10 @@ PLUGIN_ID = "session-workflow@session-workflow"
 ENABLED = f'"enabledPlugins": {{"{PLUGIN_ID}": true}}'
 
 
-def fake_python(folder: Path, says: str = "3.11.4") -> None:
-    """A ``python3`` that reports ``says`` as its version, whatever it is asked."""
-    script = folder / "python3"
-    script.write_text(f"#!/bin/sh\necho {says}\n")
-    script.chmod(script.stat().st_mode | stat.S_IXUSR)
+def fake_python(folder: Path) -> None:
+    """A ``python3`` the launcher takes (a link to a real interpreter: a script is never run); the version it
+    reports is the sandbox's ``says`` (``box`` stands in for the probe)."""
+    (folder / "python3").symlink_to(os.path.realpath(sys.executable))
 
 
 class Sandbox:
@@ -47,6 +45,7 @@ class Sandbox:
         for folder in (self.home, self.config, self.bin, self.project):
             folder.mkdir()
         fake_python(self.bin)
+        self.says = "3.11.4"
         (self.bin / "session-workflow").symlink_to(REPO / "bin" / "session-workflow")
         self.env = {
             "HOME": str(self.home),
@@ -90,6 +89,7 @@ class Sandbox:
 def box(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Sandbox:
     box = Sandbox(tmp_path)
     monkeypatch.setattr(doctor, "MANAGED_SETTINGS", str(box.root / "managed-settings.json"))
+    monkeypatch.setattr(health, "probe_python", lambda python: box.says)
     monkeypatch.chdir(box.project)  # the Bash tool: in the project, no CLAUDE_PROJECT_DIR
     return box
 
@@ -170,7 +170,7 @@ def test_a_bare_sandbox_is_fine(box: Sandbox) -> None:
 
 
 def test_an_old_python3_is_essential(box: Sandbox) -> None:
-    fake_python(box.bin, "3.8.10")
+    box.says = "3.8.10"
     lines, code = lines_of(box)
     assert code == 1
     assert lines[1:3] == [
@@ -181,7 +181,7 @@ def test_an_old_python3_is_essential(box: Sandbox) -> None:
 
 
 def test_python_3_9_is_enough(box: Sandbox) -> None:
-    fake_python(box.bin, "3.9.0")
+    box.says = "3.9.0"
     lines, code = lines_of(box)
     assert (lines[1], code) == ("✔ python3 for the hooks: <tmp>/bin/python3, Python 3.9.0", 0)
 
