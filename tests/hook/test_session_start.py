@@ -403,6 +403,36 @@ def test_resume_reads_the_thread_and_sends_only_what_changed(full: Project) -> N
     assert ANCHOR_MARK in full.inject("resume"), "a boundary after the block: the thread no longer holds it"
 
 
+# The hot path's own loader (``core.jsonload``) instead of the standard json, which pulls in re and enum (issue 42:
+# resume and fork took it); ``re`` only where a pattern is needed. With ``HEAVY`` (below), the import rule.
+LOADER_ONLY = {"json", "re", "enum", "site"}
+
+
+def _imported(stderr: bytes) -> set[str]:
+    """The packages a ``-X importtime`` run imported (top-level names)."""
+    return {line.split("|")[-1].strip().split(".")[0] for line in stderr.decode().splitlines() if "|" in line}
+
+
+@pytest.mark.parametrize("source", ["compact", "resume", "fork", "startup", "clear"])
+def test_a_full_projects_session_start_takes_the_hot_paths_imports(full: Project, source: str) -> None:
+    """Every source, cold, on a project with an anchor, tasks, a work state and prompts: the block is there, and
+    no ``json``, ``re`` or ``enum`` (the hot path's own loader, ``core.jsonload``), no lock library."""
+    full.inject("compact")  # the compact block's delivery record, so resume and fork read the thread too
+    done = _run_shim("SessionStart", json.dumps(full.payload(source)).encode(), full.env(), "-X", "importtime")
+    assert done.returncode == 0 and b"additionalContext" in done.stdout, done.stderr[-2000:]
+    assert not _imported(done.stderr) & (HEAVY | LOADER_ONLY)
+
+
+@pytest.mark.parametrize("event", ["PreCompact", "UserPromptSubmit"])
+def test_a_full_projects_precompact_and_prompt_take_the_hot_paths_imports(full: Project, event: str) -> None:
+    """PreCompact needs ``re`` here, and only here: the cursor's ``Next action:`` label is a pattern."""
+    payload = {**full.payload(None), "hook_event_name": event, "trigger": "auto", "prompt": "go on"}
+    done = _run_shim(event, json.dumps(payload).encode(), full.env(), "-X", "importtime")
+    assert done.returncode == 0 and (done.stdout or event == "UserPromptSubmit"), done.stderr[-2000:]
+    needed = {"re", "enum"} if event == "PreCompact" else set()
+    assert not _imported(done.stderr) & (HEAVY | LOADER_ONLY) - needed
+
+
 def test_a_project_with_nothing_of_ours_starts_without_json_or_re(project: Project) -> None:
     """The most common start: every part finds nothing, decided before ``json`` and ``re`` are imported."""
     done = _run_shim("SessionStart", json.dumps(project.payload("startup")).encode(), project.env(), "-X", "importtime")

@@ -487,3 +487,17 @@ def test_a_non_anchor_edit_imports_nothing_but_the_hook_module(project: Project,
     imported = {line.rsplit("|", 1)[-1].strip() for line in stderr.splitlines() if "|" in line}
     assert {name for name in imported if name.startswith("session_workflow")} == HOOK_MODULES
     assert imported & {"json", "re", "_json", "typing", "filelock", "importlib.util", "site"} == set()
+
+
+def test_an_anchor_edit_takes_the_lock_without_a_lock_library(project: Project, installed: Path) -> None:
+    """The re-vouch of an edited anchor (under its writer lock) pays for the lock, not for filelock's package and
+    the typing, logging and inspect it loads; nor for the standard json and re."""
+    project.calls += 1
+    run_shim("PreToolUse", raw(project.payload("PreToolUse", project.anchor)), cold_env(installed))
+    project.anchor.write_bytes(EDITED)
+    response = {"type": "update", "filePath": str(project.anchor), "content": EDITED.decode(), "originalFile": "x"}
+    post = project.payload("PostToolUse", project.anchor, tool_response=response)
+    stderr = run_shim("PostToolUse", raw(post), cold_env(installed), "-X", "importtime").decode()
+    imported = {line.rsplit("|", 1)[-1].strip() for line in stderr.splitlines() if "|" in line}
+    assert sessions_of(project.anchor) == [SESSION, OTHER]  # vouched again: the lock was taken
+    assert imported & {"filelock", "typing", "logging", "inspect", "json", "re", "site"} == set()

@@ -110,7 +110,11 @@ def _busy(lock: str) -> WriteError:
 
 @contextlib.contextmanager
 def _filelock(lock: str) -> Iterator[None]:
-    """filelock's ``FileLock`` on ``lock``, for where flock is missing."""
+    """filelock's ``FileLock`` on ``lock``, for where flock is missing: the plugin folder's vendored copy first on
+    the path (``core.deps``), as bin/session-workflow has it, from a hook too."""
+    from session_workflow.core.deps import add_vendored
+
+    add_vendored()
     from filelock import FileLock, Timeout
 
     try:

@@ -17,8 +17,8 @@ adopt`` itself), while repository content alone never reaches that window.
 
 Both hooks run for every Write and Edit of every session, and most sessions have no anchor: the path is checked
 in the raw payload with string operations before anything is imported, so that exit costs the interpreter floor
-(``benchmarks/``). Only a re-vouch takes the lock, with filelock from the plugin folder's vendored copy, put on
-the path on that path alone (``core.deps``), so every edit of a vouched anchor is vouched again. The mod leaves
+(``benchmarks/``). Only a re-vouch takes the lock (``core.atomic.locked``: an flock, filelock's primitive, with no
+library to import), so every edit of a vouched anchor is vouched again. The mod leaves
 all this to these hooks: they run in every build, the mod's included, and the mod would have to spawn the same
 Python to vouch, so nothing vouches twice.
 """
@@ -248,9 +248,6 @@ def after_edit(raw: bytes, env: Mapping[str, str], now: float) -> bool:
     real = project_anchor(payload, path, now)
     if real is None or real != taken[0]:
         return False
-    from session_workflow.core.deps import add_vendored
-
-    add_vendored()  # filelock for the writer's lock, from the plugin folder (as bin/session-workflow has it)
     return keep_trust(real, taken[1], env, session, now)
 
 

@@ -14,10 +14,10 @@ transcript from Claude Code's own command line, and says nothing when it cannot 
 
 from __future__ import annotations
 
-import json
 import os
 
 from session_workflow.core.boundedio import iter_marked_lines_from_end
+from session_workflow.core.jsonload import loads
 
 TAIL_BYTES = 4 << 20
 # Enough for every block of a long chain of resumes; each is at most 10,000 UTF-16 units.
@@ -31,7 +31,7 @@ TRANSCRIPT_SUFFIX = ".jsonl"
 
 def _record(line: bytes) -> dict[str, object] | None:
     try:
-        record = json.loads(line)
+        record = loads(line)  # the hot path's loader: the standard json pulls in re and enum
     except (ValueError, RecursionError):
         return None
     return record if isinstance(record, dict) else None
