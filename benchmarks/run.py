@@ -36,6 +36,11 @@ if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
 HOOKS_JSON = os.path.join(ROOT, "hooks", "hooks.json")
+LAUNCHER = os.path.join(ROOT, "hooks", "python.sh")
+# How the machine leads hooks.json's /bin/sh hooks/python.sh to a python3 (issue 42): ``binary``, a folder whose
+# python3 links to --python first on PATH; ``shim``, a version manager's shims folder first (pyenv's: what a
+# Python developer's PATH holds); ``nobc``, ``binary`` with PYTHONDONTWRITEBYTECODE=1 in the hooks' environment.
+SETUPS = ("binary", "shim", "nobc")
 CLI = os.path.join(ROOT, "bin", "session-workflow")
 SPAWN = os.path.join(ROOT, "benchmarks", "spawn.py")
 RESULTS = os.path.join(ROOT, "benchmarks", "results")
@@ -246,11 +251,37 @@ def interpreter_dir(load: workload.Workload, python: str) -> str:
     return folder
 
 
+def pyenv_shims() -> str | None:
+    """pyenv's shims folder when it has a python3 (``PYENV_ROOT``, else ``~/.pyenv``); None without pyenv."""
+    root = os.environ.get("PYENV_ROOT") or os.path.expanduser("~/.pyenv")
+    shims = os.path.join(root, "shims")
+    return shims if os.path.isfile(os.path.join(shims, "python3")) else None
+
+
+def set_up(env: dict[str, str], load: workload.Workload, python: str, setup: str) -> dict[str, str]:
+    """``env`` with PATH (and PYTHONDONTWRITEBYTECODE) as ``setup`` has them (``SETUPS``)."""
+    first = pyenv_shims() if setup == "shim" else interpreter_dir(load, python)
+    assert first is not None, "no pyenv shims here"
+    env["PATH"] = first + os.pathsep + env.get("PATH", os.defpath)
+    if setup == "nobc":
+        env["PYTHONDONTWRITEBYTECODE"] = "1"
+    return env
+
+
+def launched(env: Mapping[str, str], cwd: str) -> str:
+    """The python3 hooks/python.sh runs in ``env`` and ``cwd`` (its ``--which``): the row's interpreter."""
+    done = subprocess.run(["/bin/sh", LAUNCHER, "--which"], env=env, cwd=cwd, capture_output=True, text=True)
+    path = done.stdout.strip()
+    real = os.path.realpath(path) if path else ""
+    return f"{path} (= {real})" if real and real != path else path or "(none)"
+
+
 def hook_scenario(
     spec: Mapping[str, object],
     python: str,
     load: workload.Workload,
     row: tuple[str, str, workload.Session, str, str | None, tuple[str, ...], tuple[str, float] | None],
+    setup: str = "binary",
 ) -> Scenario:
     """A hook scenario from ``(key, label, session, event, source, expected parts, growth)``; an n/a one when
     hooks.json has no such hook or its script is not there yet."""
@@ -264,9 +295,8 @@ def hook_scenario(
         reason = f"{missing_script(argvs[0])} missing"
     if len(argvs) > 1:
         label += f" (first of {len(argvs)} hooks)"
-    env = hook_env(load, session, plugin_data)
-    # hooks/python.sh runs PATH's first python3 outside the project: the interpreter under test, put first.
-    env["PATH"] = interpreter_dir(load, python) + os.pathsep + env.get("PATH", os.defpath)
+    # hooks/python.sh runs PATH's first real python3 outside the project: what the setup puts first on PATH.
+    env = set_up(hook_env(load, session, plugin_data), load, python, setup)
     return Scenario(
         key,
         label,
@@ -289,8 +319,9 @@ GROWTH_ROWS: dict[str, tuple[str, str, tuple[str, ...]]] = {
 }
 
 
-def scenarios(load: workload.Workload, python: str) -> list[Scenario]:
-    """Floors first, then every hook and writer scenario, in table order."""
+def scenarios(load: workload.Workload, python: str, setup: str = "binary") -> list[Scenario]:
+    """Floors first, then every hook and writer scenario, in table order; hooks and writers run as users run
+    them (through hooks/python.sh, and bin/session-workflow's own line) on the interpreter ``setup`` leads to."""
     with open(HOOKS_JSON, encoding="utf-8") as handle:
         spec = json.load(handle)
     empty = load.anchorless
@@ -335,7 +366,7 @@ def scenarios(load: workload.Workload, python: str) -> list[Scenario]:
     rows.append(
         ("tool-post-mention", "PostToolUse Edit, not an anchor, text names one", full, "PostToolUse", None, (), None)
     )
-    found += [hook_scenario(spec, python, load, row) for row in rows]
+    found += [hook_scenario(spec, python, load, row, setup) for row in rows]
     # Diagnostics: the hooks' imports alone (no payload, no work), to split each hook's cost into the two. They
     # end as the hook shims do, in os._exit, which skips the interpreter's teardown that the floors pay; their
     # bytecode goes to the workload's home, as the hooks' goes to the plugin data folder, never into src/.
@@ -351,7 +382,7 @@ def scenarios(load: workload.Workload, python: str) -> list[Scenario]:
                 cwd=ROOT,
             )
         )
-    writer_env = base_env(load)
+    writer_env = set_up(base_env(load), load, python, setup)
     writer_env.update(CLAUDECODE="1", CLAUDE_CODE_SESSION_ID=writer.session_id, CLAUDE_CONFIG_DIR=writer.config)
     # A machine that never ran the CLI: no bytecode of the plugin's yet (the first, warm-up run writes it).
     shutil.rmtree(os.path.join(load.home, ".local", "state", "session-workflow", "pycache"), ignore_errors=True)
@@ -370,7 +401,7 @@ def scenarios(load: workload.Workload, python: str) -> list[Scenario]:
                 Scenario(
                     key + suffix,
                     label + note,
-                    [python, CLI, *args] if present else None,
+                    [CLI, *args] if present else None,
                     env=env,
                     cwd=writer.project,
                     reason="" if present else "bin/session-workflow missing",
@@ -689,7 +720,25 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--update-readme", action="store_true", help="put this run's table in benchmarks/README.md")
     parser.add_argument("--strict", action="store_true", help="exit 1 when a target is missed or a check fails")
     parser.add_argument("--list", action="store_true", help="list the scenario keys and exit")
+    parser.add_argument(
+        "--setup", choices=SETUPS, default="binary", help="what leads hooks/python.sh to python3 (default binary)"
+    )
     return parser.parse_args(argv)
+
+
+def setup_line(setup: str) -> str:
+    """What ``setup`` put first on the hooks' PATH, in words."""
+    if setup == "shim":
+        return f"pyenv's shims {pyenv_shims()} first on PATH"
+    return "a link to --python first on PATH" + (", PYTHONDONTWRITEBYTECODE=1" if setup == "nobc" else "")
+
+
+def by_interpreter(ran: Mapping[str, str]) -> dict[str, list[str]]:
+    """The rows' keys per interpreter that ran them."""
+    found: dict[str, list[str]] = {}
+    for key, path in ran.items():
+        found.setdefault(path, []).append(key)
+    return found
 
 
 def selected(all_scenarios: list[Scenario], only: str | None) -> list[Scenario]:
@@ -708,7 +757,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     load_start = load_average()
     load, reused = workload.ensure(workdir, sizes, args.regenerate)
     print(f"workload: {load.root} ({'cached' if reused else 'generated'} in {time.monotonic() - started:.1f} s)")
-    chosen = selected(scenarios(load, python), args.only)
+    if args.setup == "shim" and pyenv_shims() is None:
+        print("--setup shim: no pyenv shims folder with a python3 here", file=sys.stderr)
+        return 2
+    chosen = selected(scenarios(load, python, args.setup), args.only)
+    # Which python3 each row ran: the launcher's choice under the row's PATH (the floors: --python itself).
+    ran = {s.key: launched(s.env, s.cwd) for s in chosen if s.argv is not None and s.argv[:1] in (["/bin/sh"], [CLI])}
     if args.list:
         for scenario in chosen:
             print(f"{scenario.key:<22} {scenario.label}" + (f"  [n/a: {scenario.reason}]" if scenario.reason else ""))
@@ -738,6 +792,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"session-workflow hook benchmarks: {args.runs} rounds after {args.warmup} warm-up, interleaved"
         + (" (tiny workload)" if args.tiny else ""),
         machine,
+        f"setup {args.setup}: {setup_line(args.setup)}; hooks and writers ran "
+        + "; ".join(f"{path} ({len(keys)} rows)" for path, keys in by_interpreter(ran).items()),
         "",
         *report.table_lines(results, resolution),
         "",
@@ -751,6 +807,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         "machine": machine,
         "python": python,
         "python_version": version,
+        "setup": args.setup,
+        "interpreters": ran,
         "runs": args.runs,
         "warmup": args.warmup,
         "tiny": args.tiny,

@@ -55,6 +55,29 @@ def test_tiny_run_checks_every_scenario_and_writes_json(tmp_path: Path) -> None:
     assert {verdict["result"] for verdict in document["verdicts"]} <= {"pass", "MISS"}
     flat = {verdict["name"] for verdict in document["verdicts"] if " flat: " in verdict["name"]}
     assert flat == {f"{dimension} flat: 1 → 30 adds ≤ 0.20 J" for dimension in workload.GROWTH_DIMENSIONS}
+    # Which python3 each row ran, as the launcher chose it: the link to this interpreter put first on PATH.
+    real = os.path.realpath(sys.executable)
+    assert document["setup"] == "binary" and document["interpreters"]["ss-compact"].endswith(f"(= {real})")
+    assert "setup binary: a link to --python first on PATH; hooks and writers ran " in done.stdout
+
+
+def test_each_setup_leads_the_launcher_to_its_python3(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A version manager's shims first on PATH: the launcher still runs a real interpreter (issue 42)."""
+    load, _reused = workload.ensure(str(tmp_path / "workload"), workload.TINY, False)
+    root = tmp_path / "pyenv"
+    (root / "shims").mkdir(parents=True)
+    (root / "shims" / "python3").write_text("#!/bin/sh\nexit 9\n")
+    (root / "shims" / "python3").chmod(0o755)
+    (root / "versions" / "9.1" / "bin").mkdir(parents=True)
+    (root / "versions" / "9.1" / "bin" / "python3").symlink_to(os.path.realpath(sys.executable))
+    (root / "version").write_text("9.1\n")
+    monkeypatch.setenv("PYENV_ROOT", str(root))
+    base = {"PATH": "/usr/bin:/bin"}
+    shim = run.set_up(dict(base), load, sys.executable, "shim")
+    assert shim["PATH"].startswith(f"{root}/shims:")
+    assert run.launched(shim, load.root) == f"{root}/versions/9.1/bin/python3 (= {os.path.realpath(sys.executable)})"
+    nobc = run.set_up(dict(base), load, sys.executable, "nobc")
+    assert nobc["PYTHONDONTWRITEBYTECODE"] == "1" and nobc["PATH"].startswith(run.interpreter_dir(load, sys.executable))
 
 
 # --- hooks.json --------------------------------------------------------------------------------------------
