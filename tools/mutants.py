@@ -202,6 +202,13 @@ MUTANTS = [
         ("tests/cli/test_parser.py",),
     ),
     Mutant(
+        "the writer lock is never taken",
+        "core/atomic.py",
+        "            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)\n            return True",
+        "            return True",
+        ("tests/core/test_atomic.py",),
+    ),
+    Mutant(
         "a killed writer's temp file blocks the next",
         "core/atomic.py",
         "        try:\n            os.unlink(temp)\n        except OSError as error:",
