@@ -280,11 +280,12 @@ def hook_scenario(
     spec: Mapping[str, object],
     python: str,
     load: workload.Workload,
-    row: tuple[str, str, workload.Session, str, str | None, tuple[str, ...], tuple[str, float] | None],
+    row: tuple[str, str, workload.Session, str, str | None, tuple[str, ...] | None, tuple[str, float] | None],
     setup: str = "binary",
 ) -> Scenario:
     """A hook scenario from ``(key, label, session, event, source, expected parts, growth)``; an n/a one when
-    hooks.json has no such hook or its script is not there yet."""
+    hooks.json has no such hook or its script is not there yet. Expected parts None: its output is not a hook
+    JSON (PreCompact's plain text), only exit 0 is checked."""
     key, label, session, event, source, expect, growth = row
     argvs = hook_argvs(spec, event, source, python)
     plugin_data = workload.plugin_data_of(load, session)
@@ -338,7 +339,7 @@ def scenarios(load: workload.Workload, python: str, setup: str = "binary") -> li
         ),
     ]
     full_parts = (workload.STATE_TITLE, workload.ANCHOR_TITLE, workload.TASK_SUBJECT, workload.LAST_PROMPT)
-    rows: list[tuple[str, str, workload.Session, str, str | None, tuple[str, ...], tuple[str, float] | None]] = [
+    rows: list[tuple[str, str, workload.Session, str, str | None, tuple[str, ...] | None, tuple[str, float] | None]] = [
         ("ss-anchorless", "SessionStart startup, anchor-less", empty, "SessionStart", "startup", (), None)
     ]
     for group, sessions, headline in (
@@ -359,6 +360,13 @@ def scenarios(load: workload.Workload, python: str, setup: str = "binary") -> li
     moved_label = "SessionStart compact, anchor moved (hashed)"
     rows.append(("ss-moved", moved_label, load.moved, "SessionStart", "compact", (workload.ANCHOR_TITLE,), None))
     full = load.compact[min(load.compact)]
+    # Issue 42: resume and fork read the thread (the fork finds no parent here: every part is sent), PreCompact.
+    for source in ("resume", "fork"):
+        rows.append(
+            (f"ss-{source}", f"SessionStart {source}, full", full, "SessionStart", source, full_parts[:3], None)
+        )
+    rows.append(("pc-full", "PreCompact, full", full, "PreCompact", None, None, None))
+    rows.append(("pc-anchorless", "PreCompact, anchor-less", empty, "PreCompact", None, None, None))
     rows.append(("ups-unchanged", "UserPromptSubmit, work state unchanged", full, "UserPromptSubmit", None, (), None))
     rows.append(("ups-no-state", "UserPromptSubmit, no work state", empty, "UserPromptSubmit", None, (), None))
     rows.append(("tool-pre", "PreToolUse Edit, not an anchor", full, "PreToolUse", None, (), None))

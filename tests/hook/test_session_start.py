@@ -698,3 +698,14 @@ def test_a_cold_hook_with_a_bug_logs_it_and_names_what_it_left_out(
         (entry,) = [json.loads(line) for line in (state / "session-workflow" / "errors.jsonl").read_text().splitlines()]
         assert entry["where"] == where and "planted in the" in str(entry["error"])
         assert str(copy / "src" / "session_workflow" / module) in str(entry["traceback"])
+
+
+def test_precompact_in_a_project_with_nothing_of_ours_imports_no_part(project: Project) -> None:
+    """PreCompact loads a part's module only where there is something on disk for it, as SessionStart does."""
+    payload = {**project.payload(None), "hook_event_name": "PreCompact", "trigger": "auto"}
+    done = _run_shim("PreCompact", json.dumps(payload).encode(), project.env(), "-X", "importtime")
+    assert (done.returncode, done.stdout) == (0, b"")
+    modules = {line.split("|")[-1].strip() for line in done.stderr.decode().splitlines() if "|" in line}
+    assert "session_workflow.hook.precompact" in modules
+    assert not {name for name in modules if name.startswith(("session_workflow.anchor", "session_workflow.workstate"))}
+    assert not _imported(done.stderr) & (HEAVY | LOADER_ONLY)

@@ -7,15 +7,9 @@ where that state lives and what comes next, so a model reading only the summary 
 
 from __future__ import annotations
 
-from session_workflow.anchor import part as anchor_part
-from session_workflow.anchor.block import display_path
-from session_workflow.anchor.text import NEXT_LABEL
-from session_workflow.core import config
+from session_workflow.core import config, locations
 from session_workflow.core.text import cut_code_points, cut_utf16, one_line, utf16_len
 from session_workflow.hook.io import run_hook, write_stdout
-from session_workflow.tasks import store as tasks
-from session_workflow.workstate import state as workstate
-from session_workflow.workstate.section import ticket_label
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -40,6 +34,9 @@ def instructions(anchor: tuple[str, str | None] | None, ticket: WorkState | None
     """
     lines = []
     if anchor is not None:
+        from session_workflow.anchor.block import display_path
+        from session_workflow.anchor.text import NEXT_LABEL
+
         path, next_action = anchor
         line = one_line(next_action or "")
         label = NEXT_LABEL.match(line)
@@ -47,6 +44,8 @@ def instructions(anchor: tuple[str, str | None] | None, ticket: WorkState | None
         shown = display_path(path)
         lines.append(f"- the control anchor file {shown}" + (f" and its next action: {action}" if action else ""))
     if ticket is not None:
+        from session_workflow.workstate.section import ticket_label
+
         number = one_line(ticket_label(ticket.ticket))
         title = cut_code_points(one_line(ticket.title).replace('"', "'"), TITLE_CHARS)
         step = cut_code_points(one_line(ticket.step), STEP_CHARS)
@@ -65,11 +64,24 @@ def instructions(anchor: tuple[str, str | None] | None, ticket: WorkState | None
 
 
 def pre_compact(ctx: HookContext) -> None:
-    """Hook handler: print the request when some state exists, else nothing."""
-    loaded = workstate.owned_state(ctx)
+    """Hook handler: print the request when some state exists, else nothing. Each part's module is imported only
+    where there is something on disk for it (SessionStart's presence checks, ``hook.compose``)."""
+    from session_workflow.tasks import store as tasks
+
+    folders = ctx.project_dirs()
+    loaded = None
+    if locations.any_work_state(folders, ctx.env, ctx.session_id):
+        from session_workflow.workstate import state as workstate
+
+        loaded = workstate.owned_state(ctx)
     task_part = tasks.prepare(ctx)
     open_tasks = getattr(task_part, "open_count", 0) if task_part is not None else 0
-    anchor = anchor_part.precompact_facts(ctx) if config.switch(config.ANCHOR_HOOKS, ctx.env) else None
+    anchor = None
+    anchored = locations.any_anchors(folders) or locations.any_kept_anchors(ctx.env, ctx.session_id)
+    if anchored and config.switch(config.ANCHOR_HOOKS, ctx.env):
+        from session_workflow.anchor import part as anchor_part
+
+        anchor = anchor_part.precompact_facts(ctx)
     text = instructions(anchor, loaded.state if loaded else None, open_tasks)
     if text:
         write_stdout(text.encode("utf-8") + b"\n")
