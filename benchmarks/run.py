@@ -362,9 +362,9 @@ def scenarios(load: workload.Workload, python: str, setup: str = "binary") -> li
     full = load.compact[min(load.compact)]
     # Issue 42: resume and fork read the thread (the fork finds no parent here: every part is sent), PreCompact.
     for source in ("resume", "fork"):
-        rows.append(
-            (f"ss-{source}", f"SessionStart {source}, full", full, "SessionStart", source, full_parts[:3], None)
-        )
+        # A fork is a new session: the work state is named in one line as another session's.
+        expect = full_parts[:3] if source == "resume" else (workload.ANCHOR_TITLE, workload.TASK_SUBJECT)
+        rows.append((f"ss-{source}", f"SessionStart {source}, full", full, "SessionStart", source, expect, None))
     rows.append(("pc-full", "PreCompact, full", full, "PreCompact", None, None, None))
     rows.append(("pc-anchorless", "PreCompact, anchor-less", empty, "PreCompact", None, None, None))
     rows.append(("ups-unchanged", "UserPromptSubmit, work state unchanged", full, "UserPromptSubmit", None, (), None))
