@@ -37,9 +37,10 @@ if TYPE_CHECKING:
 
 HOOKS_JSON = os.path.join(ROOT, "hooks", "hooks.json")
 LAUNCHER = os.path.join(ROOT, "hooks", "python.sh")
-# How the machine leads hooks.json's /bin/sh hooks/python.sh to a python3 (issue 42): ``binary``, a folder whose
-# python3 links to --python first on PATH; ``shim``, a version manager's shims folder first (pyenv's: what a
-# Python developer's PATH holds); ``nobc``, ``binary`` with PYTHONDONTWRITEBYTECODE=1 in the hooks' environment.
+# How the machine leads hooks.json's /bin/sh hooks/python.sh to a python3 (issue 42): ``binary``, --python's own
+# folder first on PATH (else a workload folder whose python3 links to it); ``shim``, a version manager's shims
+# folder first (pyenv's: what a Python developer's PATH holds); ``nobc``, ``binary`` with
+# PYTHONDONTWRITEBYTECODE=1 in the hooks' environment.
 SETUPS = ("binary", "shim", "nobc")
 CLI = os.path.join(ROOT, "bin", "session-workflow")
 SPAWN = os.path.join(ROOT, "benchmarks", "spawn.py")
@@ -258,9 +259,19 @@ def pyenv_shims() -> str | None:
     return shims if os.path.isfile(os.path.join(shims, "python3")) else None
 
 
+def own_folder(python: str) -> str | None:
+    """The folder ``python`` is in when its ``python3`` is that very interpreter (/usr/bin, a pyenv version's bin):
+    the PATH a machine has, the launcher's cost for that folder included (an ``ls`` but for /usr/bin and /bin)."""
+    candidate = os.path.join(os.path.dirname(python), "python3")
+    try:
+        return os.path.dirname(python) if os.path.samefile(candidate, python) else None
+    except OSError:
+        return None
+
+
 def set_up(env: dict[str, str], load: workload.Workload, python: str, setup: str) -> dict[str, str]:
     """``env`` with PATH (and PYTHONDONTWRITEBYTECODE) as ``setup`` has them (``SETUPS``)."""
-    first = pyenv_shims() if setup == "shim" else interpreter_dir(load, python)
+    first = pyenv_shims() if setup == "shim" else own_folder(python) or interpreter_dir(load, python)
     assert first is not None, "no pyenv shims here"
     env["PATH"] = first + os.pathsep + env.get("PATH", os.defpath)
     if setup == "nobc":
@@ -738,7 +749,9 @@ def setup_line(setup: str) -> str:
     """What ``setup`` put first on the hooks' PATH, in words."""
     if setup == "shim":
         return f"pyenv's shims {pyenv_shims()} first on PATH"
-    return "a link to --python first on PATH" + (", PYTHONDONTWRITEBYTECODE=1" if setup == "nobc" else "")
+    return "--python's folder (or a link to it) first on PATH" + (
+        ", PYTHONDONTWRITEBYTECODE=1" if setup == "nobc" else ""
+    )
 
 
 def by_interpreter(ran: Mapping[str, str]) -> dict[str, list[str]]:

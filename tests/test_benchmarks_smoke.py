@@ -55,10 +55,11 @@ def test_tiny_run_checks_every_scenario_and_writes_json(tmp_path: Path) -> None:
     assert {verdict["result"] for verdict in document["verdicts"]} <= {"pass", "MISS"}
     flat = {verdict["name"] for verdict in document["verdicts"] if " flat: " in verdict["name"]}
     assert flat == {f"{dimension} flat: 1 → 30 adds ≤ 0.20 J" for dimension in workload.GROWTH_DIMENSIONS}
-    # Which python3 each row ran, as the launcher chose it: the link to this interpreter put first on PATH.
+    # Which python3 each row ran, as the launcher chose it: this interpreter, its folder put first on PATH.
     real = os.path.realpath(sys.executable)
-    assert document["setup"] == "binary" and document["interpreters"]["ss-compact"].endswith(f"(= {real})")
-    assert "setup binary: a link to --python first on PATH; hooks and writers ran " in done.stdout
+    ran = document["interpreters"]["ss-compact"].split(" (= ")[0]
+    assert document["setup"] == "binary" and os.path.realpath(ran) == real
+    assert "setup binary: --python's folder (or a link to it) first on PATH; hooks and writers ran " in done.stdout
 
 
 def test_each_setup_leads_the_launcher_to_its_python3(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -77,7 +78,8 @@ def test_each_setup_leads_the_launcher_to_its_python3(tmp_path: Path, monkeypatc
     assert shim["PATH"].startswith(f"{root}/shims:")
     assert run.launched(shim, load.root) == f"{root}/versions/9.1/bin/python3 (= {os.path.realpath(sys.executable)})"
     nobc = run.set_up(dict(base), load, sys.executable, "nobc")
-    assert nobc["PYTHONDONTWRITEBYTECODE"] == "1" and nobc["PATH"].startswith(run.interpreter_dir(load, sys.executable))
+    first = run.own_folder(sys.executable) or run.interpreter_dir(load, sys.executable)
+    assert nobc["PYTHONDONTWRITEBYTECODE"] == "1" and nobc["PATH"].startswith(first + os.pathsep)
 
 
 # --- hooks.json --------------------------------------------------------------------------------------------
