@@ -270,3 +270,24 @@ def test_importing_the_anchor_part_compiles_no_regex() -> None:
     result = subprocess.run([sys.executable, "-I", "-S", "-B", "-c", code], capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "[]"
+
+
+STEP_PATTERN = r"^[ \t]*[-*+][ \t]+Step[ \t]+(\d{1,9})\b"
+_STEP_LINES = st.from_regex(
+    r"[ \t]{0,2}[-*+x]{0,2}[ \t]{0,2}(Step|step|Ste|)[ \t]{0,2}[0-9٣²]{0,11}[_a :.x\n]{0,2}", fullmatch=True
+)
+
+
+@given(_STEP_LINES | st.text(alphabet=" \t-*+Step019٣²_x:\n"))
+def test_step_bullet_matches_as_its_pattern_does(line: str) -> None:
+    """String methods, the pattern's meaning (``STEP_PATTERN``)."""
+    expected = re.match(STEP_PATTERN, line)
+    found = STEP_BULLET.match(line)
+    assert (found.group(1) if found else None) == (expected.group(1) if expected else None)
+
+
+@pytest.mark.parametrize("line", ["- Step 12: x", "* Step\t1234567890", "+\tStep 9_", "  - Step ٣٤ done", "-Step 1"])
+def test_step_bullet_edges(line: str) -> None:
+    expected = re.match(STEP_PATTERN, line)
+    found = STEP_BULLET.match(line)
+    assert (found.group(1) if found else None) == (expected.group(1) if expected else None)

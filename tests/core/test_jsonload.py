@@ -292,3 +292,22 @@ def test_cold_loads_answers_as_json_loads_on_this_interpreter() -> None:
 def test_cold_loads_in_a_fresh_interpreter_as_after_the_purge(document: bytes) -> None:
     """One document per fresh ``-I -S`` process gives what the batch (``json`` purged before each) gives."""
     assert cold_outcomes([(document, False)]) == [_warm(document, False)]
+
+
+_INDENTED_LEAVES = st.one_of(st.none(), st.booleans(), st.integers(), st.text(max_size=12))
+_INDENTED = st.recursive(
+    _INDENTED_LEAVES,
+    lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(st.text(max_size=6), inner, max_size=4)),
+    max_leaves=20,
+)
+
+
+@given(_INDENTED)
+def test_dumps_indented_is_json_dumps_with_indent_1(document: object) -> None:
+    """A trust record's bytes are the same whether ``json`` or the hot path's encoder wrote them."""
+    assert jsonload.dumps_indented(document) == json.dumps(document, ensure_ascii=True, indent=1)
+
+
+def test_dumps_indented_hands_other_values_to_json() -> None:
+    for document in ({"f": 1.5}, {"t": (1, 2)}, {1: "int key"}, [float("inf")]):
+        assert jsonload.dumps_indented(document) == json.dumps(document, ensure_ascii=True, indent=1)

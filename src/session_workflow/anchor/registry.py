@@ -27,8 +27,8 @@ Beside each record the writers keep a copy of the last version they wrote (``cop
 else its HEAD cut to 64 KiB, the most the hook ever reads of one), so ``anchor restore`` can put a deleted or
 changed anchor back; and per session, the list of the anchors it keeps (``kept_by``), so the hook learns of one
 that is gone without listing the records.
-Hot-path safe (os, time, and ``core.jsonload``: no ``json`` import); the writer side imports ``json`` and
-``core.atomic`` lazily.
+Hot-path safe (os, time, and ``core.jsonload``: no ``json`` import, the writer side's records included, which
+the edit hook's re-vouch writes); the writer side imports ``core.atomic`` lazily.
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ import time
 from session_workflow.anchor.text import LIVE, NOT_ANCHOR, split_head
 from session_workflow.core.boundedio import read_prefix, read_prefix_and_stat
 from session_workflow.core.folders import foreign_level, make_private, problem_line, user_top
-from session_workflow.core.jsonload import loads
+from session_workflow.core.jsonload import dumps_indented, loads
 from session_workflow.core.locations import KEPT_FOLDER, kept_index, record_name, trust_dir
 from session_workflow.core.text import escaped, shell_command
 
@@ -259,8 +259,6 @@ def changed_since(env: Mapping[str, str], path: str) -> Record | None:
 
 def encode(record: Record, how: str, now: float) -> bytes:
     """The record's bytes (``how``: the writer that produced the file, for a person reading the folder)."""
-    import json  # the writer side only: the hooks never encode a record
-
     document = {
         "v": VERSION,
         "path": record.path,
@@ -273,7 +271,7 @@ def encode(record: Record, how: str, now: float) -> bytes:
         "by": how,
         "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(now)),
     }
-    return (json.dumps(document, ensure_ascii=True, indent=1) + "\n").encode("ascii")
+    return (dumps_indented(document) + "\n").encode("ascii")
 
 
 def _present(real: str) -> Identity | None:
@@ -369,8 +367,6 @@ def kept_in(env: Mapping[str, str], folder: str, session: str | None = None) -> 
 
 def _keep(env: Mapping[str, str], session: str, real: str) -> None:
     """Put ``real`` first in ``session``'s list of kept anchors (nothing is written when it already is)."""
-    import json
-
     from session_workflow.core import atomic
 
     index = kept_index(env, session)
@@ -380,7 +376,7 @@ def _keep(env: Mapping[str, str], session: str, real: str) -> None:
     def transform(current: bytes | None) -> bytes:
         listed = [real, *(item for item in _kept_paths(current) if item != real)][:MAX_KEPT]
         document = {"v": VERSION, "session": session, "anchors": listed}
-        return (json.dumps(document, ensure_ascii=True, indent=1) + "\n").encode("ascii")
+        return (dumps_indented(document) + "\n").encode("ascii")
 
     make_private(os.path.dirname(index))
     atomic.update_file(index, transform, 0o600)

@@ -119,6 +119,44 @@ def dumps_flat(values: Sequence[object]) -> str:
     return "[" + ",".join(part for part in parts if part is not None) + "]"
 
 
+def dumps_indented(document: object) -> str:
+    """``json.dumps(document, ensure_ascii=True, indent=1)`` for dicts with string keys and lists of flat values (a
+    trust record), built from the encoder's own string quoting, so a writer in a hook (the edit hook's re-vouch)
+    imports no ``json``, and with it ``re`` and ``enum``; anything else goes to ``json``."""
+    text = _indented(document, 1)
+    if text is None:
+        import json
+
+        return json.dumps(document, ensure_ascii=True, indent=1)
+    return text
+
+
+def _indented(value: object, level: int) -> str | None:
+    flat = _flat(value)
+    if flat is not None or not isinstance(value, (list, dict)):
+        return flat
+    if not value:
+        return "[]" if type(value) is list else "{}" if type(value) is dict else None
+    inner, outer = "\n" + " " * level, "\n" + " " * (level - 1)
+    items: list[str | None]
+    if type(value) is list:
+        items = [_indented(item, level + 1) for item in value]
+        opening, closing = "[", "]"
+    elif type(value) is dict and all(type(key) is str for key in value):
+        items = [_keyed(key, item, level) for key, item in value.items()]
+        opening, closing = "{", "}"
+    else:
+        return None
+    if None in items:
+        return None
+    return opening + inner + ("," + inner).join(item for item in items if item is not None) + outer + closing
+
+
+def _keyed(key: str, value: object, level: int) -> str | None:
+    text = _indented(value, level + 1)
+    return None if text is None else quote_ascii(key) + ": " + text
+
+
 def dumps_flat_object(record: Mapping[str, object]) -> str:
     """``json.dumps(record, ensure_ascii=True, sort_keys=True, separators=(",", ":"))`` for a mapping of strings
     to flat values (a log line), the same way; anything else goes to ``json``."""
