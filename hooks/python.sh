@@ -9,8 +9,9 @@
 # first line is `#!`) is never run: it would obey the project's pin (.python-version), an interpreter too old for
 # the plugin among them. For pyenv's shims the interpreter is the one of pyenv's global version file
 # (PYENV_ROOT/version, never the project's); otherwise the search goes on along PATH.
-# POSIX sh builtins only (no subshell, no other program), so it costs one /bin/sh start, except for one `ls` that
-# reads the chosen folder's owner and mode where the folder is not the system's own (/usr/bin, /bin).
+# POSIX sh builtins only (no subshell, no other program), so it costs one /bin/sh start where PATH leads to the
+# system's /usr/bin or /bin; elsewhere it reads python3's first line and runs one `ls` for the folder's owner and
+# mode (no builtin can tell them).
 # Without such a python3 it says so on stderr and exits 127. `--which` prints the path instead (doctor asks).
 sw_start=${PWD-}
 sw_here=
@@ -26,9 +27,8 @@ sw_binary() {
     case $sw_line in '#!'*) return 1 ;; esac
 }
 
-# True when folder $1 (resolved) is the system's own, or this user's or root's and neither group nor others may write.
+# True when folder $1 (resolved) is this user's or root's and neither group nor others may write it.
 sw_safe() {
-    case $1 in /usr/bin | /bin) return 0 ;; esac
     sw_listed=$(command -p ls -ldn -- "$1" 2>/dev/null) || return 1
     IFS=' '
     sw_fields $sw_listed
@@ -38,7 +38,8 @@ sw_safe() {
 }
 sw_fields() { sw_mode=${1-} sw_owner=${3-}; }
 
-# True when the working directory is fit to run python3 from: not inside the project, safe (sw_safe), a binary.
+# True when the working directory is fit to run python3 from: not inside the project, and the system's own
+# (/usr/bin, /bin: no version manager installs there; nothing is read) or safe (sw_safe) with a binary python3.
 sw_fit() {
     for sw_home in "$sw_project" "$sw_here"; do
         case $sw_home in
@@ -46,6 +47,7 @@ sw_fit() {
             *) case $PWD/ in "$sw_home"/*) return 1 ;; esac ;;
         esac
     done
+    case $PWD in /usr/bin | /bin) [ -x python3 ] && return 0 ;; esac
     sw_binary && sw_safe "$PWD"
 }
 
