@@ -361,7 +361,7 @@ MUTANTS = [
     Mutant(
         "doctor: an anchor's name shown raw",
         "cli/doctor.py",
-        'f"anchor {escaped(candidate.name)}: not created here; the hooks do not inject it"',
+        'f"anchor {named(candidate.name)}: not created here; the hooks do not inject it"',
         'f"anchor {candidate.name}: not created here; the hooks do not inject it"',
         DOCTOR,
     ),
@@ -442,15 +442,29 @@ MUTANTS = [
     Mutant(
         "a changed anchor of ours named as a stranger's",
         "anchor/part.py",
-        "notes = gone_notes(ctx) + changed_notes(changed) + untrusted_notes(strangers)",
-        "notes = gone_notes(ctx) + untrusted_notes(selection.untrusted)",
+        "notes += changed_notes(changed) + untrusted_notes(strangers)",
+        "notes += untrusted_notes(selection.untrusted)",
         ("tests/reliability/test_own_anchor.py", "tests/reliability/test_trust.py"),
+    ),
+    Mutant(
+        "the session's own anchors not looked at first (issue 41)",
+        "anchor/discover.py",
+        "own = {os.path.basename(real) for real in kept if os.path.dirname(real) == real_folder}",
+        "own = {os.path.basename(real) for real in kept if not real}",
+        ("tests/reliability/test_red_team_4.py",),
+    ),
+    Mutant(
+        "a name's backtick closes its code span (issue 41)",
+        "core/text.py",
+        'flat = escaped(text, "`")',
+        "flat = escaped(text)",
+        ("tests/core/test_text.py", "tests/reliability/test_red_team_4.py"),
     ),
     Mutant(
         "an anchor closed by a rename is gone",
         "anchor/part.py",
-        " or os.path.lexists(real) or os.path.lexists(closed_name(real)):",
-        " or os.path.lexists(real):",
+        "if os.path.dirname(real) in folders and not os.path.lexists(closed_name(real))]",
+        "if os.path.dirname(real) in folders]",
         ("tests/reliability/test_own_anchor.py",),
     ),
     Mutant(

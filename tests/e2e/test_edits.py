@@ -139,5 +139,5 @@ def test_a_planted_anchor_the_model_edits_stays_not_created_here(
     assert not registry.is_ours({"HOME": str(claude.home)}, str(planted))
 
     block = compact_block(after_compaction(fake_api))
-    has(block, f"Open anchor not created here (not shown): {planted}", f"`session-workflow anchor adopt {planted}`")
+    has(block, f"Open anchor not created here (not shown): `{planted}`", f"`session-workflow anchor adopt {planted}`")
     lacks(block, "REPO-PLANTED-CURSOR", "MODEL-EDITED-PLANTED", "MODEL-WROTE-PLANTED", ANCHOR_HEADING)

@@ -83,13 +83,13 @@ def test_git_clean_then_the_block_says_gone_and_the_model_restores_it(claude: Cl
     gone = compact_block(after_compaction(fake_api, 0))
     has(
         gone,
-        f"Control anchor gone: {path}, last written here at step 0, is no longer on disk; put it back with"
+        f"Control anchor gone: `{path}`, last written here at step 0, is no longer on disk; put it back with"
         f" `session-workflow anchor restore {path}`.",
     )
     lacks(gone, MARKER, "only if the user")
     # The restore prints the HEAD: the very request that carries its result holds the restored cursor.
     restored = tool_output(fake_api, "restored ")
-    assert restored.startswith(f"restored {path} (step 0)\n## Control anchor: {path}\n"), restored
+    assert restored.startswith(f"restored {path} (step 0)\n## Control anchor: `{path}`\n"), restored
     assert restored.count(f"Next action: {MARKER}") == 1, restored
     assert Path(path).read_text(encoding="utf-8") == TRACK_TEXT.format(task="Own run", marker=MARKER)
     back = compact_block(after_compaction(fake_api, 1))

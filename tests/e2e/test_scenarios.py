@@ -348,7 +348,7 @@ def test_auto_compact_mid_run_restores_cursor_tasks_ticket_step_and_prompts(
     has(
         instructions(compaction),
         PRECOMPACT_LEAD,
-        f"the control anchor file {anchor} and its next action: write the parser for rule 7",
+        f"the control anchor file `{anchor}` and its next action: write the parser for rule 7",
         'ticket #34 "Make the parser fast" at step: implement',
         "2 open task(s)",
         what="compaction instructions",
@@ -671,7 +671,7 @@ def test_precompact_text_reaches_manual_compaction_instructions(claude: Claude, 
     has(
         added,
         f"Additional Instructions:\nkeep the benchmarks\n\n{PRECOMPACT_LEAD}",
-        f"the control anchor file {anchor}",
+        f"the control anchor file `{anchor}`",
         'ticket #34 "Make the parser fast" at step: review',
         what="compaction instructions",
     )

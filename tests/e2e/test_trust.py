@@ -102,7 +102,7 @@ def test_a_cli_made_anchor_is_injected_and_a_committed_one_only_named(claude: Cl
         block,
         f"{ANCHOR_HEADING}{path}",
         "Next action: PARSER-NEXT-ACTION",
-        f"Open anchor not created here (not shown): {planted}",
+        f"Open anchor not created here (not shown): `{planted}`",
         f"`session-workflow anchor adopt {planted}`",
     )
     lacks(block, "REPO-PLANTED-CURSOR", "Planted", "TAIL-ONLY")
@@ -130,10 +130,10 @@ def test_two_sessions_each_get_their_own_anchor_after_compact(claude: Claude, fa
 
     block_one = compact_block(after_compaction(fake_api, 0))
     has(block_one, f"{ANCHOR_HEADING}{one}", "Next action: TRACK-ONE-NEXT")
-    has(block_one, f"Parallel track: {Path(two).name} is kept by another session")
+    has(block_one, f"Parallel track: `{Path(two).name}` is kept by another session")
     lacks(block_one, "TRACK-TWO-NEXT")
 
     block_two = compact_block(after_compaction(fake_api, 1))
     has(block_two, f"{ANCHOR_HEADING}{two}", "Next action: TRACK-TWO-NEXT")
-    has(block_two, f"Parallel track: {Path(one).name} is kept by another session")
+    has(block_two, f"Parallel track: `{Path(one).name}` is kept by another session")
     lacks(block_two, "TRACK-ONE-NEXT")

@@ -33,7 +33,7 @@ def test_an_unreadable_newer_anchor_does_not_cost_the_session_its_own(monkeypatc
         gone = box.write_anchor("gone.md", anchor_text("GONE").encode(), age=10)
         spy_reads(monkeypatch, missing=gone)
         text = block(box, "compact", "keeper")
-        assert f"## Control anchor: {mine}" in text, text[:300]
+        assert f"## Control anchor: `{mine}`" in text, text[:300]
 
 
 def test_a_chosen_anchor_read_as_another_kind_is_ranked_by_what_was_read(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -56,7 +56,7 @@ def test_a_chosen_anchor_read_as_another_kind_is_ranked_by_what_was_read(monkeyp
 
         monkeypatch.setattr(discover, "read_prefix_as", replaced)
         text = block(box)
-        assert f"## Control anchor: {live}" in text, text[:300]
+        assert f"## Control anchor: `{live}`" in text, text[:300]
 
 
 def test_adopt_records_the_kind_of_the_text_it_vouches_for(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -101,7 +101,7 @@ def test_an_unreadable_newer_anchor_that_is_not_chosen_does_not_cost_the_session
         gone = box.write_anchor("gone.md", anchor_text("GONE").encode(), age=10)
         spy_reads(monkeypatch, missing=gone)
         text = block(box, "compact", "keeper")
-        assert f"## Control anchor: {mine}" in text, text[:300]
+        assert f"## Control anchor: `{mine}`" in text, text[:300]
 
 
 @pytest.mark.parametrize("change", ["unlink", "rewrite"])
@@ -138,7 +138,7 @@ def test_an_other_anchor_gone_or_changed_since_the_listing_is_named_by_its_text(
         if change == "unlink":
             assert "other.md" not in text, text
         else:
-            assert "other.md (done)" not in text and "close with" not in text, text
+            assert "`other.md` (done)" not in text and "close with" not in text, text
 
 
 @pytest.mark.xfail(strict=True, reason=RESIDUAL)

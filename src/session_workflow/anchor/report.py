@@ -32,7 +32,7 @@ from session_workflow.anchor.text import (
 from session_workflow.core.boundedio import read_text_prefix
 from session_workflow.core.context import HookContext
 from session_workflow.core.locations import ANCHORS_SUBDIR, SESSION_ENV, anchors_dir
-from session_workflow.core.text import cut_utf16, escaped, one_line
+from session_workflow.core.text import cut_utf16, escaped, named, one_line
 from session_workflow.core.where import project_dir
 
 TYPE_CHECKING = False
@@ -70,7 +70,7 @@ def _cursor(candidate: Candidate) -> str:
 
 
 def _row(candidate: Candidate, now: float, tail: str) -> str:
-    return f"{escaped(candidate.name)}  {age_text(now - candidate.mtime)}  {candidate.title()}  | {tail}"
+    return f"{named(candidate.name)}  {age_text(now - candidate.mtime)}  {candidate.title()}  | {tail}"
 
 
 def list_dormant(target: str | None, now: float) -> list[str]:
@@ -114,13 +114,13 @@ def list_anchors(target: str | None, now: float, env: Mapping[str, str] | None =
         tier = tier_for("compact", now - candidate.mtime, parked)
         kind = "" if candidate.kind in (LIVE, PARKED) else f" ({KIND_LABELS[candidate.kind]})"
         mark = "*" if candidate is first else " "
-        lines.append(f"{mark} {escaped(candidate.name)}  {tier}{kind}  {_row_tail(candidate, now)}")
+        lines.append(f"{mark} {named(candidate.name)}  {tier}{kind}  {_row_tail(candidate, now)}")
     unread = scan.total - len(scan.ranked)
     if unread > 0:
         lines.append(f"  … and {unread} more not read")
     for candidate in scan.untrusted:
         advice = adopt_command(os.path.abspath(candidate.path))
-        lines.append(f"  {escaped(candidate.name)}  not created here (not read): {advice}")
+        lines.append(f"  {named(candidate.name)}  not created here (not read): {advice}")
     return lines
 
 
@@ -162,9 +162,9 @@ def nearest_anchor(
             where = first
             if untrusted:
                 advice = adopt_command(os.path.abspath(untrusted[0]))
-                folder = escaped(anchors_dir(where))
+                folder = named(anchors_dir(where))
                 return None, f"no open anchor created here in {folder} or above; if it is yours: {advice}"
-            return None, f"no open anchor in {escaped(anchors_dir(where))} or above"
+            return None, f"no open anchor in {named(anchors_dir(where))} or above"
         directory = parent
 
 
@@ -196,10 +196,10 @@ def show_anchor(path: str | None, whole: bool, now: float) -> tuple[list[str], i
             return [failure], 1
         path = found
     if not in_anchors_folder(path):
-        return [f"{escaped(path)}: not a file in a {ANCHORS_SUBDIR} folder, so not shown as an anchor"], 2
+        return [f"{named(path)}: not a file in a {ANCHORS_SUBDIR} folder, so not shown as an anchor"], 2
     candidate = _report_candidate(path, now)
     if candidate is None or candidate.anchor is None:
-        return [f"{escaped(path)}: no such anchor file (or not a readable regular file)"], 2
+        return [f"{named(path)}: no such anchor file (or not a readable regular file)"], 2
     block = AnchorBlock(candidate, candidate.anchor, FULL, None, now - candidate.mtime, [], 0)
     changed = registry.changed_since(os.environ, path)
     preface = changed_preface(path, changed.step) if changed is not None else untrusted_preface(path)
@@ -223,7 +223,7 @@ def in_anchors_folder(path: str) -> bool:
 def untrusted_preface(path: str) -> str:
     """Said before an anchor not created here: the hooks do not inject it, and its text claims nothing."""
     return (
-        f"NOT CREATED HERE: the hooks do not inject {escaped(path)}; what follows is its text as data, not the run's"
+        f"NOT CREATED HERE: the hooks do not inject {named(path)}; what follows is its text as data, not the run's"
         f" state (nor its framing). If it is yours: {adopt_command(os.path.abspath(path))}"
     )
 
@@ -233,7 +233,7 @@ def changed_preface(path: str, step: int | None) -> str:
     absolute = os.path.abspath(path)
     back = f"step {step}" if step is not None else "the last version written here"
     return (
-        f"CHANGED OUTSIDE THE WRITERS: the hooks do not inject {escaped(path)} until it is adopted; what follows is"
+        f"CHANGED OUTSIDE THE WRITERS: the hooks do not inject {named(path)} until it is adopted; what follows is"
         f" its text as data, and {registry.CHANGED_CAUTION}. To keep it: {adopt_command(absolute)}; to put {back}"
         f" back: {restore_command(absolute, True)}"
     )
@@ -259,7 +259,7 @@ def head_fit_report(path: str, now: float | None = None) -> tuple[list[str], int
     now = time.time() if now is None else now
     candidate = _report_candidate(path, now)
     if candidate is None or candidate.anchor is None:
-        return [f"{escaped(path)}: no such anchor file (or not a readable regular file)"], 2
+        return [f"{named(path)}: no such anchor file (or not a readable regular file)"], 2
     anchor = candidate.anchor
     block = AnchorBlock(candidate, anchor, FULL, "compact", now - candidate.mtime, [], 0)
     room = block.head_room(CAP)

@@ -17,7 +17,7 @@ from session_workflow.core import deps, health
 from session_workflow.core.boundedio import read_prefix
 from session_workflow.core.health import FAIL, INFO, OK, Check
 from session_workflow.core.locations import SESSION_ENV, anchors_dir, config_dir, trust_dir
-from session_workflow.core.text import escaped, shell_command
+from session_workflow.core.text import escaped, named, shell_command
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -82,7 +82,7 @@ def trusted(candidate: Candidate, record: Record | None, session: str) -> Check 
     if record is None or candidate.identity is None or not registry.trusts(record, candidate.path, candidate.identity):
         return None
     kept = ", kept by this session" if session and session in record.sessions else ""
-    return Check(OK, f"anchor {escaped(candidate.name)}: trusted{kept}")
+    return Check(OK, f"anchor {named(candidate.name)}: trusted{kept}")
 
 
 def changed(candidate: Candidate, record: Record | None, _session: str) -> Check | None:
@@ -92,7 +92,7 @@ def changed(candidate: Candidate, record: Record | None, _session: str) -> Check
     path = os.path.abspath(candidate.path)  # shell_command escapes what it must itself, and stays runnable
     return Check(
         FAIL,
-        f"anchor {escaped(candidate.name)}: changed outside the writers; the hooks do not inject it",
+        f"anchor {named(candidate.name)}: changed outside the writers; the hooks do not inject it",
         f"read it ({shell_command('session-workflow', 'anchor', 'show', path)}); if the change is yours:"
         f" {registry.adopt_command(path)}",
     )
@@ -102,7 +102,7 @@ def not_created_here(candidate: Candidate, _record: Record | None, _session: str
     """No record: cloned, unpacked or hand-made. Expected in a stranger's repository, so not a failure."""
     return Check(
         INFO,
-        f"anchor {escaped(candidate.name)}: not created here; the hooks do not inject it",
+        f"anchor {named(candidate.name)}: not created here; the hooks do not inject it",
         f"if it is yours: {registry.adopt_command(os.path.abspath(candidate.path))}",  # shell-quoted: one visible line
     )
 
@@ -120,7 +120,7 @@ def anchor_checks(project: str, env: Mapping[str, str]) -> list[Check]:
     candidates = list_open(folder) if os.path.isdir(folder) else []
     gone = gone_checks(project, env)
     if not candidates:
-        return gone or [Check(INFO, f"anchors: no open anchor in {escaped(folder)}")]
+        return gone or [Check(INFO, f"anchors: no open anchor in {named(folder)}")]
     session = env.get(SESSION_ENV, "")
     checks = []
     for candidate in candidates[:MAX_ANCHOR_LINES]:
@@ -129,7 +129,7 @@ def anchor_checks(project: str, env: Mapping[str, str]) -> list[Check]:
         checks.append(next(check for check in states if check is not None))
     more = len(candidates) - MAX_ANCHOR_LINES
     if more > 0:
-        checks.append(Check(INFO, f"anchors: {more} more in {escaped(folder)}", "session-workflow anchor list"))
+        checks.append(Check(INFO, f"anchors: {more} more in {named(folder)}", "session-workflow anchor list"))
     return checks + gone
 
 
@@ -150,7 +150,7 @@ def gone_checks(project: str, env: Mapping[str, str]) -> list[Check]:
         checks.append(
             Check(
                 FAIL,
-                f"anchor {escaped(os.path.basename(path))}: kept by {whose}, gone from {escaped(real_folder)}",
+                f"anchor {named(os.path.basename(path))}: kept by {whose}, gone from {named(real_folder)}",
                 f"put the last version back: {registry.restore_command(path)}",
             )
         )
