@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
+import subprocess
 import time
 from types import SimpleNamespace
 
@@ -26,7 +28,7 @@ from session_workflow.hook import precompact
 from tests.shell import hostile_names
 
 from .sandbox import REPO, Sandbox, sandbox
-from .test_own_anchor import cold_block, new_anchor
+from .test_own_anchor import cold_block, git, git_project, new_anchor
 from .test_trust import anchor_text, cli
 
 FAR_FUTURE = 4_070_908_800.0  # 2099-01-01
@@ -137,3 +139,63 @@ def test_property_tests_draw_on_a_fixed_seed_and_one_run_keeps_drawing(pytestcon
     assert not settings.get_profile("explore").derandomize
     tox = (REPO / "tox.ini").read_text(encoding="utf-8")
     assert "--hypothesis-profile=explore" in tox and "explore" in tox.split("envlist =", 1)[1].split("\n", 1)[0]
+
+
+# --- 6. the anchors folder stays out of git whatever the repository ships there -----------------------------------
+
+
+def staged_after_add_all(box: Sandbox, where: str | None = None) -> list[str]:
+    git(box, "-C", where or box.project, "add", "-A")
+    done = subprocess.run(
+        ["git", "-C", where or box.project, "diff", "--cached", "--name-only"],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
+    return done.stdout.split()
+
+
+def repository_reincluding_anchors(box: Sandbox) -> None:
+    """A repository that tracks ``.claude/anchors/.gitignore`` holding ``!*.md`` (and one planted anchor)."""
+    git_project(box)
+    os.makedirs(box.anchors())
+    with open(os.path.join(box.anchors(), ".gitignore"), "w") as handle:
+        handle.write("!*.md\n")
+    git(box, "add", "-f", ".claude/anchors/.gitignore")
+    git(box, "commit", "-qm", "ship anchors")
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_a_tracked_gitignore_that_reincludes_md_never_stages_the_runs_anchor() -> None:
+    with sandbox() as box:
+        repository_reincluding_anchors(box)
+        new_anchor(box, "OURS")
+        cold_block(box)
+        assert staged_after_add_all(box) == [], "the run's anchor would be committed"
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_a_worktrees_anchor_is_excluded_through_the_common_git_folder() -> None:
+    with sandbox() as box:
+        repository_reincluding_anchors(box)
+        tree = os.path.join(box.root, "tree")
+        git(box, "worktree", "add", "-q", tree)
+        path = cli(box, "anchor", "new", "--dir", tree, "--task", "In a worktree").stdout.strip()
+        assert path.startswith(tree) and os.path.isfile(path)
+        assert staged_after_add_all(box, tree) == []
+        assert os.path.isfile(os.path.join(box.project, ".git", "info", "exclude"))
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_doctor_flags_an_anchor_git_would_stage() -> None:
+    with sandbox() as box:
+        repository_reincluding_anchors(box)
+        with open(os.path.join(box.project, ".gitignore"), "w") as handle:
+            handle.write("!/.claude/anchors/\n")  # re-included from above: no rule of ours can hold it
+        new_anchor(box, "OURS")
+        report = cli(box, "doctor", "--dir", box.project).stdout
+        flagged = [line for line in report.splitlines() if "`git add -A` would stage" in line]
+        assert len(flagged) == 1 and flagged[0].startswith("✘ anchors:") and "own-run.md" in flagged[0], report
+        os.unlink(os.path.join(box.project, ".gitignore"))
+        assert "would stage" not in cli(box, "doctor", "--dir", box.project).stdout

@@ -11,10 +11,11 @@ import os
 import sys
 
 from session_workflow.anchor import registry
-from session_workflow.anchor.discover import list_open
+from session_workflow.anchor.discover import is_open_name, list_open
 from session_workflow.cli.parser import RawDescriptionHelpFormatter
 from session_workflow.core import deps, health
 from session_workflow.core.boundedio import read_prefix
+from session_workflow.core.gitignore import staged
 from session_workflow.core.health import FAIL, INFO, OK, Check
 from session_workflow.core.locations import SESSION_ENV, anchors_dir, config_dir, trust_dir
 from session_workflow.core.text import escaped, named, shell_command
@@ -157,6 +158,25 @@ def gone_checks(project: str, env: Mapping[str, str]) -> list[Check]:
     return checks[:MAX_ANCHOR_LINES]
 
 
+def staged_checks(project: str) -> list[Check]:
+    """An open anchor ``git add -A`` would stage (issue 41): the repository re-includes the anchors folder from a
+    ``.gitignore`` above it, past the writers' rules (``core.gitignore``). An anchor quotes the user's words."""
+    folder = anchors_dir(project)
+    found = [path for path in (staged(project, folder) or []) if is_open_name(os.path.basename(path))]
+    if not found or not os.path.isdir(folder):
+        return []
+    more = f" and {len(found) - 1} more" if len(found) > 1 else ""
+    check = shell_command("git", "-C", project, "check-ignore", "-v", "--no-index", found[0])
+    return [
+        Check(
+            FAIL,
+            f"anchors: `git add -A` would stage {named(found[0])}{more}: nothing keeps the anchors folder out of git"
+            " here, or a .gitignore of the repository re-includes it",
+            f"remove the rule that lets git see it (`{check}` names it); with no rule, any anchor writer adds one",
+        )
+    ]
+
+
 def work_state_check(dir_arg: str | None, env: Mapping[str, str]) -> Check:
     """The work state ``session-workflow state`` works on here, and whether this shell's session owns it.
 
@@ -236,7 +256,8 @@ def report(env: Mapping[str, str], home: str, cwd: str | None, dir_arg: str | No
         fix = "cd to the project, or pass --dir"
         checks.append(Check(FAIL, "project: the current directory no longer exists (deleted?)", fix))
     else:
-        checks += [*anchor_checks(project, env), work_state_check(dir_arg, env), ledger_check(project, env)]
+        checks += [*anchor_checks(project, env), *staged_checks(project)]
+        checks += [work_state_check(dir_arg, env), ledger_check(project, env)]
     config = config_dir(env, home)
     files = health.settings_files(config, project, MANAGED_SETTINGS)
     loaded = in_claude_code and command.mark == OK
