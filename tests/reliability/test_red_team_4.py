@@ -199,3 +199,24 @@ def test_doctor_flags_an_anchor_git_would_stage() -> None:
         assert len(flagged) == 1 and flagged[0].startswith("✘ anchors:") and "own-run.md" in flagged[0], report
         os.unlink(os.path.join(box.project, ".gitignore"))
         assert "would stage" not in cli(box, "doctor", "--dir", box.project).stdout
+
+
+# --- 5. anchor list / show stay inside the session's project ----------------------------------------------------
+
+
+def test_an_anchors_folder_linked_to_a_siblings_is_not_listed_or_shown_as_this_runs() -> None:
+    with sandbox() as box:
+        sibling = os.path.join(box.root, "sibling")
+        os.makedirs(sibling)
+        theirs = cli(box, "anchor", "new", "--dir", sibling, "--task", "Sibling run").stdout.strip()
+        assert os.path.isfile(theirs)
+        os.makedirs(os.path.join(box.project, ".claude"))
+        os.symlink(os.path.join(sibling, ".claude", "anchors"), box.anchors())  # a clone's planted link
+        listed = cli(box, "anchor", "list", box.project)
+        assert listed.returncode == 2 and "sibling-run" not in listed.stdout, listed
+        assert "leads outside the project" in listed.stderr
+        linked = os.path.join(box.anchors(), os.path.basename(theirs))
+        shown = cli(box, "anchor", "show", linked)
+        assert shown.returncode == 2 and "Control anchor" not in shown.stdout, shown
+        assert "leads outside the project" in shown.stderr
+        assert cli(box, "anchor", "show", theirs).returncode == 0  # from its own project, it is shown

@@ -31,7 +31,8 @@ from session_workflow.anchor.text import (
 )
 from session_workflow.core.boundedio import read_text_prefix
 from session_workflow.core.context import HookContext
-from session_workflow.core.locations import ANCHORS_SUBDIR, SESSION_ENV, anchors_dir
+from session_workflow.core.errors import Failure
+from session_workflow.core.locations import ANCHORS_SUBDIR, SESSION_ENV, anchors_dir, leads_outside
 from session_workflow.core.text import cut_utf16, escaped, named, one_line
 from session_workflow.core.where import project_dir
 
@@ -58,8 +59,19 @@ def resolve_folder(target: str | None) -> str:
 
 
 def _scan_all(target: str | None, vouch: Callable[[Candidate], bool] | None = None) -> DirScan | None:
+    """Every open anchor of ``target``'s folder, read; a folder that leads out of its project is refused (exit 2),
+    as the writers and the hook refuse it: a ``.claude/anchors`` linked to a sibling project's is not this one's."""
     folder = resolve_folder(target)
-    return scan_folder(folder, os.path.dirname(os.path.dirname(folder)), limit=MAX_LISTED, vouch=vouch)
+    project = os.path.dirname(os.path.dirname(folder))
+    escape = leads_outside(project, folder)
+    if escape is not None:
+        raise Failure(outside_line(*escape, "listed"), 2)
+    return scan_folder(folder, project, limit=MAX_LISTED, vouch=vouch)
+
+
+def outside_line(link: str, real: str, done: str) -> str:
+    """Why the reports do not show what ``link`` leads to: it is another project's."""
+    return f"{named(link)} leads outside the project ({named(real)}): not {done} as this project's anchors"
 
 
 def _cursor(candidate: Candidate) -> str:
@@ -197,6 +209,10 @@ def show_anchor(path: str | None, whole: bool, now: float) -> tuple[list[str], i
         path = found
     if not in_anchors_folder(path):
         return [f"{named(path)}: not a file in a {ANCHORS_SUBDIR} folder, so not shown as an anchor"], 2
+    absolute = os.path.abspath(path)
+    escape = leads_outside(os.path.dirname(os.path.dirname(os.path.dirname(absolute))), absolute)
+    if escape is not None:
+        return [outside_line(*escape, "shown")], 2
     candidate = _report_candidate(path, now)
     if candidate is None or candidate.anchor is None:
         return [f"{named(path)}: no such anchor file (or not a readable regular file)"], 2
