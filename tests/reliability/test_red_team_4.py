@@ -12,6 +12,7 @@ starts it) or the real CLI as the Bash tool runs it.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -220,3 +221,40 @@ def test_an_anchors_folder_linked_to_a_siblings_is_not_listed_or_shown_as_this_r
         assert shown.returncode == 2 and "Control anchor" not in shown.stdout, shown
         assert "leads outside the project" in shown.stderr
         assert cli(box, "anchor", "show", theirs).returncode == 0  # from its own project, it is shown
+
+
+# --- 8. from the Bash tool, CLAUDE_PLUGIN_DATA never chooses where the CLI writes -------------------------------
+
+
+def test_inject_from_the_bash_tool_writes_nothing_under_an_env_blocks_plugin_data() -> None:
+    """The folder is the user's own (the worst case: no ownership check can refuse it); a repository's env block
+    names it, and ``inject`` (no ``--dry-run``) runs the SessionStart hook from the Bash tool."""
+    with sandbox() as box:
+        data = os.path.join(box.root, "aimed")
+        os.makedirs(data, 0o700)
+        env = {**box.env(CLAUDE_PLUGIN_DATA=data, CLAUDECODE="1", CLAUDE_CODE_SESSION_ID=box.session)}
+        env.pop("CLAUDE_PROJECT_DIR")
+        ran = subprocess.run(
+            [str(REPO / "bin" / "session-workflow"), "state", "set", "--ticket", "7", "--title", "T", "--map", "1"],
+            env=env,
+            cwd=box.project,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+        assert ran.returncode == 0, ran.stderr
+        payload = json.dumps(box.payload("SessionStart", source="compact"))
+        for _ in range(2):  # the second run reads (and would prune) what the first wrote
+            done = subprocess.run(
+                [str(REPO / "bin" / "session-workflow"), "inject"],
+                input=payload,
+                env=env,
+                cwd=box.project,
+                capture_output=True,
+                text=True,
+                timeout=60,
+                check=False,
+            )
+            assert done.returncode == 0 and "Ticket" in done.stdout, (done.stdout, done.stderr)
+        assert os.listdir(data) == []
