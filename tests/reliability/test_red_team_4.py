@@ -258,3 +258,32 @@ def test_inject_from_the_bash_tool_writes_nothing_under_an_env_blocks_plugin_dat
             )
             assert done.returncode == 0 and "Ticket" in done.stdout, (done.stdout, done.stderr)
         assert os.listdir(data) == []
+
+
+# --- 7. the CLI's bytecode folder is the user's alone, up the chain ----------------------------------------------
+
+
+def test_the_clis_bytecode_is_not_kept_under_a_group_writable_state_root() -> None:
+    """``~/.local/state`` writable by the group: a member could rename ``session-workflow`` away and put a folder of
+    their own there, whose bytecode the next CLI call would run as this user. The chain is judged up to the home, as
+    the trust folder is, so nothing is written or read there."""
+    with sandbox() as box:
+        state = os.path.join(box.home, ".local", "state")
+        os.makedirs(state)
+        os.chmod(state, 0o775)
+        env = {key: value for key, value in box.env().items() if key != "XDG_STATE_HOME"}
+        done = subprocess.run(
+            [str(REPO / "bin" / "session-workflow"), "anchor", "list", box.project],
+            env=env,
+            cwd=box.project,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr
+        cache = os.path.join(state, "session-workflow", "pycache")
+        assert not [name for _base, _dirs, names in os.walk(cache) for name in names], "bytecode kept there"
+        os.chmod(state, 0o755)  # the user's alone again: kept
+        subprocess.run([str(REPO / "bin" / "session-workflow"), "--version"], env=env, check=True, timeout=60)
+        assert [name for _base, _dirs, names in os.walk(cache) for name in names]
