@@ -61,7 +61,7 @@ def test_stash_all_and_pop_keeps_the_anchor_with_its_cursor_once(claude: Claude,
     (path,) = made
     assert Path(path).is_file()  # the pop put it back
     block = compact_block(after_compaction(fake_api))
-    has(block, f"{ANCHOR_HEADING}{path}")
+    has(block, f"{ANCHOR_HEADING}`{path}`")
     assert block.count(f"Next action: {MARKER}") == 1, block
     lacks(block, "not created here", "changed outside the writers", "gone")
 
@@ -93,7 +93,7 @@ def test_git_clean_then_the_block_says_gone_and_the_model_restores_it(claude: Cl
     assert restored.count(f"Next action: {MARKER}") == 1, restored
     assert Path(path).read_text(encoding="utf-8") == TRACK_TEXT.format(task="Own run", marker=MARKER)
     back = compact_block(after_compaction(fake_api, 1))
-    has(back, f"{ANCHOR_HEADING}{path}")
+    has(back, f"{ANCHOR_HEADING}`{path}`")
     assert back.count(f"Next action: {MARKER}") == 1, back
     lacks(back, "gone")
 
