@@ -30,6 +30,7 @@ from tests.shell import hostile_names
 
 from .sandbox import REPO, Sandbox, sandbox
 from .test_own_anchor import cold_block, git, git_project, new_anchor
+from .test_repository_input import run_bin
 from .test_trust import anchor_text, cli
 
 FAR_FUTURE = 4_070_908_800.0  # 2099-01-01
@@ -136,7 +137,8 @@ def test_property_tests_draw_on_a_fixed_seed_and_one_run_keeps_drawing(pytestcon
     """Issue 40 item 6: CI's runs draw the same examples every time; ``tox -e explore`` keeps drawing new ones."""
     if pytestconfig.getoption("hypothesis_profile", None) not in (None, "ci"):
         pytest.skip("run under another hypothesis profile")
-    assert settings.default.derandomize and settings.default.database is None
+    current = settings.default
+    assert current is not None and current.derandomize and current.database is None
     assert not settings.get_profile("explore").derandomize
     tox = (REPO / "tox.ini").read_text(encoding="utf-8")
     assert "--hypothesis-profile=explore" in tox and "explore" in tox.split("envlist =", 1)[1].split("\n", 1)[0]
@@ -234,28 +236,11 @@ def test_inject_from_the_bash_tool_writes_nothing_under_an_env_blocks_plugin_dat
         os.makedirs(data, 0o700)
         env = {**box.env(CLAUDE_PLUGIN_DATA=data, CLAUDECODE="1", CLAUDE_CODE_SESSION_ID=box.session)}
         env.pop("CLAUDE_PROJECT_DIR")
-        ran = subprocess.run(
-            [str(REPO / "bin" / "session-workflow"), "state", "set", "--ticket", "7", "--title", "T", "--map", "1"],
-            env=env,
-            cwd=box.project,
-            capture_output=True,
-            text=True,
-            timeout=60,
-            check=False,
-        )
+        ran = run_bin(["state", "set", "--ticket", "7", "--title", "T", "--map", "1"], env, box.project)
         assert ran.returncode == 0, ran.stderr
         payload = json.dumps(box.payload("SessionStart", source="compact"))
         for _ in range(2):  # the second run reads (and would prune) what the first wrote
-            done = subprocess.run(
-                [str(REPO / "bin" / "session-workflow"), "inject"],
-                input=payload,
-                env=env,
-                cwd=box.project,
-                capture_output=True,
-                text=True,
-                timeout=60,
-                check=False,
-            )
+            done = run_bin(["inject"], env, box.project, payload)
             assert done.returncode == 0 and "Ticket" in done.stdout, (done.stdout, done.stderr)
         assert os.listdir(data) == []
 
@@ -272,18 +257,10 @@ def test_the_clis_bytecode_is_not_kept_under_a_group_writable_state_root() -> No
         os.makedirs(state)
         os.chmod(state, 0o775)
         env = {key: value for key, value in box.env().items() if key != "XDG_STATE_HOME"}
-        done = subprocess.run(
-            [str(REPO / "bin" / "session-workflow"), "anchor", "list", box.project],
-            env=env,
-            cwd=box.project,
-            capture_output=True,
-            text=True,
-            timeout=60,
-            check=False,
-        )
+        done = run_bin(["anchor", "list", box.project], env, box.project)
         assert done.returncode == 0, done.stderr
         cache = os.path.join(state, "session-workflow", "pycache")
         assert not [name for _base, _dirs, names in os.walk(cache) for name in names], "bytecode kept there"
         os.chmod(state, 0o755)  # the user's alone again: kept
-        subprocess.run([str(REPO / "bin" / "session-workflow"), "--version"], env=env, check=True, timeout=60)
+        assert run_bin(["--version"], env, box.project).returncode == 0
         assert [name for _base, _dirs, names in os.walk(cache) for name in names]

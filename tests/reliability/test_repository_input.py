@@ -82,8 +82,10 @@ def env_block(clone: Path, marker: Path, home: Path, bare: Path, **extra: str) -
     return env
 
 
-def run_bin(argv: list[str], env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([BIN, *argv], env=env, cwd=cwd, capture_output=True, text=True, timeout=300, check=False)
+def run_bin(argv: list[str], env: dict[str, str], cwd: Path | str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [BIN, *argv], input=stdin, env=env, cwd=cwd, capture_output=True, text=True, timeout=300, check=False
+    )
 
 
 def nothing_ran(clone: Path, marker: Path) -> None:
