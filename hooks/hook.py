@@ -19,9 +19,20 @@ if keep:  # the folder is ours alone (0700, made so whatever the umask), or no b
         os.mkdir(cache, 0o700)
     except OSError:  # there already, or it cannot be made: judged below
         pass
+    # Every level up to the home (or, outside it, up to / where a sticky /tmp may be shared) is the user's (or
+    # root's) and writable by no one else: core.folders.foreign_level's rule, inline (lstat calls only), so a
+    # group-writable ~/.claude cannot let a member put a folder of their own in the chain (issue 41).
     try:
-        info = os.lstat(cache)
-        keep = info.st_mode & 0o170000 == 0o040000 and info.st_uid == os.getuid() and not info.st_mode & 0o022
+        level, top = cache, os.path.realpath(os.environ.get("HOME") or "/")
+        below = cache.startswith(top.rstrip("/") + "/")
+        while keep:
+            info = os.lstat(level)
+            shared = info.st_mode & 0o022 and (below or level == cache or not info.st_mode & 0o1000)
+            owner = info.st_uid == os.getuid() or (level != cache and info.st_uid == 0)
+            keep = info.st_mode & 0o170000 == 0o040000 and owner and not shared
+            if level == top or os.path.dirname(level) == level:
+                break
+            level = os.path.dirname(level)
     except OSError:
         keep = False
 sys.pycache_prefix = os.path.join(real, "pycache") if keep else None

@@ -40,9 +40,16 @@ def dev_cache() -> Path:
 
 
 set_hypothesis_home_dir(dev_cache() / "hypothesis")
-# tools/mutation.py runs the tests under this profile: a score is the same on every run of the same tree only if
-# no property test draws fresh examples or replays ones an earlier mutant's run saved.
-settings.register_profile("mutation", derandomize=True, database=None)
+# Every run but one draws the same examples: a property test that fails fails on every run of the same tree (issue
+# 40 item 6: a backtick in a path was found on one run and missed on others). ``ci`` is the default profile: a
+# fixed seed per test, no example database replaying what another run saved. tools/mutation.py runs the tests
+# under ``mutation``, the same, so a score depends on neither luck nor a developer's cache. The one run that keeps
+# drawing new examples is ``tox -e explore`` (``--hypothesis-profile=explore``: random, its finds kept in the
+# database, so a failure it draws is replayed there until fixed).
+settings.register_profile("ci", derandomize=True, database=None)
+settings.register_profile("mutation", settings.get_profile("ci"))
+settings.register_profile("explore", derandomize=False)
+settings.load_profile("ci")
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -635,7 +635,7 @@ const CLEAR_HEADER = 'session-workflow: state restored from disk at SessionStart
 
 /**
  * After the SessionStart(clear) hooks ran: when the plugin's block names the anchor the cleared session kept as
- * the run's own (its `Control anchor: <path>` line), the new session keeps it, so the status row and the reminder
+ * the run's own (its ``Control anchor: `<path>` `` line, the path in a code span), the new session keeps it, so the status row and the reminder
  * go on without a writer call. Only that anchor, which this module verified when it was written: another hook's
  * text can at most name it again, never another file.
  */
@@ -648,7 +648,7 @@ export async function atClearBlock(
   clearedAnchor = null
   if (anchor === null) return
   const named = contexts.some(
-    (text) => text.startsWith(`${CLEAR_HEADER}\n`) && text.includes(`Control anchor: ${anchor.path}\n`),
+    (text) => text.startsWith(`${CLEAR_HEADER}\n`) && text.includes(`Control anchor: \`${anchor.path}\`\n`),
   )
   if (!named || !(await isThere($, anchor.path))) return
   const before = await read($, checkpoint)

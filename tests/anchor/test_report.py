@@ -57,10 +57,10 @@ def project(tmp_path: Path) -> Path:
 
 def test_list_dormant(project: Path) -> None:
     assert list_dormant(str(project), NOW) == [
-        "live-old.md  96h  Old live track  | cursor: - Step 3: waiting on review",
-        "notes.md  80h  Loose notes  | cursor: (none)",
+        "`live-old.md`  96h  Old live track  | cursor: - Step 3: waiting on review",
+        "`notes.md`  80h  Loose notes  | cursor: (none)",
         "parked:",
-        "parked-old.md  100h  Parked  | parked: waiting for the vendor",
+        "`parked-old.md`  100h  Parked  | parked: waiting for the vendor",
     ]
 
 
@@ -91,14 +91,14 @@ def test_list_stale_quotes_odd_names(tmp_path: Path) -> None:
 
 def test_list_ranks_and_marks_the_injected_one(project: Path) -> None:
     assert list_anchors(str(project), NOW) == [
-        "* live-new.md  full  1h  Fresh track  | cursor: - Next: go",
-        "  live-edge.md  pointer  72h  Exactly 72h  | cursor: - Next: go",
-        "  live-old.md  pointer  96h  Old live track  | cursor: - Step 3: waiting on review",
-        "  parked-new.md  parked  3h  Parked new  | cursor: - Next: go",
-        "  parked-old.md  parked  100h  Parked  | cursor: - Next: go",
-        "  done-new.md  full (done)  2h  Shipped  | cursor: - Next: go",
-        "  done-old.md  pointer (done)  200h  Landed  | cursor: - Next: go",
-        "  notes.md  pointer (not an anchor)  80h  Loose notes  | cursor: (none)",
+        "* `live-new.md`  full  1h  Fresh track  | cursor: - Next: go",
+        "  `live-edge.md`  pointer  72h  Exactly 72h  | cursor: - Next: go",
+        "  `live-old.md`  pointer  96h  Old live track  | cursor: - Step 3: waiting on review",
+        "  `parked-new.md`  parked  3h  Parked new  | cursor: - Next: go",
+        "  `parked-old.md`  parked  100h  Parked  | cursor: - Next: go",
+        "  `done-new.md`  full (done)  2h  Shipped  | cursor: - Next: go",
+        "  `done-old.md`  pointer (done)  200h  Landed  | cursor: - Next: go",
+        "  `notes.md`  pointer (not an anchor)  80h  Loose notes  | cursor: (none)",
     ]
 
 
@@ -116,7 +116,7 @@ def test_path_agrees_with_the_hook_and_walks_up(project: Path) -> None:
 
 def test_path_without_anchor(tmp_path: Path) -> None:
     lines, code = anchor_path(str(tmp_path))
-    assert code == 1 and lines[0].startswith(f"no open anchor in {tmp_path}/.claude/anchors")
+    assert code == 1 and lines[0].startswith(f"no open anchor in `{tmp_path}/.claude/anchors`")
 
 
 HEAD_FIT_ANCHOR = """---
@@ -144,7 +144,7 @@ def test_head_fit_headroom(tmp_path: Path) -> None:
     text = HEAD_FIT_ANCHOR.format(mission="m", invariants="i") + "<!-- anchor:tail -->\n## Log\nx\n"
     path = put(tmp_path, "a.md", text, HOUR)
     lines, code = head_fit_report(str(path), NOW)
-    own = 305 + 2 * len(str(path))  # the block's fixed text names the path twice: heading, `anchor show --all`
+    own = 307 + 2 * len(str(path))  # the block's fixed text names the path twice: heading, `anchor show --all`
     assert code == 0
     assert lines == [
         str(path),
@@ -161,7 +161,7 @@ def test_head_fit_over(tmp_path: Path) -> None:
     text = HEAD_FIT_ANCHOR.format(mission="m" * 4000, invariants="i" * 5000).replace("step: 3", "step: 5")
     path = put(tmp_path, "a.md", text, HOUR)
     lines, code = head_fit_report(str(path), NOW)
-    own = 178 + len(str(path))
+    own = 180 + len(str(path))
     assert code == 0
     assert lines[1:] == [
         f"HEAD: 9,134 of {8000 - own:,} UTF-16 units (the 8,000-unit block minus its own {own}): "
@@ -203,7 +203,7 @@ def test_head_fit_bad_file_exits_2(tmp_path: Path, kind: str) -> None:
         os.mkfifo(target)
     lines, code = head_fit_report(str(target), NOW)
     assert code == 2
-    assert lines == [f"{target}: no such anchor file (or not a readable regular file)"]
+    assert lines == [f"`{target}`: no such anchor file (or not a readable regular file)"]
 
 
 # --- the CLI group and the shim --------------------------------------------------------------------------------
@@ -224,7 +224,7 @@ def test_cli_reports(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert capsys.readouterr().out == f"{project}/.claude/anchors/live-new.md\n"
     assert run_cli("head-fit", str(project / "nope.md")) == (
         2,
-        f"{project}/nope.md: no such anchor file (or not a readable regular file)",
+        f"`{project}/nope.md`: no such anchor file (or not a readable regular file)",
     )
     code, _message = run_cli("path", str(project / ".claude"))
     assert code == 0
@@ -234,15 +234,15 @@ def test_cli_show(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     target = project / ".claude" / "anchors" / "live-new.md"
     assert run_cli("show", str(target), "--all") == (0, "")
     out = capsys.readouterr().out
-    assert out.startswith(f"## Control anchor: {target}\n")
+    assert out.startswith(f"## Control anchor: `{target}`\n")
     assert out.endswith("</anchor-head>\n\n(no TAIL: the file has no `<!-- anchor:tail -->` line)\n")
     assert run_cli("show", str(project / ".claude" / "anchors" / "nope.md")) == (
         2,
-        f"{project}/.claude/anchors/nope.md: no such anchor file (or not a readable regular file)",
+        f"`{project}/.claude/anchors/nope.md`: no such anchor file (or not a readable regular file)",
     )
     assert run_cli("show", "/etc/passwd") == (
         2,
-        "/etc/passwd: not a file in a .claude/anchors folder, so not shown as an anchor",
+        "`/etc/passwd`: not a file in a .claude/anchors folder, so not shown as an anchor",
     )
 
 
@@ -304,7 +304,7 @@ def test_show_frames_only_a_file_in_an_anchors_folder(tmp_path: Path, where: str
         path.parent.mkdir()
         path.write_text(other.read_text(encoding="utf-8"), encoding="utf-8")
     lines, code = show_anchor(str(path), True, NOW)
-    assert (lines, code) == ([f"{path}: not a file in a .claude/anchors folder, so not shown as an anchor"], 2)
+    assert (lines, code) == ([f"`{path}`: not a file in a .claude/anchors folder, so not shown as an anchor"], 2)
 
 
 def test_show_all_adds_the_tail_in_a_frame_it_cannot_close(tmp_path: Path) -> None:
@@ -354,7 +354,7 @@ def test_path_names_an_anchor_not_created_here(tmp_path: Path) -> None:
     (folder / "cloned.md").write_text("---\nformat: anchor/v1\n---\n## Cursor\n- Next: go\n", encoding="utf-8")
     lines, code = anchor_path(str(tmp_path), state_env(), NOW)
     assert code == 1 and lines == [
-        f"no open anchor created here in {folder} or above; if it is yours: "
+        f"no open anchor created here in `{folder}` or above; if it is yours: "
         f"session-workflow anchor adopt {folder / 'cloned.md'}"
     ]
 
@@ -372,8 +372,8 @@ def test_list_names_anchors_not_created_here_without_reading_them(tmp_path: Path
     )
     lines = list_anchors(str(tmp_path), NOW, state_env())
     assert lines == [
-        "* ours.md  full  1 min  Ours  | cursor: - Next: go",
-        f"  cloned.md  not created here (not read): session-workflow anchor adopt {cloned}",
+        "* `ours.md`  full  1 min  Ours  | cursor: - Next: go",
+        f"  `cloned.md`  not created here (not read): session-workflow anchor adopt {cloned}",
     ]
 
 
@@ -383,7 +383,7 @@ def test_show_says_an_anchor_not_created_here_is_data(tmp_path: Path) -> None:
     cloned = folder / "cloned.md"
     cloned.write_text("---\nformat: anchor/v1\n---\n# Cloned\n## Cursor\n- Next: CLONED-CURSOR\n", encoding="utf-8")
     lines, code = show_anchor(str(cloned), False, NOW)
-    assert code == 0 and lines[0].startswith(f"NOT CREATED HERE: the hooks do not inject {cloned};")
+    assert code == 0 and lines[0].startswith(f"NOT CREATED HERE: the hooks do not inject `{cloned}`;")
     assert lines[0].endswith(f"If it is yours: session-workflow anchor adopt {cloned}")
     trust(cloned)
     assert not show_anchor(str(cloned), False, NOW)[0][0].startswith("NOT CREATED HERE")

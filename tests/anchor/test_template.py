@@ -50,7 +50,7 @@ def ctx(project: Path, source: str = "compact", event: str = "SessionStart") -> 
 def unfilled_line(path: str) -> str:
     """The promised line, written out."""
     return (
-        f"Control anchor {path}: created, not filled yet. Write it whole with"
+        f"Control anchor `{path}`: created, not filled yet. Write it whole with"
         f" `session-workflow anchor write {path} <<'EOF'`, the anchor's text, then a line `EOF`"
         f" (`session-workflow anchor show {path}` prints the template)."
     )
@@ -151,7 +151,7 @@ def test_the_line_quotes_a_path_for_the_shell(tmp_path: Path) -> None:
     part = prepare(ctx(project))
     assert part is not None
     assert part.render(8000) == (
-        f"Control anchor {path}: created, not filled yet. Write it whole with"
+        f"Control anchor `{path}`: created, not filled yet. Write it whole with"
         f" `session-workflow anchor write {quoted} <<'EOF'`, the anchor's text, then a line `EOF`"
         f" (`session-workflow anchor show {quoted}` prints the template)."
     )
@@ -166,12 +166,12 @@ def test_a_partly_filled_anchor_is_shown_its_prompts_never_the_next_action(tmp_p
     text = part.render(8000)
     assert "Move billing off the legacy queue." in text and "created, not filled yet" not in text
     assert precompact_facts(ctx(tmp_path, "", "PreCompact")) == (str(path), None)
-    assert list_anchors(str(tmp_path), NOW, state_env()) == [f"* {NAME}  full  1 min  {TASK}  | cursor: (none)"]
+    assert list_anchors(str(tmp_path), NOW, state_env()) == [f"* `{NAME}`  full  1 min  {TASK}  | cursor: (none)"]
     cursor = "- Step 3: copied the rows\n- Next action: check the totals\n"
     write(tmp_path, filled.replace("## Cursor\n", "## Cursor\n" + cursor) + TAIL_MARKER + tail)
     assert precompact_facts(ctx(tmp_path, "", "PreCompact")) == (str(path), "- Next action: check the totals")
     assert list_anchors(str(tmp_path), NOW, state_env()) == [
-        f"* {NAME}  full  1 min  {TASK}  | cursor: - Step 3: copied the rows"
+        f"* `{NAME}`  full  1 min  {TASK}  | cursor: - Step 3: copied the rows"
     ]
 
 
@@ -179,7 +179,7 @@ def test_precompact_and_anchor_list_of_an_unfilled_anchor(tmp_path: Path) -> Non
     path = write(tmp_path, template(tmp_path))
     assert precompact_facts(ctx(tmp_path, "", "PreCompact")) == (str(path), None)
     assert list_anchors(str(tmp_path), NOW, state_env()) == [
-        f"* {NAME}  full  1 min  {TASK}  | cursor: (created, not filled yet)"
+        f"* `{NAME}`  full  1 min  {TASK}  | cursor: (created, not filled yet)"
     ]
 
 

@@ -680,7 +680,7 @@ def test_path_agrees_with_what_the_hook_injects(run: Runner, tmp_path: Path) -> 
     chosen = injected_anchor(str(project))
     assert chosen is not None and chosen.path == path
     context = hook_context(project)
-    assert f"## Control anchor: {path}" in context
+    assert f"## Control anchor: `{path}`" in context
     assert "- Step 1: done: setup; next: the hook" in context
     run("anchor", "close", path, "--outcome", "agreed")
     assert hook_context(project) == ""

@@ -36,4 +36,4 @@ def test_a_listing_with_rows_prints_only_them(tmp_path: Path, capsys: pytest.Cap
     os.utime(anchor, (then, then))
     assert cli.main(["anchor", "list-dormant", str(tmp_path)]) == 0
     out, err = capsys.readouterr()
-    assert err == "" and out.startswith("2026-01-01-old.md  100h  ")
+    assert err == "" and out.startswith("`2026-01-01-old.md`  100h  ")

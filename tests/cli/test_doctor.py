@@ -101,11 +101,11 @@ session-workflow doctor: plugin <repo>, project <tmp>/project
 ✔ session-workflow on PATH: <tmp>/bin/session-workflow (this plugin's)
 ✔ Claude Code plugin: session-workflow@session-workflow installed and enabled here, run from <repo>
 ✔ trust folder (the anchors' trust records): <tmp>/home/.local/state/session-workflow/anchors (writable)
-✔ anchor 2026-12-03-kept.md: trusted, kept by this session
-✘ anchor 2026-12-02-edited.md: changed outside the writers; the hooks do not inject it
+✔ anchor `2026-12-03-kept.md`: trusted, kept by this session
+✘ anchor `2026-12-02-edited.md`: changed outside the writers; the hooks do not inject it
   fix: read it (session-workflow anchor show <tmp>/project/.claude/anchors/2026-12-02-edited.md); if the change is\
  yours: session-workflow anchor adopt <tmp>/project/.claude/anchors/2026-12-02-edited.md
-· anchor 2026-12-01-cloned.md: not created here; the hooks do not inject it
+· anchor `2026-12-01-cloned.md`: not created here; the hooks do not inject it
   how: if it is yours: session-workflow anchor adopt <tmp>/project/.claude/anchors/2026-12-01-cloned.md
 ✔ work state: #34 "Fix Y" (whiteboard), step execute; owner 0f9a2c4e-1111-4222-8333-444455556666 (this session)
 · ledger: nothing sent in this project yet (`session-workflow log` will list it)
@@ -153,7 +153,7 @@ def test_a_bare_sandbox_is_fine(box: Sandbox) -> None:
     lines, code = lines_of(box)
     assert code == 0
     assert lines[2] == "✔ writers' dependencies: <deps>"
-    assert "· anchors: no open anchor in <tmp>/project/.claude/anchors" in lines
+    assert "· anchors: no open anchor in `<tmp>/project/.claude/anchors`" in lines
     assert "· work state: none in <tmp>/project/.claude/session-workflow/work-state.json" in lines
     assert lines[-6:] == [
         "✘ permission rule Bash(session-workflow:*): in no settings file that applies here; each writer call asks"
@@ -296,8 +296,8 @@ def test_nothing_from_a_file_or_the_environment_can_draw_a_line(box: Sandbox) ->
     lines, _code = lines_of(box, env)
     marks = [line[0] for line in lines[1:-1] if not line.startswith("  ")]
     assert set(marks) <= {"✔", "✘", "·"} and sum(1 for line in lines if line.startswith("✔ python3")) == 1
-    assert pair(lines, "· anchor x.md") == [
-        "· anchor x.md\\x0a✔ python3 for the hooks: fine.md: not created here; the hooks do not inject it",
+    assert pair(lines, "· anchor `x.md") == [
+        "· anchor `x.md\\x0a✔ python3 for the hooks: fine.md`: not created here; the hooks do not inject it",
         "  how: if it is yours: session-workflow anchor adopt $'<tmp>/project/.claude/anchors/x.md\\x0a✔ python3 for"
         " the hooks: fine.md'",
     ]
@@ -320,9 +320,9 @@ def test_the_same_bytes_at_a_new_inode_are_trusted_as_the_hooks_trust_them(box: 
     data = path.read_bytes()
     path.unlink()
     path.write_bytes(data)  # git stash --all && git stash pop: the very bytes, another inode and mtime
-    assert "✔ anchor 2026-12-03-kept.md: trusted, kept by this session" in lines_of(box)[0]
+    assert "✔ anchor `2026-12-03-kept.md`: trusted, kept by this session" in lines_of(box)[0]
     path.write_bytes(data.replace(b"go", b"GO"))  # same size, other bytes
-    assert "✘ anchor 2026-12-03-kept.md: changed outside the writers; the hooks do not inject it" in lines_of(box)[0]
+    assert "✘ anchor `2026-12-03-kept.md`: changed outside the writers; the hooks do not inject it" in lines_of(box)[0]
 
 
 def test_a_kept_anchor_that_is_gone_is_named_with_the_restore_command(box: Sandbox) -> None:
@@ -333,14 +333,14 @@ def test_a_kept_anchor_that_is_gone_is_named_with_the_restore_command(box: Sandb
     shutil.rmtree(box.anchors)  # git clean -fdx
     lines, code = lines_of(box)
     real = os.path.realpath(box.anchors)
-    assert pair(lines, "✘ anchor 2026-12-03-kept.md") == [
-        f"✘ anchor 2026-12-03-kept.md: kept by this session, gone from {real}".replace(str(box.root), "<tmp>"),
+    assert pair(lines, "✘ anchor `2026-12-03-kept.md`") == [
+        f"✘ anchor `2026-12-03-kept.md`: kept by this session, gone from `{real}`".replace(str(box.root), "<tmp>"),
         f"  fix: put the last version back: session-workflow anchor restore {real}/2026-12-03-kept.md".replace(
             str(box.root), "<tmp>"
         ),
     ]
-    assert pair(lines, "✘ anchor 2026-12-02-other.md") == [  # another session's: named too, it may be the run's
-        f"✘ anchor 2026-12-02-other.md: kept by a session of this machine, gone from {real}".replace(
+    assert pair(lines, "✘ anchor `2026-12-02-other.md`") == [  # another session's: named too, it may be the run's
+        f"✘ anchor `2026-12-02-other.md`: kept by a session of this machine, gone from `{real}`".replace(
             str(box.root), "<tmp>"
         ),
         f"  fix: put the last version back: session-workflow anchor restore {real}/2026-12-02-other.md".replace(
@@ -358,8 +358,8 @@ def test_a_terminal_without_a_session_id_names_a_deleted_anchor_with_its_restore
     terminal = {key: value for key, value in box.env.items() if key not in ("CLAUDE_CODE_SESSION_ID", "CLAUDECODE")}
     lines, _code = lines_of(box, terminal)
     real = os.path.realpath(kept).replace(str(box.root), "<tmp>")
-    assert pair(lines, "✘ anchor 2026-12-03-kept.md") == [
-        f"✘ anchor 2026-12-03-kept.md: kept by a session of this machine, gone from {os.path.dirname(real)}",
+    assert pair(lines, "✘ anchor `2026-12-03-kept.md`") == [
+        f"✘ anchor `2026-12-03-kept.md`: kept by a session of this machine, gone from `{os.path.dirname(real)}`",
         f"  fix: put the last version back: session-workflow anchor restore {real}",
     ]
     assert not any("no open anchor" in line for line in lines)
@@ -377,7 +377,7 @@ def test_a_closed_anchor_is_not_gone_and_another_projects_anchor_is_not_named(bo
     elsewhere.unlink()
     lines, _code = lines_of(box)
     assert not any("done.md" in line or "theirs.md" in line for line in lines)
-    assert "· anchors: no open anchor in <tmp>/project/.claude/anchors" in lines
+    assert "· anchors: no open anchor in `<tmp>/project/.claude/anchors`" in lines
 
 
 def test_the_ledger_line_counts_what_was_sent_in_this_project_and_points_to_the_log(box: Sandbox) -> None:
@@ -411,7 +411,7 @@ def test_a_gone_anchor_is_this_projects_and_found_through_a_symlinked_project(bo
     for cwd, dir_arg in ((str(link), None), (str(box.root), str(link))):
         lines, _code = doctor.report(box.env, str(box.home), cwd, dir_arg)
         assert [line for line in lines if line.startswith("✘ anchor")] == [
-            f"✘ anchor 2026-12-03-kept.md: kept by this session, gone from {os.path.realpath(box.anchors)}"
+            f"✘ anchor `2026-12-03-kept.md`: kept by this session, gone from `{os.path.realpath(box.anchors)}`"
         ], (cwd, dir_arg)
         assert not any("2026-12-01-far.md" in line for line in lines)
 

@@ -207,11 +207,11 @@ def test_a_relative_config_dir_is_ignored_and_named_once(tmp_path: Path) -> None
     assert claude_config_dir(env) == "/home/u/.claude"
     assert claude_config_dir({"CLAUDE_CONFIG_DIR": "/c"}) == "/c" and claude_config_dir({}) is None
     assert ignored_folders(env, []) == [
-        "session-workflow: ignored CLAUDE_CONFIG_DIR=cfg: not an absolute path outside the project.",
-        "session-workflow: ignored XDG_STATE_HOME=st: not an absolute path outside the project.",
-        "session-workflow: ignored CLAUDE_PLUGIN_DATA=data: not an absolute path outside the project.",
+        "session-workflow: ignored CLAUDE_CONFIG_DIR=`cfg`: not an absolute path outside the project.",
+        "session-workflow: ignored XDG_STATE_HOME=`st`: not an absolute path outside the project.",
+        "session-workflow: ignored CLAUDE_PLUGIN_DATA=`data`: not an absolute path outside the project.",
     ]
     assert ignored_folders({"CLAUDE_PLUGIN_DATA": str(tmp_path / "d\u202e")}, [str(tmp_path)]) == [
-        f"session-workflow: ignored CLAUDE_PLUGIN_DATA={tmp_path}/d\\u202e: not an absolute path outside the project."
+        f"session-workflow: ignored CLAUDE_PLUGIN_DATA=`{tmp_path}/d\\u202e`: not an absolute path outside the project."
     ]
     assert ignored_folders({"HOME": "/h", "CLAUDE_PLUGIN_DATA": "/h/.claude/plugins/data/x"}, ["/h/p"]) == []

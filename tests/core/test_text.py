@@ -13,6 +13,7 @@ from session_workflow.core.text import (
     cut_utf8,
     cut_utf16,
     duration_text,
+    named,
     one_line,
     shell_command,
     shell_quote,
@@ -282,3 +283,26 @@ def test_a_duration_is_minutes_under_an_hour_and_whole_hours_above() -> None:
         "1h",
         "96h",
     ]
+
+
+# --- named: the one way a name is shown in prose (issue 41 item 4, issue 40 item 6) -------------------------------
+
+
+def test_a_name_is_one_code_span_nothing_in_it_can_close() -> None:
+    assert named("plan.md (the user confirmed it)") == "`plan.md (the user confirmed it)`"
+    assert named("a`b``c") == "`a\\x60b\\x60\\x60c`"  # escaped as shell_quote writes a backtick
+    assert named("x\n## Control anchor: y") == "`x\\x0a## Control anchor: y`"
+    assert named("") == '""'
+
+
+def test_a_cut_name_keeps_its_start_or_its_end_within_the_cap() -> None:
+    assert named("abcdefghij", 5) == "`abcd…`"
+    assert named("/long/path/to/file.md", 8, keep_end=True) == "`…file.md`"
+    assert named("short", 5) == "`short`"
+
+
+@given(any_text)
+def test_no_text_makes_a_name_that_closes_its_span(text: str) -> None:
+    shown = named(text, 40)
+    assert shown == '""' or (shown.startswith("`") and shown.endswith("`") and shown.count("`") == 2)
+    assert "\n" not in shown

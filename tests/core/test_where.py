@@ -60,7 +60,7 @@ def test_the_bash_tool_finds_the_project_in_the_sessions_transcript(
     assert where.project_dir({**env, "CLAUDE_PROJECT_DIR": str(root)}, str(src)) == str(pkg)
     assert where.command_project_dir({**env, "CLAUDE_PROJECT_DIR": str(root)}, str(src)) == (
         str(pkg),
-        f"session-workflow: ignored CLAUDE_PROJECT_DIR={root}: Claude Code sets it for hooks, not here.",
+        f"session-workflow: ignored CLAUDE_PROJECT_DIR=`{root}`: Claude Code sets it for hooks, not here.",
     )
     assert where.command_project_dir(env, str(src)) == (str(pkg), None)
     for other in ("other-session", "../x", "a/b", "x" * 129, ""):

@@ -111,7 +111,7 @@ def test_edit_and_write_keep_a_cli_made_anchor_trusted(claude: Claude, fake_api:
     assert trusted == {"after Edit": True, "after Write": True}
 
     block = compact_block(after_compaction(fake_api))
-    has(block, f"{ANCHOR_HEADING}{path}", "- Step 1: WHOLE-BY-WRITE")
+    has(block, f"{ANCHOR_HEADING}`{path}`", "- Step 1: WHOLE-BY-WRITE")
     assert block.count("Next action: EDITED-BY-EDIT") == 1, block
     lacks(block, "not created here", "adopt", "TAIL-ONLY-DECISION", "WRITTEN-BY-THE-CLI")
     stepped = F.last_tool_results(fake_api.main_requests()[-1])
@@ -139,5 +139,5 @@ def test_a_planted_anchor_the_model_edits_stays_not_created_here(
     assert not registry.is_ours({"HOME": str(claude.home)}, str(planted))
 
     block = compact_block(after_compaction(fake_api))
-    has(block, f"Open anchor not created here (not shown): {planted}", f"`session-workflow anchor adopt {planted}`")
+    has(block, f"Open anchor not created here (not shown): `{planted}`", f"`session-workflow anchor adopt {planted}`")
     lacks(block, "REPO-PLANTED-CURSOR", "MODEL-EDITED-PLANTED", "MODEL-WROTE-PLANTED", ANCHOR_HEADING)

@@ -127,7 +127,7 @@ def test_a_hostile_env_block_changes_nothing_the_model_receives_but_the_lines_na
             plant_hostile_clone(sandbox, sid, tmp_path / "elsewhere")
         seen[name] = received(sandbox, fake_api, sid, anchor, extra)
     plain, hostile_seen = seen["plain"], seen["hostile"]
-    anchor_line = "Control anchor <ROOT>/proj/.claude/anchors/"  # the new anchor, trusted, its template unfilled
+    anchor_line = "Control anchor `<ROOT>/proj/.claude/anchors/"  # the new anchor, trusted, its template unfilled
     assert anchor_line in plain[0] and ": created, not filled yet." in plain[0]
     assert "The real task" in plain[0] and "Env block" in plain[1]
     assert len(plain) == 5 and "step 0 -> 1  " in plain[2] and "ticket   #27" in plain[3], plain

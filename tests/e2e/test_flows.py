@@ -74,7 +74,7 @@ def test_resume_then_compact_carries_the_head_once_and_precompact_quotes_the_nex
         assert all_text(body).count(MISSION) == 1, all_text(body)[-4000:]
     # PreCompact's request names the cursor's Next action line, not the newest step bullet.
     (compaction,) = fake_api.compaction_requests()
-    wanted = f"- the control anchor file {made[0]} and its next action: {MARK} write the parser for rule 7"
+    wanted = f"- the control anchor file `{made[0]}` and its next action: {MARK} write the parser for rule 7"
     assert wanted in all_text(compaction), all_text(compaction)[-3000:]
     assert "next action: - Step" not in all_text(compaction)
 

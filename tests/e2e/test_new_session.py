@@ -88,7 +88,7 @@ def test_clear_names_the_state_and_sends_no_task_list(
     assert parts[:2] == ["session-workflow: state restored from disk at SessionStart (clear).", FOREIGN_LINE], show(
         after
     )
-    assert len(parts) == 3 and parts[2].startswith(f"{ANCHOR_HEADING}{anchor}"), show(after)
+    assert len(parts) == 3 and parts[2].startswith(f"{ANCHOR_HEADING}`{anchor}`"), show(after)
     # The cleared session's open task is on disk, yet neither its list nor the hint comes (issue 31).
     assert "STRUCTURED TASK LIST" not in block and "Finish the lexer" not in block, show(after)
     # The work state belongs to the cleared session: no section in the new thread, system prompt or block.

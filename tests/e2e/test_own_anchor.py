@@ -61,7 +61,7 @@ def test_stash_all_and_pop_keeps_the_anchor_with_its_cursor_once(claude: Claude,
     (path,) = made
     assert Path(path).is_file()  # the pop put it back
     block = compact_block(after_compaction(fake_api))
-    has(block, f"{ANCHOR_HEADING}{path}")
+    has(block, f"{ANCHOR_HEADING}`{path}`")
     assert block.count(f"Next action: {MARKER}") == 1, block
     lacks(block, "not created here", "changed outside the writers", "gone")
 
@@ -83,17 +83,17 @@ def test_git_clean_then_the_block_says_gone_and_the_model_restores_it(claude: Cl
     gone = compact_block(after_compaction(fake_api, 0))
     has(
         gone,
-        f"Control anchor gone: {path}, last written here at step 0, is no longer on disk; put it back with"
+        f"Control anchor gone: `{path}`, last written here at step 0, is no longer on disk; put it back with"
         f" `session-workflow anchor restore {path}`.",
     )
     lacks(gone, MARKER, "only if the user")
     # The restore prints the HEAD: the very request that carries its result holds the restored cursor.
     restored = tool_output(fake_api, "restored ")
-    assert restored.startswith(f"restored {path} (step 0)\n## Control anchor: {path}\n"), restored
+    assert restored.startswith(f"restored {path} (step 0)\n## Control anchor: `{path}`\n"), restored
     assert restored.count(f"Next action: {MARKER}") == 1, restored
     assert Path(path).read_text(encoding="utf-8") == TRACK_TEXT.format(task="Own run", marker=MARKER)
     back = compact_block(after_compaction(fake_api, 1))
-    has(back, f"{ANCHOR_HEADING}{path}")
+    has(back, f"{ANCHOR_HEADING}`{path}`")
     assert back.count(f"Next action: {MARKER}") == 1, back
     lacks(back, "gone")
 

@@ -205,7 +205,7 @@ def test_the_quick_start_then_the_uninstall(claude_bin: Path, fake_api: FakeAnth
     (example,) = [body for language, body, before in blocks if body.startswith("session-workflow: state restored")]
     block = next(c for c in session_start_contexts(fake_api.main_requests()[-1]) if "(compact)" in c.split("\n")[0])
     assert block.split("\n")[0] == example.split("\n")[0]
-    assert f"## Control anchor: {anchor}\n" in block and f"> - Next action: {NEXT_ACTION}\n" in block, block
+    assert f"## Control anchor: `{anchor}`\n" in block and f"> - Next action: {NEXT_ACTION}\n" in block, block
 
     # From a terminal, as the Quick start also says.
     shell = {**user.env(), "PATH": fresh["PATH"]}
@@ -231,7 +231,7 @@ def test_the_quick_start_then_the_uninstall(claude_bin: Path, fake_api: FakeAnth
     anchor.unlink()
     done = subprocess.run(words, cwd=user.project, env=shell, capture_output=True, text=True, timeout=120)
     lines = done.stdout.splitlines()
-    gone = f"✘ anchor {anchor.name}: kept by a session of this machine, gone from {anchor.parent}"
+    gone = f"✘ anchor `{anchor.name}`: kept by a session of this machine, gone from `{anchor.parent}`"
     restore = f"session-workflow anchor restore {anchor}"
     assert gone in lines and f"  fix: put the last version back: {restore}" in lines, done.stdout
     assert not any("no open anchor" in line for line in lines), done.stdout

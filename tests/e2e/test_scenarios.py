@@ -289,7 +289,7 @@ def test_startup_injects_anchor_tasks_and_work_state(claude: Claude, fake_api: F
     block = the_block(first, "startup")
     has(
         block,
-        f"{ANCHOR_HEADING}{anchor}",
+        f"{ANCHOR_HEADING}`{anchor}`",
         "- Step 2: wrote the lexer",
         "Next action: write the parser for rule 7",
         'U1: "never touch the old AST"',
@@ -348,7 +348,7 @@ def test_auto_compact_mid_run_restores_cursor_tasks_ticket_step_and_prompts(
     has(
         instructions(compaction),
         PRECOMPACT_LEAD,
-        f"the control anchor file {anchor} and its next action: write the parser for rule 7",
+        f"the control anchor file `{anchor}` and its next action: write the parser for rule 7",
         'ticket #34 "Make the parser fast" at step: implement',
         "2 open task(s)",
         what="compaction instructions",
@@ -358,7 +358,7 @@ def test_auto_compact_mid_run_restores_cursor_tasks_ticket_step_and_prompts(
     block = the_block(after, "compact")
     has(
         block,
-        f"{ANCHOR_HEADING}{anchor}",
+        f"{ANCHOR_HEADING}`{anchor}`",
         "Next action: write the parser for rule 7",
         "#1 [in_progress] Write the parser for rule 7",
         "#2 [pending] Benchmark rule 7",
@@ -387,7 +387,7 @@ def test_clear_reinjects_the_anchor_and_names_what_the_cleared_session_left(
 
     after = fake_api.message_requests()[-1]
     block = the_block(after, "clear")
-    has(block, f"{ANCHOR_HEADING}{anchor}", "Next action: write the parser for rule 7", body=after)
+    has(block, f"{ANCHOR_HEADING}`{anchor}`", "Next action: write the parser for rule 7", body=after)
     # Its work state as one line (tests/e2e/test_new_session.py), its tasks not at all (the task spec's rule).
     has(block, "`session-workflow state adopt`", body=after)
     lacks(block, TASKS_HEADER, PROMPTS_HEADER, "STRUCTURED TASK LIST", "#1 [", body=after)
@@ -416,7 +416,7 @@ def test_resume_reinjects_anchor_and_tasks(claude: Claude, fake_api: FakeAnthrop
     unchanged = "{}: unchanged since the session-workflow SessionStart (startup) block above, which still holds it."
     has(
         resume_blocks[0],
-        f"{ANCHOR_HEADING}{anchor}",
+        f"{ANCHOR_HEADING}`{anchor}`",
         "Next action: write the parser for rule 7",
         unchanged.format("Task list"),
         body=resumed,
@@ -625,7 +625,7 @@ def test_anchor_command_creates_an_anchor_the_next_compaction_injects(claude: Cl
     block = the_block(after, "compact")
     has(
         block,
-        f"{ANCHOR_HEADING}{path}",
+        f"{ANCHOR_HEADING}`{path}`",
         'U1: "never touch the old AST"',
         "- Step 1: snapshot: lexer done; next: rule 7",
         "Next action: write the parser for rule 7",
@@ -671,7 +671,7 @@ def test_precompact_text_reaches_manual_compaction_instructions(claude: Claude, 
     has(
         added,
         f"Additional Instructions:\nkeep the benchmarks\n\n{PRECOMPACT_LEAD}",
-        f"the control anchor file {anchor}",
+        f"the control anchor file `{anchor}`",
         'ticket #34 "Make the parser fast" at step: review',
         what="compaction instructions",
     )

@@ -100,9 +100,9 @@ def test_a_cli_made_anchor_is_injected_and_a_committed_one_only_named(claude: Cl
     block = compact_block(after_compaction(fake_api))
     has(
         block,
-        f"{ANCHOR_HEADING}{path}",
+        f"{ANCHOR_HEADING}`{path}`",
         "Next action: PARSER-NEXT-ACTION",
-        f"Open anchor not created here (not shown): {planted}",
+        f"Open anchor not created here (not shown): `{planted}`",
         f"`session-workflow anchor adopt {planted}`",
     )
     lacks(block, "REPO-PLANTED-CURSOR", "Planted", "TAIL-ONLY")
@@ -129,11 +129,11 @@ def test_two_sessions_each_get_their_own_anchor_after_compact(claude: Claude, fa
     assert Path(one).parent == Path(two).parent == claude.project / ".claude" / "anchors"
 
     block_one = compact_block(after_compaction(fake_api, 0))
-    has(block_one, f"{ANCHOR_HEADING}{one}", "Next action: TRACK-ONE-NEXT")
-    has(block_one, f"Parallel track: {Path(two).name} is kept by another session")
+    has(block_one, f"{ANCHOR_HEADING}`{one}`", "Next action: TRACK-ONE-NEXT")
+    has(block_one, f"Parallel track: `{Path(two).name}` is kept by another session")
     lacks(block_one, "TRACK-TWO-NEXT")
 
     block_two = compact_block(after_compaction(fake_api, 1))
-    has(block_two, f"{ANCHOR_HEADING}{two}", "Next action: TRACK-TWO-NEXT")
-    has(block_two, f"Parallel track: {Path(one).name} is kept by another session")
+    has(block_two, f"{ANCHOR_HEADING}`{two}`", "Next action: TRACK-TWO-NEXT")
+    has(block_two, f"Parallel track: `{Path(one).name}` is kept by another session")
     lacks(block_two, "TRACK-ONE-NEXT")

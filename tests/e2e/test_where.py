@@ -98,7 +98,7 @@ def test_a_monorepo_subfolder_session_gets_its_anchor_and_work_state_back_after_
     assert_only_in(pkg, mono, anchor)
     after = after_compaction(fake_api)
     block = the_block(after, "compact")
-    has(block, f"{ANCHOR_HEADING}{anchor}", "Next action: write the parser for rule 7", body=after)
+    has(block, f"{ANCHOR_HEADING}`{anchor}`", "Next action: write the parser for rule 7", body=after)
     assert_ticket(after, delivery, block, ticket="34", step="execute")
     lacks(block, str(mono / ".claude"), body=after)
 

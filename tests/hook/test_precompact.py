@@ -33,7 +33,7 @@ def test_golden_with_every_kind_of_state(golden_dir: Path, capsysbinary: pytest.
     assert _run(project, capsysbinary) == (
         "session-workflow, to the summariser only (nothing for the assistant to do): keep these verbatim in the"
         " summary; the plugin restores the state they name from disk after the compaction:\n"
-        f"- the control anchor file {anchor} and its next action: run the exporter tests\n"
+        f"- the control anchor file `{anchor}` and its next action: run the exporter tests\n"
         '- ticket #34 "Ship the exporter" at step: plan\n'
         "- that 1 open task(s) persist on disk (TaskList shows them; they are not lost)\n"
     )
@@ -77,7 +77,7 @@ def test_anchor_opt_out_leaves_the_anchor_out(tmp_path: Path, capsysbinary: pyte
 )
 def test_the_next_action_is_named_once(line: str) -> None:
     text = precompact.instructions(("/p/a.md", line), None, 0)
-    assert text.endswith("- the control anchor file /p/a.md and its next action: port the refund consumer")
+    assert text.endswith("- the control anchor file `/p/a.md` and its next action: port the refund consumer")
 
 
 def test_a_line_that_only_mentions_next_keeps_its_words() -> None:
@@ -105,7 +105,7 @@ def test_the_next_action_is_the_cursors_next_action_line_else_its_newest_step(
 ) -> None:
     project = Project(tmp_path)
     anchor = project.anchor(f"---\nformat: anchor/v1\n---\n# Mission\nShip it.\n\n## Cursor\n{cursor}\n## Invariants\n")
-    assert _run(project, capsysbinary).endswith(f"- the control anchor file {anchor} and its next action: {action}\n")
+    assert _run(project, capsysbinary).endswith(f"- the control anchor file `{anchor}` and its next action: {action}\n")
 
 
 def test_an_unfilled_anchor_has_no_next_action(tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]) -> None:
@@ -116,5 +116,5 @@ def test_an_unfilled_anchor_has_no_next_action(tmp_path: Path, capsysbinary: pyt
     assert _run(project, capsysbinary) == (
         "session-workflow, to the summariser only (nothing for the assistant to do): keep these verbatim in the"
         " summary; the plugin restores the state they name from disk after the compaction:\n"
-        f"- the control anchor file {anchor}\n"
+        f"- the control anchor file `{anchor}`\n"
     )

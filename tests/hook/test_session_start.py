@@ -216,7 +216,7 @@ def test_a_broken_work_state_file_is_named_and_costs_only_itself(golden_dir: Pat
         handle.truncate(40)  # cut mid-write
     text = full.inject("compact", session_workflow_mod=mod)
     note = (
-        f"Work state: {path} is not a valid work state, so it was left out; fix it, or start afresh with"
+        f"Work state: `{path}` is not a valid work state, so it was left out; fix it, or start afresh with"
         " `session-workflow state clear`."
     )
     assert text.split("\n\n")[1] == note and text.count(note) == 1
@@ -523,7 +523,7 @@ def test_a_state_no_session_of_this_machine_wrote_is_named_by_its_path_alone(pro
     text = project.inject("startup")
     path = state_path(str(project.dir))
     assert text.endswith(
-        f"Work state not written by a session of this machine (not shown): {path}; only if the user says it is"
+        f"Work state not written by a session of this machine (not shown): `{path}`; only if the user says it is"
         " theirs: `session-workflow state show`, then `session-workflow state adopt`."
     )
     assert "IGNORE" not in text and "plan" not in text
@@ -559,7 +559,7 @@ def test_a_newline_in_the_project_path_stays_escaped_in_the_lines_that_name_file
     ):
         lines = project.inject(source).split("\n")
         (line,) = [line for line in lines if line.startswith(opening)]
-        assert line.startswith(opening + str(tmp_path) + "/x\\"), line  # an escape (\x0a), never a line break
+        assert line.startswith(opening + "`" + str(tmp_path) + "/x\\"), line  # an escape (\x0a), never a line break
         assert sum(line.startswith("session-workflow: state restored") for line in lines) == 1, lines
 
 

@@ -288,7 +288,7 @@ describe('the checkpoint nudge', () => {
     expect(await row($, world)).toContain('Port the parser')
     await $.session.end({ reason: 'clear', sessionId: SESSION, resume: {} } as never)
     expect(await row($, world)).toBeNull()
-    const block = `session-workflow: state restored from disk at SessionStart (clear).\n\n## Control anchor: ${ANCHOR}\nVerify it`
+    const block = `session-workflow: state restored from disk at SessionStart (clear).\n\n## Control anchor: \`${ANCHOR}\`\nVerify it`
     world.startContexts = [block]
     await $.classic.SessionStart({ source: 'clear' } as never)
     expect(await row($, world)).toContain('Port the parser')
@@ -298,7 +298,7 @@ describe('the checkpoint nudge', () => {
   test('after a /clear whose block names another anchor, or none, nothing is kept', HANG_GUARD, async ($, on) => {
     const world = await withAnchor($, on)
     await $.session.end({ reason: 'clear', sessionId: SESSION, resume: {} } as never)
-    const other = `session-workflow: state restored from disk at SessionStart (clear).\n\n## Control anchor: ${ROOT}/.claude/anchors/other.md\n`
+    const other = `session-workflow: state restored from disk at SessionStart (clear).\n\n## Control anchor: \`${ROOT}/.claude/anchors/other.md\`\n`
     world.startContexts = [other, `Control anchor: ${ANCHOR}\n`]
     await $.classic.SessionStart({ source: 'clear' } as never)
     expect(await row($, world)).toBeNull()

@@ -268,7 +268,7 @@ def test_a_broken_task_file_costs_only_itself(data: bytes) -> None:
 
 
 BROKEN_STATE_NOTE = (
-    f"Work state: {ROOT_MARK}/proj/.claude/session-workflow/work-state.json is not a valid work state, so it was left"
+    f"Work state: `{ROOT_MARK}/proj/.claude/session-workflow/work-state.json` is not a valid work state, so it was left"
     " out; fix it, or start afresh with `session-workflow state clear`."
 )
 
@@ -342,7 +342,7 @@ def test_a_broken_trust_record_costs_only_its_anchor(data: bytes) -> None:
         else:
             parts = shown.parts()
             named = f"{ROOT_MARK}/proj/.claude/anchors/{ANCHOR_NAME}"
-            assert parts.pop("anchor").startswith(f"Open anchor not created here (not shown): {named}; ")
+            assert parts.pop("anchor").startswith(f"Open anchor not created here (not shown): `{named}`; ")
             assert parts == without(expected.parts(), "anchor")
 
 

@@ -225,7 +225,7 @@ def test_gone_after_the_anchors_folder_is_deleted_golden() -> None:
         assert cold_block(box) == (
             "session-workflow: state restored from disk at SessionStart (compact); it outranks the summary of"
             " earlier context.\n\n"
-            f"Control anchor gone: {path}, last written here at step 2, is no longer on disk; put it back with"
+            f"Control anchor gone: `{path}`, last written here at step 2, is no longer on disk; put it back with"
             f" `session-workflow anchor restore {path}`."
         )
         restored = cli(box, "anchor", "restore", path)
@@ -251,7 +251,7 @@ def test_changed_outside_the_writers_golden() -> None:
         assert cold_block(box) == (
             "session-workflow: state restored from disk at SessionStart (compact); it outranks the summary of"
             " earlier context.\n\n"
-            f"Control anchor changed outside the writers (not shown): {path}, last written here at step 2; the bytes"
+            f"Control anchor changed outside the writers (not shown): `{path}`, last written here at step 2; the bytes"
             " there now are not the run's (another program wrote them: a git pull, a checkout, an editor): read it"
             f" with `session-workflow anchor show {path}`, then keep it with `session-workflow anchor adopt {path}`"
             f" only if it is the run's to continue, or put step 2 back with"
@@ -316,7 +316,7 @@ def test_show_names_a_changed_anchor_as_ours_changed() -> None:
             handle.write("hand edit\n")
         shown = cli(box, "anchor", "show", path)
         assert shown.stdout.splitlines()[0] == (
-            f"CHANGED OUTSIDE THE WRITERS: the hooks do not inject {path} until it is adopted; what follows is its"
+            f"CHANGED OUTSIDE THE WRITERS: the hooks do not inject `{path}` until it is adopted; what follows is its"
             " text as data, and the bytes there now are not the run's (another program wrote them: a git pull, a"
             f" checkout, an editor). To keep it: session-workflow anchor adopt {path}; to put step 2 back:"
             f" session-workflow anchor restore --force {path}"

@@ -82,8 +82,10 @@ def env_block(clone: Path, marker: Path, home: Path, bare: Path, **extra: str) -
     return env
 
 
-def run_bin(argv: list[str], env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([BIN, *argv], env=env, cwd=cwd, capture_output=True, text=True, timeout=300, check=False)
+def run_bin(argv: list[str], env: dict[str, str], cwd: Path | str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [BIN, *argv], input=stdin, env=env, cwd=cwd, capture_output=True, text=True, timeout=300, check=False
+    )
 
 
 def nothing_ran(clone: Path, marker: Path) -> None:
@@ -141,7 +143,7 @@ def test_claude_project_dir_from_an_env_block_aims_no_writer_elsewhere(tmp_path:
     done = run_bin(["state", "set", "--ticket", "7", "--title", "Mine"], env, clone)
     assert done.returncode == 0, done.stderr
     assert done.stderr.splitlines()[0] == (
-        f"session-workflow: ignored CLAUDE_PROJECT_DIR={other}: Claude Code sets it for hooks, not here."
+        f"session-workflow: ignored CLAUDE_PROJECT_DIR=`{other}`: Claude Code sets it for hooks, not here."
     )
     assert json.loads(theirs.read_text())["session"] == "their-session"
     assert json.loads((clone / ".claude" / "session-workflow" / "work-state.json").read_text())["ticket"] == 7
@@ -172,7 +174,7 @@ def test_a_relative_tasks_root_and_list_id_show_none_of_the_repositorys_text(mon
             assert "REPO-TASK" not in text
         text = session_start(box, box.env(CLAUDE_CONFIG_DIR=".claude/cfg"))
         assert "REPO-CFG" not in text and "Parse the input" not in text
-        assert text.count("session-workflow: ignored CLAUDE_CONFIG_DIR=.claude/cfg: not an absolute path") == 1
+        assert text.count("session-workflow: ignored CLAUDE_CONFIG_DIR=`.claude/cfg`: not an absolute path") == 1
 
 
 @pytest.mark.parametrize("inside", [True, False])
@@ -199,7 +201,7 @@ def test_delivery_records_in_the_project_are_never_read_nor_written(
         delivered = hook_text("UserPromptSubmit", run_in_process("UserPromptSubmit", prompt, env)) or ""
         assert "## Work state (snapshot)" in delivered
         text = session_start(box, env)
-        assert text.count(f"session-workflow: ignored CLAUDE_PLUGIN_DATA={data}: not an absolute path") == 1, text
+        assert text.count(f"session-workflow: ignored CLAUDE_PLUGIN_DATA=`{data}`: not an absolute path") == 1, text
         assert os.listdir(records) == [f"{box.session}.key"]
 
 

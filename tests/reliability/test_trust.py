@@ -101,7 +101,7 @@ def test_the_cli_without_plugin_data_and_the_hook_with_it_share_the_record() -> 
         assert made.returncode == 0, made.stderr
         path = made.stdout.strip()
         assert cli(box, "anchor", "write", path, stdin=anchor_text().encode()).returncode == 0
-        assert MARKER in block(box) and f"## Control anchor: {path}" in block(box)
+        assert MARKER in block(box) and f"## Control anchor: `{path}`" in block(box)
         folder = trust_dir(box.env())
         assert folder is not None and os.listdir(folder)
         assert not folder.startswith(box.project + os.sep)  # never under the project
@@ -112,7 +112,7 @@ def test_the_cli_without_plugin_data_and_the_hook_with_it_share_the_record() -> 
 def test_every_writer_keeps_the_anchor_trusted() -> None:
     with sandbox() as box:
         path = cli(box, "anchor", "new", "--dir", box.project, "--task", "Keep it").stdout.strip()
-        assert f"Control anchor {path}: created, not filled yet." in block(box)  # trusted, and said to be empty
+        assert f"Control anchor `{path}`: created, not filled yet." in block(box)  # trusted, and said to be empty
         assert cli(box, "anchor", "step", path, "one done").returncode == 0
         assert "- Step 1: one done" in block(box)
         assert (
@@ -229,7 +229,7 @@ def test_anchors_that_came_with_the_repository_are_only_named_until_adopted(size
             adopted = cli(box, "anchor", "adopt", paths[0])
             assert adopted.returncode == 0, adopted.stderr
             after = block(box, source)
-            assert MARKER in after and f"## Control anchor: {paths[0]}" in after
+            assert MARKER in after and f"## Control anchor: `{paths[0]}`" in after
 
     check()
 
@@ -332,7 +332,7 @@ def test_only_the_injected_anchor_is_read_when_every_kind_is_recorded(monkeypatc
             box.write_anchor(f"done-{n}.md", done_text(f"DONE-{n}").encode(), age=60 + n)
         opened = spy_reads(monkeypatch)
         text = block(box)
-        assert "LIVE-ONE" in text and "done-0.md (done)" in text
+        assert "LIVE-ONE" in text and "`done-0.md` (done)" in text
         assert [name for name in opened if name.startswith(box.anchors())] == [chosen]
 
 
@@ -398,13 +398,13 @@ def test_each_session_gets_the_anchor_it_keeps(size: Size, tally: Tally) -> None
             for session in sessions:
                 text = block(box, source, session)
                 tally.add("sessions")
-                assert f"## Control anchor: {paths[session]}" in text, (session, text[:400])
+                assert f"## Control anchor: `{paths[session]}`" in text, (session, text[:400])
                 assert f"- Step 1: {session} moved" in text
                 for other in sessions:
                     if other != session:
-                        assert f"Parallel track: {os.path.basename(paths[other])} is kept by another session" in text
+                        assert f"Parallel track: `{os.path.basename(paths[other])}` is kept by another session" in text
             stranger = block(box, source, "a-session-with-no-anchor")
-            assert f"## Control anchor: {paths[order[-1]]}" in stranger  # no affinity: newest first
+            assert f"## Control anchor: `{paths[order[-1]]}`" in stranger  # no affinity: newest first
             assert "Parallel track: " not in stranger
 
     check()

@@ -17,7 +17,7 @@ from session_workflow.anchor.text import (
     fit_sections,
     mv_command,
 )
-from session_workflow.core.text import ELLIPSIS, cut_utf16, escaped, one_line, shell_command, shell_quote, utf16_len
+from session_workflow.core.text import ELLIPSIS, cut_utf16, named, one_line, shell_command, shell_quote, utf16_len
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -36,15 +36,12 @@ STARTUP_NOTE_SHORT = " Ignore it if this session is for another task."
 
 
 def display_path(path: str) -> str:
-    """A path on one line, escaped; an absurdly long one keeps its end (the file name) behind an ellipsis."""
-    flat = escaped(path)
-    if utf16_len(flat) <= PATH_CAP:
-        return flat
-    return ELLIPSIS + cut_utf16(flat[::-1], PATH_CAP - utf16_len(ELLIPSIS), "")[::-1]
+    """A path as every line shows it (``core.text.named``); an absurdly long one keeps its end (the file name)."""
+    return named(path, PATH_CAP, keep_end=True)
 
 
 def display_name(name: str) -> str:
-    return cut_utf16(escaped(name), NAME_CAP)
+    return named(name, NAME_CAP)
 
 
 def _close_advice(path: str) -> str:
@@ -190,10 +187,10 @@ class AnchorBlock:
             listed = ", ".join(names) + (f" and {rest} more section(s)" if rest else "")
             parts.append(f"Not shown for space (in `session-workflow anchor show`): {listed}.")
         if fit.cursor_cut:
-            parts.append(f'The cursor section "{display_name(fit.cursor_heading or "")}" was cut at a line boundary.')
+            parts.append(f"The cursor section {display_name(fit.cursor_heading or '')} was cut at a line boundary.")
         elif fit.cursor_reserved and fit.dropped:
             parts.append(
-                f'The cursor section "{display_name(fit.cursor_heading or "")}" was reserved and is shown whole.'
+                f"The cursor section {display_name(fit.cursor_heading or '')} was reserved and is shown whole."
             )
         if self.anchor.truncated:
             parts.append(f"The HEAD goes on past the first {HEAD_READ_BYTES // 1024} KB, which is all that was read.")

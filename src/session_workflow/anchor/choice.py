@@ -64,9 +64,10 @@ class Trust:
 
 
 class Selection:
-    """The anchor a session start (or PreCompact) gets, the parallel tracks beside it, the untrusted files."""
+    """The anchor a session start (or PreCompact) gets, the parallel tracks beside it, the untrusted files, and the
+    real paths of the anchors the session keeps (``kept``)."""
 
-    __slots__ = ("chosen", "scan", "scans", "tracks", "untrusted")
+    __slots__ = ("chosen", "kept", "scan", "scans", "tracks", "untrusted")
 
     def __init__(
         self,
@@ -75,12 +76,14 @@ class Selection:
         chosen: Candidate | None,
         tracks: list[Candidate],
         untrusted: list[Candidate],
+        kept: list[str],
     ) -> None:
         self.scan = scan
         self.scans = scans
         self.chosen = chosen
         self.tracks = tracks
         self.untrusted = untrusted
+        self.kept = kept
 
 
 def is_future(candidate: Candidate, now: float) -> bool:
@@ -111,11 +114,13 @@ def select(ctx: HookContext, by_record: bool = True) -> Selection:
     id, and nothing at hook time ties it to the old one (measured on 2.1.332: the new transcript does not exist
     yet when SessionStart and PreCompact run), so it starts newest first until its first write records it.
 
+    The anchors the session keeps (its list in the registry) are looked at first, whatever else the folder holds.
     A live anchor whose newest keeper is another session is a parallel track. Files with a future mtime rank
     after present ones of their kind. Files are ranked by the kinds their records hold, unread (``by_record``); when
     the chosen one, finally read, is gone, unreadable or of another kind, every file is read and ranked by its text.
     """
-    scan, scans = chosen_scan(ctx.project_dirs(), Trust(ctx.env, by_record).vouch)
+    kept = registry.kept_by(ctx.env, ctx.session_id)
+    scan, scans = chosen_scan(ctx.project_dirs(), Trust(ctx.env, by_record).vouch, kept)
     window = startup_window(ctx)
     idle = idle_seconds(ctx)
     untrusted = [
@@ -126,7 +131,7 @@ def select(ctx: HookContext, by_record: bool = True) -> Selection:
         if tier_for(ctx.source, ctx.now - candidate.mtime - idle, False, window) is not None
     ]
     if scan is None:
-        return Selection(None, scans, None, [], untrusted)
+        return Selection(None, scans, None, [], untrusted, kept)
     scan.ranked.sort(key=lambda candidate: (candidate.kind, is_future(candidate, ctx.now)))
     eligible = [c for c in scan.ranked if tier_for(ctx.source, ctx.now - c.mtime - idle, False, window) is not None]
     session = ctx.session_id
@@ -151,7 +156,7 @@ def select(ctx: HookContext, by_record: bool = True) -> Selection:
             return select(ctx, by_record=False)
     if not all(_unchanged(candidate) for candidate in shown):
         return select(ctx, by_record=False)  # a file the block would name is gone or changed since the listing
-    return Selection(scan, scans, chosen, tracks, untrusted)
+    return Selection(scan, scans, chosen, tracks, untrusted, kept)
 
 
 def _unchanged(candidate: Candidate) -> bool:

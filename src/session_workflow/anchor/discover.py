@@ -24,7 +24,7 @@ from session_workflow.core.text import cut_utf16, one_line
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Collection
     from typing import Optional
 
     Listed = tuple[float, str, Optional[str], Identity]  # an alias, evaluated on 3.9: no ``str | None``
@@ -103,9 +103,10 @@ def list_open(folder: str) -> list[Candidate]:
     return _candidates(folder, *_open_files(folder))
 
 
-def _open_files(folder: str) -> tuple[str, list[Listed]]:
+def _open_files(folder: str, kept: Collection[str] = ()) -> tuple[str, list[Listed]]:
     """The folder's real path, and (-mtime, name, real path or None, identity) of each open anchor, sorted:
-    ``list_open`` without the Candidates.
+    ``list_open`` without the Candidates; the files among ``kept`` (real paths: the session's own anchors) first,
+    looked at by name even past ``MAX_LISTED``, so no number of other files or mtimes pushes them out.
 
     Where the platform allows, the folder is listed through a descriptor, so each stat resolves one name
     instead of the whole path. Only a symlink pays for resolving its target (its real path is kept); a plain
@@ -117,32 +118,43 @@ def _open_files(folder: str) -> tuple[str, list[Listed]]:
         listing: int | str = os.open(folder, _DIR_FLAGS) if os.scandir in os.supports_fd else folder
     except (OSError, ValueError):
         return folder, []
+    own = {os.path.basename(real) for real in kept if os.path.dirname(real) == real_folder}
     try:
         with os.scandir(listing) as entries:
             for count, entry in enumerate(entries):
                 if count >= MAX_LISTED:
                     break
-                name = entry.name
-                if not is_open_name(name):
-                    continue
-                real = None
-                try:
-                    info = entry.stat()
-                    if entry.is_symlink():
-                        real = os.path.realpath(os.path.join(folder, name))
-                        if os.path.dirname(real) != real_folder:
-                            continue
-                except (OSError, ValueError):
-                    continue
-                if stat.S_ISREG(info.st_mode):
-                    found.append((-info.st_mtime, name, real, Identity.of(info)))
+                if entry.name in own:
+                    continue  # looked at below, by name
+                listed = _listed(folder, real_folder, entry.name, entry)
+                if listed is not None:
+                    found.append(listed)
     except (OSError, ValueError):
         return real_folder, []
     finally:
         if isinstance(listing, int):
             os.close(listing)
     found.sort()
-    return real_folder, found
+    first = [listed for listed in (_listed(folder, real_folder, name) for name in own) if listed is not None]
+    return real_folder, sorted(first) + found
+
+
+def _listed(folder: str, real_folder: str, name: str, entry: os.DirEntry[str] | None = None) -> Listed | None:
+    """One file as ``_open_files`` keeps it (``entry``: the listing's, else looked up by name), or None: not an
+    open anchor's name, gone, not a regular file, or a link out of the folder."""
+    if not is_open_name(name):
+        return None
+    path = os.path.join(folder, name)
+    real = None
+    try:
+        info = entry.stat() if entry is not None else os.stat(path)
+        if entry.is_symlink() if entry is not None else os.path.islink(path):
+            real = os.path.realpath(path)
+            if os.path.dirname(real) != real_folder:
+                return None
+    except (OSError, ValueError):
+        return None
+    return (-info.st_mtime, name, real, Identity.of(info)) if stat.S_ISREG(info.st_mode) else None
 
 
 def _candidates(folder: str, real_folder: str, files: list[Listed]) -> list[Candidate]:
@@ -222,6 +234,7 @@ def scan_folder(
     classify: bool = True,
     limit: int | None = None,
     vouch: Callable[[Candidate], bool] | None = None,
+    kept: Collection[str] = (),
 ) -> DirScan | None:
     """The open anchors of ``folder``, read and ranked (or, unclassified, only listed); None when none.
 
@@ -231,9 +244,10 @@ def scan_folder(
     vanish or turn unreadable between the listing and the read are left out. With ``vouch`` (the hooks) a file
     it refuses is not read at all and lands in ``untrusted``, and one it ranks by its record's kind (the hook's
     ``Trust``; the reports, which show every file's title, rank by text) is not read either: ``select`` reads the
-    one it chooses.
+    one it chooses. The files among ``kept`` (the session's own anchors, real paths) are looked at first, so no
+    number of other files and no mtime keeps them out of the files read.
     """
-    real_folder, listed = _open_files(folder)
+    real_folder, listed = _open_files(folder, kept)
     if not classify:
         return DirScan(directory, folder, _candidates(folder, real_folder, listed), len(listed)) if listed else None
     readable: list[Candidate] = []
@@ -248,31 +262,37 @@ def scan_folder(
             continue
         readable.append(candidate)
         live += candidate.kind == LIVE
-        if live > OTHERS_NAMED and limit is None:
+        if live > OTHERS_NAMED and limit is None and candidate.real not in kept:  # the session's own all read
             break
     total = len(listed) - unreadable - len(untrusted)
     if not readable and not untrusted:
         return None
+    readable.sort(key=lambda candidate: (-candidate.mtime, candidate.name))  # the session's own were read first
     return DirScan(directory, folder, rank(readable), total, untrusted)
 
 
-def scan_dir(directory: str, classify: bool = True, vouch: Callable[[Candidate], bool] | None = None) -> DirScan | None:
+def scan_dir(
+    directory: str,
+    classify: bool = True,
+    vouch: Callable[[Candidate], bool] | None = None,
+    kept: Collection[str] = (),
+) -> DirScan | None:
     """The open anchors of a project directory (see ``scan_folder``); an anchors folder that resolves outside
     the project is not looked at."""
     folder = anchors_dir(directory)
     if not resolves_inside(folder, directory):
         return None
-    return scan_folder(folder, directory, classify, vouch=vouch)
+    return scan_folder(folder, directory, classify, vouch=vouch, kept=kept)
 
 
 def chosen_scan(
-    directories: list[str], vouch: Callable[[Candidate], bool] | None = None
+    directories: list[str], vouch: Callable[[Candidate], bool] | None = None, kept: Collection[str] = ()
 ) -> tuple[DirScan | None, list[DirScan | None]]:
     """The first directory (best first) with a readable open anchor, classified; the others only listed."""
     scans: list[DirScan | None] = []
     chosen: DirScan | None = None
     for directory in directories:
-        scan = scan_dir(directory, classify=chosen is None, vouch=vouch)
+        scan = scan_dir(directory, classify=chosen is None, vouch=vouch, kept=kept)
         if chosen is None and scan is not None and (scan.ranked or vouch is None):
             chosen = scan
         scans.append(scan)

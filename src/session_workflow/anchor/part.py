@@ -8,6 +8,7 @@ pure. What was sent is kept in the compaction ledger (``core.ledger``, written b
 from __future__ import annotations
 
 import os
+import stat
 
 from session_workflow.anchor import registry
 from session_workflow.anchor.age import tier_for
@@ -38,6 +39,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
+    from session_workflow.anchor.choice import Selection
     from session_workflow.anchor.discover import Candidate, DirScan
     from session_workflow.core.context import HookContext
 
@@ -144,33 +146,62 @@ def changed_notes(changed: list[Candidate]) -> list[str]:
     ]
 
 
-def gone_anchors(env: Mapping[str, str], session: str | None, projects: list[str]) -> list[tuple[str, registry.Record]]:
-    """The anchors ``session`` keeps in the anchors folder of one of ``projects`` that are no longer on disk
-    (deleted, ``git clean -fdx``) and that ``anchor restore`` can put back (their record stands).
-    A closed anchor is not gone: ``close`` renames it (to ``*.closed.md``, or a free name beside it) and removes
-    its record. Bounded: the session's list names at most 8 anchors, one ``lstat`` each."""
-    kept = registry.kept_by(env, session)
+def kept_here(kept: list[str], projects: list[str]) -> list[str]:
+    """The anchors of ``kept`` (the session's list, real paths) in the anchors folder of one of ``projects`` that
+    are not closed: ``close`` renames an anchor (to ``*.closed.md``, or a free name beside it) and removes its
+    record. Bounded: the session's list names at most 8 anchors, one ``lstat`` each."""
     if not kept:
         return []
     folders = {os.path.realpath(anchors_dir(directory)) for directory in projects}
+    return [real for real in kept if os.path.dirname(real) in folders and not os.path.lexists(closed_name(real))]
+
+
+def gone_anchors(env: Mapping[str, str], kept: list[str], projects: list[str]) -> list[tuple[str, registry.Record]]:
+    """The anchors of ``kept`` here (``kept_here``) that are no longer on disk (deleted, ``git clean -fdx``) and
+    that ``anchor restore`` can put back (their record stands)."""
     found = []
-    for real in kept:
-        if os.path.dirname(real) not in folders or os.path.lexists(real) or os.path.lexists(closed_name(real)):
-            continue
-        record = registry.read(env, real)
+    for real in kept_here(kept, projects):
+        record = registry.read(env, real) if not os.path.lexists(real) else None
         if record is not None:
             found.append((real, record))
     return found
 
 
-def gone_notes(ctx: HookContext) -> list[str]:
+def gone_notes(ctx: HookContext, kept: list[str]) -> list[str]:
     """One line per anchor of this session's that is gone (``gone_anchors``), with the command that puts its last
     version back."""
     return [
         f"Control anchor gone: {display_path(real)}, {_written_at(record)}, is no longer on disk; put it"
         f" back with `{registry.restore_command(_command_path(real))}`."
-        for real, record in gone_anchors(ctx.env, ctx.session_id, ctx.project_dirs())[:UNTRUSTED_NAMED]
+        for real, record in gone_anchors(ctx.env, kept, ctx.project_dirs())[:UNTRUSTED_NAMED]
     ]
+
+
+def unlisted_notes(ctx: HookContext, selection: Selection) -> list[str]:
+    """One line per anchor of this session's that is on disk but that the hook neither shows nor names elsewhere,
+    with the reason: a link out of its folder (never followed), not a regular file, or unreadable."""
+    seen = {
+        candidate.real
+        for found in selection.scans
+        if found is not None
+        for candidate in [*found.ranked, *found.untrusted]
+    }
+    lines = []
+    for real in kept_here(selection.kept, ctx.project_dirs()):
+        if real in seen:
+            continue
+        try:
+            info = os.lstat(real)
+        except (OSError, ValueError):
+            continue  # gone: ``gone_notes`` names it
+        if stat.S_ISLNK(info.st_mode):
+            why = "it is now a link that leads out of its anchors folder, which the hooks never follow"
+        elif not stat.S_ISREG(info.st_mode):
+            why = "it is no longer a regular file"
+        else:
+            why = "it could not be read"
+        lines.append(f"Control anchor kept by this session not shown: {display_path(real)}; {why}.")
+    return lines[:UNTRUSTED_NAMED]
 
 
 def _written_at(record: registry.Record | None) -> str:
@@ -210,7 +241,8 @@ def prepare(ctx: HookContext) -> AnchorPart | UntrustedPart | None:
     selection = select(ctx)
     changed = [candidate for candidate in selection.untrusted if candidate.record is not None]
     strangers = [candidate for candidate in selection.untrusted if candidate.record is None]
-    notes = gone_notes(ctx) + changed_notes(changed) + untrusted_notes(strangers)
+    notes = gone_notes(ctx, selection.kept) + unlisted_notes(ctx, selection)
+    notes += changed_notes(changed) + untrusted_notes(strangers)
     problem = registry.trust_problem(ctx.env) if selection.untrusted else None
     if problem is not None:  # why every anchor here reads as not created here
         notes.insert(0, problem)

@@ -11,13 +11,14 @@ import os
 import sys
 
 from session_workflow.anchor import registry
-from session_workflow.anchor.discover import list_open
+from session_workflow.anchor.discover import is_open_name, list_open
 from session_workflow.cli.parser import RawDescriptionHelpFormatter
 from session_workflow.core import deps, health
 from session_workflow.core.boundedio import read_prefix
+from session_workflow.core.gitignore import staged
 from session_workflow.core.health import FAIL, INFO, OK, Check
 from session_workflow.core.locations import SESSION_ENV, anchors_dir, config_dir, trust_dir
-from session_workflow.core.text import escaped, shell_command
+from session_workflow.core.text import escaped, named, shell_command
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -82,7 +83,7 @@ def trusted(candidate: Candidate, record: Record | None, session: str) -> Check 
     if record is None or candidate.identity is None or not registry.trusts(record, candidate.path, candidate.identity):
         return None
     kept = ", kept by this session" if session and session in record.sessions else ""
-    return Check(OK, f"anchor {escaped(candidate.name)}: trusted{kept}")
+    return Check(OK, f"anchor {named(candidate.name)}: trusted{kept}")
 
 
 def changed(candidate: Candidate, record: Record | None, _session: str) -> Check | None:
@@ -92,7 +93,7 @@ def changed(candidate: Candidate, record: Record | None, _session: str) -> Check
     path = os.path.abspath(candidate.path)  # shell_command escapes what it must itself, and stays runnable
     return Check(
         FAIL,
-        f"anchor {escaped(candidate.name)}: changed outside the writers; the hooks do not inject it",
+        f"anchor {named(candidate.name)}: changed outside the writers; the hooks do not inject it",
         f"read it ({shell_command('session-workflow', 'anchor', 'show', path)}); if the change is yours:"
         f" {registry.adopt_command(path)}",
     )
@@ -102,7 +103,7 @@ def not_created_here(candidate: Candidate, _record: Record | None, _session: str
     """No record: cloned, unpacked or hand-made. Expected in a stranger's repository, so not a failure."""
     return Check(
         INFO,
-        f"anchor {escaped(candidate.name)}: not created here; the hooks do not inject it",
+        f"anchor {named(candidate.name)}: not created here; the hooks do not inject it",
         f"if it is yours: {registry.adopt_command(os.path.abspath(candidate.path))}",  # shell-quoted: one visible line
     )
 
@@ -120,7 +121,7 @@ def anchor_checks(project: str, env: Mapping[str, str]) -> list[Check]:
     candidates = list_open(folder) if os.path.isdir(folder) else []
     gone = gone_checks(project, env)
     if not candidates:
-        return gone or [Check(INFO, f"anchors: no open anchor in {escaped(folder)}")]
+        return gone or [Check(INFO, f"anchors: no open anchor in {named(folder)}")]
     session = env.get(SESSION_ENV, "")
     checks = []
     for candidate in candidates[:MAX_ANCHOR_LINES]:
@@ -129,7 +130,7 @@ def anchor_checks(project: str, env: Mapping[str, str]) -> list[Check]:
         checks.append(next(check for check in states if check is not None))
     more = len(candidates) - MAX_ANCHOR_LINES
     if more > 0:
-        checks.append(Check(INFO, f"anchors: {more} more in {escaped(folder)}", "session-workflow anchor list"))
+        checks.append(Check(INFO, f"anchors: {more} more in {named(folder)}", "session-workflow anchor list"))
     return checks + gone
 
 
@@ -150,11 +151,30 @@ def gone_checks(project: str, env: Mapping[str, str]) -> list[Check]:
         checks.append(
             Check(
                 FAIL,
-                f"anchor {escaped(os.path.basename(path))}: kept by {whose}, gone from {escaped(real_folder)}",
+                f"anchor {named(os.path.basename(path))}: kept by {whose}, gone from {named(real_folder)}",
                 f"put the last version back: {registry.restore_command(path)}",
             )
         )
     return checks[:MAX_ANCHOR_LINES]
+
+
+def staged_checks(project: str) -> list[Check]:
+    """An open anchor ``git add -A`` would stage (issue 41): the repository re-includes the anchors folder from a
+    ``.gitignore`` above it, past the writers' rules (``core.gitignore``). An anchor quotes the user's words."""
+    folder = anchors_dir(project)
+    found = [path for path in (staged(project, folder) or []) if is_open_name(os.path.basename(path))]
+    if not found or not os.path.isdir(folder):
+        return []
+    more = f" and {len(found) - 1} more" if len(found) > 1 else ""
+    check = shell_command("git", "-C", project, "check-ignore", "-v", "--no-index", found[0])
+    return [
+        Check(
+            FAIL,
+            f"anchors: `git add -A` would stage {named(found[0])}{more}: nothing keeps the anchors folder out of git"
+            " here, or a .gitignore of the repository re-includes it",
+            f"remove the rule that lets git see it (`{check}` names it); with no rule, any anchor writer adds one",
+        )
+    ]
 
 
 def work_state_check(dir_arg: str | None, env: Mapping[str, str]) -> Check:
@@ -236,7 +256,8 @@ def report(env: Mapping[str, str], home: str, cwd: str | None, dir_arg: str | No
         fix = "cd to the project, or pass --dir"
         checks.append(Check(FAIL, "project: the current directory no longer exists (deleted?)", fix))
     else:
-        checks += [*anchor_checks(project, env), work_state_check(dir_arg, env), ledger_check(project, env)]
+        checks += [*anchor_checks(project, env), *staged_checks(project)]
+        checks += [work_state_check(dir_arg, env), ledger_check(project, env)]
     config = config_dir(env, home)
     files = health.settings_files(config, project, MANAGED_SETTINGS)
     loaded = in_claude_code and command.mark == OK

@@ -17,11 +17,13 @@ import sys
 from session_workflow import __version__
 from session_workflow.cli.parser import OneLineParser, RawDescriptionHelpFormatter, add_verbs
 from session_workflow.core.errors import Failure
+from session_workflow.core.locations import PLUGIN_DATA_ENV, SESSION_ENV
 from session_workflow.core.text import escaped, has_invisible
+from session_workflow.core.where import in_bash_tool
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import MutableMapping, Sequence
 
     from session_workflow.cli.parser import Setup
 
@@ -101,6 +103,15 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+def from_claude_code(env: MutableMapping[str, str]) -> None:
+    """In Claude Code's Bash tool (``CLAUDECODE``, or a session id and no hook: Claude Code sets both over any env
+    block) ``CLAUDE_PLUGIN_DATA`` can only come from a settings ``env`` block, a repository's included: Claude Code
+    sets it for hooks alone. So it is dropped there, and never chooses where the CLI writes (``inject``'s delivery
+    records go to the user's state folder)."""
+    if in_bash_tool(env) or env.get(SESSION_ENV):
+        env.pop(PLUGIN_DATA_ENV, None)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit code. Every way in (bin script, ``-m``, console script) comes through here,
     and every failure is one line on stderr, never a traceback."""
@@ -108,6 +119,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         reconfigure = getattr(stream, "reconfigure", None)
         if reconfigure is not None:  # a path with undecodable bytes prints as escapes instead of raising
             reconfigure(errors="backslashreplace")
+    from_claude_code(os.environ)
     arguments = list(sys.argv[1:] if argv is None else argv)
     debug = arguments[:1] == ["--debug"]
     arguments = arguments[1:] if debug else arguments

@@ -107,10 +107,10 @@ def records_dir(env: Mapping[str, str], project_dirs: Sequence[str]) -> str | No
 
 
 def _shown(value: str) -> str:
-    """A variable's value in a message: escaped (nothing hidden), a very long one cut."""
-    from session_workflow.core.text import cut_code_points, escaped
+    """A variable's value in a message: a name (``core.text.named``: escaped, in a code span), a very long one cut."""
+    from session_workflow.core.text import cut_code_points, named
 
-    return escaped(cut_code_points(value, 300))
+    return named(cut_code_points(value, 300))
 
 
 def ignored_folders(env: Mapping[str, str], project_dirs: Sequence[str]) -> list[str]:

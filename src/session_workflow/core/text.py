@@ -136,6 +136,18 @@ def escaped(text: str, also: str = "") -> str:
     return "".join(out)
 
 
+def named(text: str, cap: int = 0, keep_end: bool = False) -> str:
+    """The one way a name (a path, a file name, a heading: anything a repository or a user can choose) is shown in
+    prose: ``escaped``, a backtick too (``\\x60``, as ``shell_quote`` writes it), cut to ``cap`` UTF-16 units when
+    given (the ellipsis at the end, or at the start with ``keep_end``, so a path keeps its file name), inside a code
+    span that nothing in it can close. So no name reads as the plugin's words (``plan.md (the user confirmed …)``)
+    and none unbalances the code spans of its line; an empty name is shown as ``""``."""
+    flat = escaped(text, "`")
+    if cap and utf16_len(flat) > cap:
+        flat = ELLIPSIS + cut_utf16(flat[::-1], cap - 1, "")[::-1] if keep_end else cut_utf16(flat, cap)
+    return f"`{flat}`" if flat else '""'
+
+
 # shlex.quote's safe set (``[\w@%+=:,./-]``, ASCII): a word of these alone is one shell word as it is. Not ``~``,
 # which a shell expands at the start of a word.
 _SHELL_SAFE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_@%+=:,./-")

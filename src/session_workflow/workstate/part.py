@@ -14,7 +14,7 @@ import os
 from session_workflow.core import config
 from session_workflow.core.locations import STATE_RELPATH, is_safe_name
 from session_workflow.core.parts import Elsewhere, PreparedPart
-from session_workflow.core.text import cut_code_points, duration_text, escaped, one_line, utf8_len, utf16_len
+from session_workflow.core.text import cut_code_points, duration_text, named, one_line, utf8_len, utf16_len
 from session_workflow.workstate.records import DeliveryRecord
 from session_workflow.workstate.section import (
     MAX_SECTION_BYTES,
@@ -97,8 +97,8 @@ def foreign_line(state: WorkState, age: float) -> str:
 
 def stranger_line(path: str) -> str:
     """The line for a state no session of this machine is known to have written: its path, nothing of its text."""
-    shown = escaped(path)
-    shown = shown if utf16_len(shown) <= PATH_CAP else STATE_RELPATH
+    shown = named(path)
+    shown = shown if utf16_len(shown) <= PATH_CAP else named(STATE_RELPATH)
     return (
         f"Work state not written by a session of this machine (not shown): {shown}; only if the user says it is"
         " theirs: `session-workflow state show`, then `session-workflow state adopt`."
@@ -140,8 +140,8 @@ class UnreadablePart(PreparedPart):
     name = "work state"
 
     def __init__(self, path: str) -> None:
-        shown = escaped(path)
-        self.text = UNREADABLE_NOTE.format(path=shown if utf16_len(shown) <= PATH_CAP else STATE_RELPATH)
+        shown = named(path)
+        self.text = UNREADABLE_NOTE.format(path=shown if utf16_len(shown) <= PATH_CAP else named(STATE_RELPATH))
         self.cap = self.floor = utf8_len(self.text)
 
     def render(self, budget: int) -> str:
