@@ -875,10 +875,10 @@ MUTANTS = [
         (*ANCHOR, "tests/reliability/test_injection.py"),
     ),
     Mutant(
-        "a block from before the last compaction counts as in the thread",
+        "a block from before the last compaction that an answer followed counts as in the thread",
         "transcript/thread.py",
-        "        if is_boundary(record):\n            break\n",
-        "        if is_boundary(record):\n            continue\n",
+        '        if passed and record.get("type") == "assistant":\n            break\n',
+        "",
         ("tests/transcript", "tests/hook"),
     ),
     Mutant(

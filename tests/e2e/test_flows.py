@@ -109,3 +109,51 @@ def test_log_lists_two_compactions_and_a_reminder_with_their_sizes(claude: Claud
     assert len(compacts) == 2 and f": {made[0]}" in reminder and "checkpoint reminder at 55,000 of 67,000" in reminder
     for line in compacts:
         assert " of 10,000 units" in line and "anchor " in line and line.endswith(f"; anchor {made[0]} at step 3")
+
+
+HEAD = '<anchor-head file="'
+TASK = "#1 [in_progress] Write the parser for rule 7"
+
+
+def _first_after_compaction(api: FakeAnthropic) -> str:
+    later = _after_compaction(api)
+    assert later, "no conversation request followed the compaction"
+    return all_text(later[0])
+
+
+def _session_with_anchor_and_task(claude: Claude, fake_api: FakeAnthropic) -> str:
+    sid = new_session_id()
+    claude.write_task(sid, 1, "Write the parser for rule 7", "in_progress", description="rules 1-6 are done")
+    made: list[str] = []
+    fake_api.script(*_make_anchor(made), F.text("anchor kept"))
+    claude.converse(["port the parser"], ["--allowedTools", "Bash"], session_id=sid)
+    assert fake_api.pending_script() == 0 and made
+    fake_api.clear()
+    return sid
+
+
+def _once_each(text: str) -> None:
+    """The HEAD, the mission in it and the open task, each exactly once in one request."""
+    assert (text.count(HEAD), text.count(MISSION), text.count(TASK)) == (1, 1, 1), text[-6000:]
+    # the resume block (which holds the HEAD) comes first; the compact block says so in one line
+    assert text.index(HEAD) < text.index("SessionStart (compact)"), text[-6000:]
+    assert "Control anchor: unchanged since the session-workflow SessionStart (resume) block above" in text
+
+
+def test_resume_then_compact_at_once_in_one_process_carries_each_part_once(
+    claude: Claude, fake_api: FakeAnthropic
+) -> None:
+    """The resume block is never sent before the /compact; Claude Code delivers it after the compaction, beside
+    the compact block: the HEAD and the task are in the next request once."""
+    sid = _session_with_anchor_and_task(claude, fake_api)
+    fake_api.script(F.text("compacted, going on"))
+    claude.converse(["/compact", "go on"], ["--allowedTools", "Bash", "--resume", sid])
+    _once_each(_first_after_compaction(fake_api))
+
+
+def test_resume_then_compact_in_two_processes_carries_each_part_once(claude: Claude, fake_api: FakeAnthropic) -> None:
+    sid = _session_with_anchor_and_task(claude, fake_api)
+    claude.run(["-p", "--resume", sid, "/compact", "--allowedTools", "Bash"]).check()
+    fake_api.script(F.text("going on"))
+    claude.run(["-p", "--resume", sid, "go on", "--allowedTools", "Bash"]).check()
+    _once_each(_first_after_compaction(fake_api))

@@ -399,8 +399,39 @@ def test_resume_reads_the_thread_and_sends_only_what_changed(full: Project) -> N
     changed = full.inject("resume")
     assert "#3 [pending] A task added since" in changed and TASK_MARK in changed  # the task list is sent whole
     with full.transcript.open("a") as handle:
-        handle.write(json.dumps({"type": "system", "subtype": "compact_boundary"}) + "\n")
+        handle.write(json.dumps(ANSWER) + "\n" + json.dumps({"type": "system", "subtype": "compact_boundary"}) + "\n")
     assert ANCHOR_MARK in full.inject("resume"), "a boundary after the block: the thread no longer holds it"
+
+
+ANSWER = {"type": "assistant", "message": {"role": "assistant", "content": [{"type": "text", "text": "ok"}]}}
+
+
+def _resume_then_compact(full: Project, answered: bool) -> str:
+    """A resume block sent to Claude Code (the hook's own path: its ledger line), then the compact hook, with or
+    without an answer written to the transcript between them."""
+    with full.transcript.open("a") as handle:
+        handle.write(json.dumps(ANSWER, separators=(",", ":")) + "\n")
+    ctx = HookContext.from_payload(full.payload("resume"), full.env(), full.now)
+    compose.session_start(ctx)  # its stdout is pytest's
+    if answered:
+        with full.transcript.open("a") as handle:
+            handle.write(json.dumps({"type": "user", "message": {"content": "go on"}}) + "\n")
+            handle.write(json.dumps(ANSWER, separators=(",", ":")) + "\n")
+    return full.inject("compact")
+
+
+def test_a_compaction_before_the_resume_block_is_sent_names_it_instead_of_repeating_it(full: Project) -> None:
+    """Claude Code delivers an unsent resume block after the compaction, before the compact block (issue 40)."""
+    compact = _resume_then_compact(full, answered=False)
+    line = "{}: unchanged since the session-workflow SessionStart (resume) block above, which still holds it."
+    for label in ("Control anchor", "Task list", "Work state"):
+        assert line.format(label) in compact, compact
+    assert ANCHOR_MARK not in compact and TASK_MARK not in compact and RECOVERY_MARK in compact
+
+
+def test_a_compaction_after_the_resume_block_was_answered_sends_every_part(full: Project) -> None:
+    compact = _resume_then_compact(full, answered=True)
+    assert ANCHOR_MARK in compact and TASK_MARK in compact and "(resume) block above" not in compact
 
 
 def test_a_project_with_nothing_of_ours_starts_without_json_or_re(project: Project) -> None:
