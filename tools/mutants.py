@@ -122,6 +122,20 @@ MUTANTS = [
         TASKS,
     ),
     Mutant(
+        "a sibling transcript of another project is a candidate",
+        "tasks/store.py",
+        "        if not same_project(",
+        "        if False and not same_project(",
+        TASKS,
+    ),
+    Mutant(
+        "a fork's parent is not asked: the predecessor lookup decides",
+        "tasks/store.py",
+        "    if parent_session:\n        return parent_part(root, parent_session)\n",
+        "",
+        TASKS,
+    ),
+    Mutant(
         "a sibling newer than this session is a candidate",
         "tasks/store.py",
         "if mtime < upper_bound:",

@@ -654,7 +654,7 @@ def test_a_block_with_a_line_after_its_header_is_named_by_its_source(
 # --- a bug, cold: recorded, named, and never a failed hook ------------------------------------------------------
 
 PLANTED = {
-    "tasks/store.py": "\n\ndef prepare(ctx):\n    raise ZeroDivisionError('planted in the task part')\n",
+    "tasks/store.py": "\n\ndef prepare(ctx, parent=None):\n    raise ZeroDivisionError('planted in the task part')\n",
     "hook/compose.py": "\n\ndef prepare_parts(ctx):\n    raise KeyError('planted in the composer')\n",
 }
 
@@ -699,3 +699,38 @@ def test_a_cold_hook_with_a_bug_logs_it_and_names_what_it_left_out(
         (entry,) = [json.loads(line) for line in (state / "session-workflow" / "errors.jsonl").read_text().splitlines()]
         assert entry["where"] == where and "planted in the" in str(entry["error"])
         assert str(copy / "src" / "session_workflow" / module) in str(entry["traceback"])
+
+
+def _list(project: Project, session: str, subject: str) -> None:
+    folder = project.tasks_root / session
+    folder.mkdir(parents=True, exist_ok=True)
+    task = {"id": "1", "subject": subject, "description": "", "status": "in_progress", "blocks": [], "blockedBy": []}
+    (folder / "1.json").write_text(json.dumps(task))
+
+
+def test_a_fork_and_its_first_compaction_list_the_parents_tasks_whatever_older_sessions_hold(
+    project: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 40: an older session of the project holds open tasks too (a /clear left them), so the predecessor
+    lookup alone is ambiguous; the fork knows its parent (Claude Code's command line at the fork, its own ledger
+    line after), and gets the parent's tasks, never a hint its empty TaskList cannot honour."""
+    from session_workflow.transcript import thread
+
+    folder = project.transcript.parent
+    for session, age in (("old-session", 7200), ("parent-session", 3600)):
+        sibling = folder / f"{session}.jsonl"
+        sibling.write_text(json.dumps({"type": "user", "cwd": str(project.dir)}) + "\n")
+        os.utime(sibling, (project.now - age, project.now - age))
+    _list(project, "old-session", "OLD-TASK left open by a clear")
+    _list(project, "parent-session", "PARENT-TASK finish the lexer")
+    project.prompts("carry on")
+    monkeypatch.setattr(thread, "fork_parent", lambda path, pid=None: str(folder / "parent-session.jsonl"))
+    ctx = HookContext.from_payload(project.payload("fork"), project.env(), project.now)
+    fork_block = compose.compose(ctx).text
+    compose.session_start(ctx)  # its ledger line names the parent; its stdout is pytest's
+    monkeypatch.setattr(thread, "fork_parent", lambda path, pid=None: None)  # a later process: no fork argv
+    compact_block = project.inject("compact")
+    for block in (fork_block, compact_block):
+        assert "recovered from session parent-session;" in block and "PARENT-TASK" in block, block
+        assert "OLD-TASK" not in block and "call TaskList" not in block, block
+    assert "call TaskList" not in project.inject("startup", session_id="another-session"), "ambiguous: no hint"

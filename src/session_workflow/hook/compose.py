@@ -92,9 +92,15 @@ def _always(_ctx: HookContext, _folders: list[str], _restored: bool) -> bool:
 
 
 def _tasks(ctx: HookContext) -> PreparedPart | None:
+    """The task part; a fork's parent (``hook.pending``) is looked up only when this session has no list."""
     from session_workflow.tasks.store import prepare
 
-    return prepare(ctx)
+    def parent() -> str | None:
+        from session_workflow.hook.pending import fork_parent_session
+
+        return fork_parent_session(ctx)
+
+    return prepare(ctx, parent)
 
 
 def _after_restored(_ctx: HookContext, _folders: list[str], restored: bool) -> bool:
@@ -434,6 +440,10 @@ def ledger_entry(ctx: HookContext, composition: Composition) -> dict[str, object
         from session_workflow.hook.pending import ledger_facts
 
         entry.update(ledger_facts(ctx, composition.whole))
+    elif ctx.source == "fork":  # the fork's later blocks take its parent from here
+        from session_workflow.hook.pending import fork_parent_session
+
+        entry["parent"] = fork_parent_session(ctx)
     return entry
 
 

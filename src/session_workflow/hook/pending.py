@@ -1,4 +1,5 @@
-"""A resume block Claude Code had not sent when a compaction began: what it holds, for the compact block.
+"""What the ledger knows of this session's thread: a resume block Claude Code had not sent when a compaction
+began (what it holds, for the compact block), and the session a fork continues (for its later blocks).
 
 Measured on 2.1.332: ``--resume`` then ``/compact`` at once (one stream-json process, or a ``-p --resume … /compact``)
 sends no request between the two hooks, and Claude Code keeps the resume block and delivers it after the
@@ -8,7 +9,12 @@ transcript's size when it was sent to Claude Code (``thread``) and a digest of e
 (``digests``); the compact hook reads the session's newest ledger line, and when it is a resume block and no answer
 (an ``assistant`` record) was written to the transcript since, a part whose digest it holds is one line in the
 compact block. Anything unsure (no ledger line, a rotated ledger, a transcript that shrank or grew by megabytes)
-sends every part. Hot-path safe: ``os`` and the flat JSON reader only.
+sends every part.
+
+A fork's parent is named by Claude Code's command line only in the process that forked
+(``transcript.thread.fork_parent``), and a ``/clear`` in that process starts a session that is no fork: so the
+fork's ledger line records its ``parent``, and the fork's later blocks (its first compaction) take it from there.
+Hot-path safe: ``os`` and the flat JSON reader only.
 """
 
 from __future__ import annotations
@@ -22,7 +28,7 @@ from session_workflow.core.locations import _fnv1a64
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Iterator, Mapping
 
     from session_workflow.core.context import HookContext
 
@@ -52,23 +58,45 @@ def ledger_facts(ctx: HookContext, whole: Mapping[str, str]) -> dict[str, object
     return {"thread": size, "digests": ",".join(f"{name}={digest(text)}" for name, text in whole.items())}
 
 
-def pending(ctx: HookContext) -> tuple[str, dict[str, str]] | None:
-    """(source, part name → digest) of this session's block that Claude Code will deliver after this compaction,
-    or None when there is none or it is unsure."""
+def _entries(ctx: HookContext) -> Iterator[dict[str, object]]:
+    """This session's block lines in the ledger's tail, newest first."""
     path = ledger_path(ctx.env)
-    if path is None or not ctx.session_id or not ctx.transcript_path:
-        return None
-    marker = ('"session":' + quote_ascii(ctx.session_id[:200])).encode("ascii")
+    if path is None or not ctx.session_id:
+        return
+    session = ctx.session_id[:200]
+    marker = ('"session":' + quote_ascii(session)).encode("ascii")
     for line in iter_marked_lines_from_end(path, LEDGER_TAIL_BYTES, [marker]):
         try:
             entry = loads(line.decode("ascii"))
         except (ValueError, RecursionError, UnicodeDecodeError):
             continue
-        if not isinstance(entry, dict) or entry.get("session") != ctx.session_id[:200]:
-            continue
-        if entry.get("kind") != "start":
-            continue
-        return _unsent(entry, ctx.transcript_path)
+        if isinstance(entry, dict) and entry.get("session") == session and entry.get("kind") == "start":
+            yield entry
+
+
+def pending(ctx: HookContext) -> tuple[str, dict[str, str]] | None:
+    """(source, part name → digest) of this session's block that Claude Code will deliver after this compaction,
+    or None when there is none or it is unsure."""
+    if not ctx.transcript_path:
+        return None
+    newest = next(_entries(ctx), None)
+    return _unsent(newest, ctx.transcript_path) if newest is not None else None
+
+
+def fork_parent_session(ctx: HookContext) -> str | None:
+    """The session this one was forked from: at the fork, from Claude Code's command line; later, from the fork's
+    ledger line. None for a session that is no fork, or when that is unknown."""
+    if ctx.source == "fork":
+        if not ctx.transcript_path:
+            return None
+        from session_workflow.transcript.thread import TRANSCRIPT_SUFFIX, fork_parent
+
+        path = fork_parent(ctx.transcript_path)
+        return os.path.basename(path)[: -len(TRANSCRIPT_SUFFIX)] or None if path else None
+    for entry in _entries(ctx):
+        if entry.get("source") == "fork":
+            parent = entry.get("parent")
+            return parent if isinstance(parent, str) and parent else None
     return None
 
 
