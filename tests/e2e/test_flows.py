@@ -157,3 +157,23 @@ def test_resume_then_compact_in_two_processes_carries_each_part_once(claude: Cla
     fake_api.script(F.text("going on"))
     claude.run(["-p", "--resume", sid, "go on", "--allowedTools", "Bash"]).check()
     _once_each(_first_after_compaction(fake_api))
+
+
+def test_a_fill_from_5_to_98_percent_in_one_tool_result_leaves_no_stale_reminder_after_the_compaction(
+    claude: Claude, fake_api: FakeAnthropic
+) -> None:
+    """Issue 40: the result that takes the fill past the threshold is the one Claude Code keeps verbatim after the
+    auto-compaction; a reminder riding on it would tell the new thread to write its cursor, with stale figures."""
+    sid = new_session_id()
+    made: list[str] = []
+    fake_api.script(
+        *_make_anchor(made, input_tokens=5000),
+        F.bash("echo a-result-that-fills-the-window", WHAT, input_tokens=98_000),
+        F.text("after the compaction", input_tokens=5000),
+    )
+    claude.converse(["port the parser"], ["--autocompact", "100000", "--allowedTools", "Bash"], session_id=sid)
+    assert fake_api.pending_script() == 0, "the model's tool calls were not all made"
+    later = _after_compaction(fake_api)
+    assert later, "no conversation request followed the auto-compaction"
+    assert "a-result-that-fills-the-window" in all_text(later[0]), "the last tool result is not the one kept"
+    assert "write the cursor down now" not in all_text(later[0]), all_text(later[0])[-3000:]
