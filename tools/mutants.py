@@ -122,6 +122,20 @@ MUTANTS = [
         TASKS,
     ),
     Mutant(
+        "a part the unsent resume block holds is sent again at the compaction",
+        "hook/compose.py",
+        "                held = unsent[0]\n",
+        "                held = None\n",
+        HOOK,
+    ),
+    Mutant(
+        "a resume block an answer followed is taken for unsent",
+        "hook/pending.py",
+        "    if now > size and next(",
+        "    if False and next(",
+        HOOK,
+    ),
+    Mutant(
         "a sibling transcript of another project is a candidate",
         "tasks/store.py",
         "        if not same_project(",
@@ -326,6 +340,29 @@ MUTANTS = [
         "core/health.py",
         'is installed but disabled for this project ({said})", fix, essential=True)',
         'is installed but disabled for this project ({said})", fix, essential=False)',
+        DOCTOR,
+    ),
+    Mutant(
+        "doctor: a missing install not essential",
+        "core/health.py",
+        '"install it (README, Quick start), or load it for one session: claude --plugin-dir <plugin folder>",\n'
+        "            essential=True,",
+        '"install it (README, Quick start), or load it for one session: claude --plugin-dir <plugin folder>",\n'
+        "            essential=False,",
+        DOCTOR,
+    ),
+    Mutant(
+        "doctor: a gone run folder (a moved clone) passes",
+        "core/health.py",
+        "        if folder is not None and not os.path.isdir(folder):",
+        "        if False:",
+        DOCTOR,
+    ),
+    Mutant(
+        "doctor: an invalid settings file not named",
+        "core/health.py",
+        "        for item in files\n        if item.problem is not None\n    ]",
+        "        for item in files\n        if False\n    ]",
         DOCTOR,
     ),
     Mutant(
