@@ -379,7 +379,8 @@ def test_the_unattended_recipe_runs_every_turn_and_git_clean_takes_the_local_set
     keep = "git clean -fdx -e .claude/settings.local.json"
     assert (
         f"`{keep}`" in text
-        and "`git clean -fdx` deletes the git-ignored anchors and `.claude/settings.local.json`" in text
+        and "`git clean -fdx` deletes the git-ignored anchors (" in text
+        and "the work state (`.claude/session-workflow/`) and `.claude/settings.local.json`" in text
     )
     subprocess.run(shlex.split(keep), cwd=user.project, check=True, capture_output=True, timeout=60)
     assert local.is_file() and not anchor.exists()
