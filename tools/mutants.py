@@ -136,6 +136,13 @@ MUTANTS = [
         HOOK,
     ),
     Mutant(
+        "a deleted state's snapshot is never said gone",
+        "hook/prompt_submit.py",
+        "        if any_work_state(folders, ctx.env, ctx.session_id):",
+        "        if False:",
+        HOOK,
+    ),
+    Mutant(
         "a sibling transcript of another project is a candidate",
         "tasks/store.py",
         "        if not same_project(",

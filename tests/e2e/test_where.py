@@ -194,3 +194,25 @@ def test_the_sections_live_step_pointer_works_as_written_from_a_subfolder(
     assert fake_api.pending_script() == 0 and followed
     (result,) = F.last_tool_results(fake_api.main_requests()[1])
     assert "No such file" not in result and "Make the parser fast" in result and "plan" in result, (followed, result)
+
+
+def test_a_work_state_deleted_mid_thread_is_named_by_no_later_request_as_in_play(
+    claude: Claude, fake_api: FakeAnthropic
+) -> None:
+    """Issue 40: ``git clean -fdx`` deletes the state file; the thread's next request says the snapshot no longer
+    holds, and after the next compaction no request names the ticket at all."""
+    sid = new_session_id()
+    set_ticket(claude, sid, title="A ticket the clean takes")
+    state = claude.project / ".claude" / "session-workflow" / "work-state.json"
+    with claude.stream(session_id=sid) as s:
+        s.send("turn one")
+        assert "A ticket the clean takes" in all_text(fake_api.message_requests()[-1])
+        state.unlink()
+        s.send("turn two")
+        second = all_text(fake_api.message_requests()[-1])
+        s.send("/compact")
+        s.send("turn three")
+        third = all_text(fake_api.message_requests()[-1])
+        assert s.close() == 0
+    assert "session-workflow: the work state is gone" in second, second[-3000:]
+    assert "A ticket the clean takes" not in third, third[-3000:]
