@@ -93,6 +93,8 @@ def fork_parent_session(ctx: HookContext) -> str | None:
 
         path = fork_parent(ctx.transcript_path)
         return os.path.basename(path)[: -len(TRANSCRIPT_SUFFIX)] or None if path else None
+    if ctx.source not in ("compact", "resume"):  # a startup or a clear never continues a fork's thread
+        return None
     for entry in _entries(ctx):
         if entry.get("source") == "fork":
             parent = entry.get("parent")
