@@ -208,8 +208,9 @@ def test_the_quick_start_then_the_uninstall(claude_bin: Path, fake_api: FakeAnth
     assert block.split("\n")[0] == example.split("\n")[0]
     # The resume block Claude Code still held unsent comes after the compaction too, before the compact block: the
     # HEAD is in one of them, once (issue 40).
-    ours = "\n".join(c for c in contexts if c.startswith("session-workflow: "))
-    assert ours.count(f"## Control anchor: {anchor}\n") == 1 and ours.count(f"> - Next action: {NEXT_ACTION}\n") == 1
+    blocks_text = "\n".join(c for c in contexts if c.startswith("session-workflow: "))
+    head = f"## Control anchor: {anchor}\n"
+    assert blocks_text.count(head) == 1 and blocks_text.count(f"> - Next action: {NEXT_ACTION}\n") == 1
 
     # From a terminal, as the Quick start also says.
     shell = {**user.env(), "PATH": fresh["PATH"]}
