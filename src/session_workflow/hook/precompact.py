@@ -14,6 +14,7 @@ from session_workflow.core import config
 from session_workflow.core.text import cut_code_points, cut_utf16, one_line, utf16_len
 from session_workflow.hook.io import run_hook, write_stdout
 from session_workflow.tasks import store as tasks
+from session_workflow.tasks.render import HEADER_EXACT
 from session_workflow.workstate import state as workstate
 from session_workflow.workstate.section import ticket_label
 
@@ -33,8 +34,12 @@ LEAD = (
 )
 
 
-def instructions(anchor: tuple[str, str | None] | None, ticket: WorkState | None, open_tasks: int) -> str:
-    """The request to the summariser, at most 600 characters, every value flattened to its one line.
+def instructions(
+    anchor: tuple[str, str | None] | None, ticket: WorkState | None, open_tasks: int, own: bool = True
+) -> str:
+    """The request to the summariser, at most 600 characters, every value flattened to its one line. ``own``:
+    the open tasks are this session's list, which TaskList shows; else another session's (a recovered list), which
+    it does not.
 
     Empty when there is no state to keep.
     """
@@ -51,8 +56,10 @@ def instructions(anchor: tuple[str, str | None] | None, ticket: WorkState | None
         title = cut_code_points(one_line(ticket.title).replace('"', "'"), TITLE_CHARS)
         step = cut_code_points(one_line(ticket.step), STEP_CHARS)
         lines.append(f'- ticket {number} "{title}"' + (f" at step: {step}" if step else ""))
-    if open_tasks:
+    if open_tasks and own:
         lines.append(f"- that {open_tasks} open task(s) persist on disk (TaskList shows them; they are not lost)")
+    elif open_tasks:
+        lines.append(f"- that {open_tasks} open task(s) of an earlier session persist on disk (not in TaskList yet)")
     if not lines:
         return ""
     text = LEAD
@@ -69,8 +76,9 @@ def pre_compact(ctx: HookContext) -> None:
     loaded = workstate.owned_state(ctx)
     task_part = tasks.prepare(ctx)
     open_tasks = getattr(task_part, "open_count", 0) if task_part is not None else 0
+    own = getattr(task_part, "header", HEADER_EXACT) == HEADER_EXACT  # a recovered list is not in TaskList
     anchor = anchor_part.precompact_facts(ctx) if config.switch(config.ANCHOR_HOOKS, ctx.env) else None
-    text = instructions(anchor, loaded.state if loaded else None, open_tasks)
+    text = instructions(anchor, loaded.state if loaded else None, open_tasks, own)
     if text:
         write_stdout(text.encode("utf-8") + b"\n")
 
