@@ -13,6 +13,9 @@ import pytest
 from . import fake_api as F
 from .fake_api import FakeAnthropic
 from .harness import REPO_ROOT, Claude, all_text, new_session_id
+from .test_scenarios import delivery, set_ticket
+
+__all__ = ["delivery"]  # the fixture, used by name
 
 pytestmark = pytest.mark.e2e
 
@@ -112,6 +115,7 @@ def test_log_lists_two_compactions_and_a_reminder_with_their_sizes(claude: Claud
 
 
 HEAD = '<anchor-head file="'
+TICKET = "TICKET-MARK-40 Port the parser"
 TASK = "#1 [in_progress] Write the parser for rule 7"
 
 
@@ -124,6 +128,7 @@ def _first_after_compaction(api: FakeAnthropic) -> str:
 def _session_with_anchor_and_task(claude: Claude, fake_api: FakeAnthropic) -> str:
     sid = new_session_id()
     claude.write_task(sid, 1, "Write the parser for rule 7", "in_progress", description="rules 1-6 are done")
+    set_ticket(claude, sid, title=TICKET)
     made: list[str] = []
     fake_api.script(*_make_anchor(made), F.text("anchor kept"))
     claude.converse(["port the parser"], ["--allowedTools", "Bash"], session_id=sid)
@@ -133,15 +138,17 @@ def _session_with_anchor_and_task(claude: Claude, fake_api: FakeAnthropic) -> st
 
 
 def _once_each(text: str) -> None:
-    """The HEAD, the mission in it and the open task, each exactly once in one request."""
-    assert (text.count(HEAD), text.count(MISSION), text.count(TASK)) == (1, 1, 1), text[-6000:]
+    """The HEAD, the mission in it, the open task and the ticket, each exactly once in one request."""
+    # the work-state section's ticket line (a manual /compact also echoes PreCompact's "- ticket …" request)
+    counts = (text.count(HEAD), text.count(MISSION), text.count(TASK), text.count(f'Ticket: #34 "{TICKET}"'))
+    assert counts == (1, 1, 1, 1), text[-6000:]
     # the resume block (which holds the HEAD) comes first; the compact block says so in one line
     assert text.index(HEAD) < text.index("SessionStart (compact)"), text[-6000:]
     assert "Control anchor: unchanged since the session-workflow SessionStart (resume) block above" in text
 
 
 def test_resume_then_compact_at_once_in_one_process_carries_each_part_once(
-    claude: Claude, fake_api: FakeAnthropic
+    claude: Claude, fake_api: FakeAnthropic, delivery: str
 ) -> None:
     """The resume block is never sent before the /compact; Claude Code delivers it after the compaction, beside
     the compact block: the HEAD and the task are in the next request once."""
@@ -151,7 +158,9 @@ def test_resume_then_compact_at_once_in_one_process_carries_each_part_once(
     _once_each(_first_after_compaction(fake_api))
 
 
-def test_resume_then_compact_in_two_processes_carries_each_part_once(claude: Claude, fake_api: FakeAnthropic) -> None:
+def test_resume_then_compact_in_two_processes_carries_each_part_once(
+    claude: Claude, fake_api: FakeAnthropic, delivery: str
+) -> None:
     sid = _session_with_anchor_and_task(claude, fake_api)
     claude.run(["-p", "--resume", sid, "/compact", "--allowedTools", "Bash"]).check()
     fake_api.script(F.text("going on"))
