@@ -122,6 +122,41 @@ MUTANTS = [
         TASKS,
     ),
     Mutant(
+        "a part the unsent resume block holds is sent again at the compaction",
+        "hook/compose.py",
+        "                held = unsent[0]\n",
+        "                held = None\n",
+        HOOK,
+    ),
+    Mutant(
+        "a resume block an answer followed is taken for unsent",
+        "hook/pending.py",
+        "    if now > size and next(",
+        "    if False and next(",
+        HOOK,
+    ),
+    Mutant(
+        "a deleted state's snapshot is never said gone",
+        "hook/prompt_submit.py",
+        "        if any_work_state(folders, ctx.env, ctx.session_id):",
+        "        if False:",
+        HOOK,
+    ),
+    Mutant(
+        "a sibling transcript of another project is a candidate",
+        "tasks/store.py",
+        "        if not same_project(",
+        "        if False and not same_project(",
+        TASKS,
+    ),
+    Mutant(
+        "a fork's parent is not asked: the predecessor lookup decides",
+        "tasks/store.py",
+        "    if parent_session:\n        return parent_part(root, parent_session)\n",
+        "",
+        TASKS,
+    ),
+    Mutant(
         "a sibling newer than this session is a candidate",
         "tasks/store.py",
         "if mtime < upper_bound:",
@@ -319,6 +354,29 @@ MUTANTS = [
         "core/health.py",
         'is installed but disabled for this project ({said})", fix, essential=True)',
         'is installed but disabled for this project ({said})", fix, essential=False)',
+        DOCTOR,
+    ),
+    Mutant(
+        "doctor: a missing install not essential",
+        "core/health.py",
+        '"install it (README, Quick start), or load it for one session: claude --plugin-dir <plugin folder>",\n'
+        "            essential=True,",
+        '"install it (README, Quick start), or load it for one session: claude --plugin-dir <plugin folder>",\n'
+        "            essential=False,",
+        DOCTOR,
+    ),
+    Mutant(
+        "doctor: a gone run folder (a moved clone) passes",
+        "core/health.py",
+        "        if folder is not None and not os.path.isdir(folder):",
+        "        if False:",
+        DOCTOR,
+    ),
+    Mutant(
+        "doctor: an invalid settings file not named",
+        "core/health.py",
+        "        for item in files\n        if item.problem is not None\n    ]",
+        "        for item in files\n        if False\n    ]",
         DOCTOR,
     ),
     Mutant(
@@ -952,10 +1010,10 @@ MUTANTS = [
         (*ANCHOR, "tests/reliability/test_injection.py"),
     ),
     Mutant(
-        "a block from before the last compaction counts as in the thread",
+        "a block from before the last compaction that an answer followed counts as in the thread",
         "transcript/thread.py",
-        "        if is_boundary(record):\n            break\n",
-        "        if is_boundary(record):\n            continue\n",
+        '        if passed and record.get("type") == "assistant":\n            break\n',
+        "",
         ("tests/transcript", "tests/hook"),
     ),
     Mutant(

@@ -569,8 +569,11 @@ export async function afterToolCall(
     const point = found === null ? null : nudgePoint(found.threshold, found.compactionWindow, settings.marginPoints)
     if (found !== null && point !== null && context.tokens !== undefined) {
       const level = fillLevel(context.tokens, point, found.compactionWindow)
+      // At the threshold the compaction comes before the model reads this result, and Claude Code keeps the last
+      // tool result verbatim after it: a reminder there would reach the new thread with figures no longer true.
+      const compacting = context.tokens >= found.threshold
       const verdict =
-        level === 'above' || state.crossing !== null
+        !compacting && (level === 'above' || state.crossing !== null)
           ? judgeCrossing(state.crossing, level, await clock(), anchor.writtenAt)
           : null
       if (verdict !== null) state = { ...state, crossing: verdict.crossing }

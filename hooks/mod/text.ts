@@ -152,11 +152,9 @@ export type SectionFields = {
 }
 
 export const MAX_SECTION_BYTES = 1024
-const STATE_RELPATH = '.claude/session-workflow/work-state.json'
 const HEADING = '## Work state (snapshot)'
-const LIVE_STEP_NOTE =
-  `as of this snapshot; it may have moved on: the live step is in ${STATE_RELPATH}, ` +
-  'or run `session-workflow state show`'
+// A command, not the state file's path: it works from any folder the Bash tool stands in.
+const LIVE_STEP_NOTE = 'as of this snapshot; it may have moved on: `session-workflow state show` prints the live step'
 const AUTO_LINE = 'Auto: on (an autonomous run)'
 const GUIDANCE =
   'Carry on with this ticket from this step; read the ticket for its detail. ' +

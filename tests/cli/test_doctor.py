@@ -235,6 +235,8 @@ def test_the_vendored_copy_is_named_as_such(tmp_path: Path, monkeypatch: pytest.
 
 
 def test_a_shadowing_copy_on_path_is_named_but_not_essential(box: Sandbox) -> None:
+    box.install_plugin()
+    box.settings(box.config / "settings.json", f"{{{ENABLED}}}")
     (box.bin / "session-workflow").unlink()
     other = box.bin / "session-workflow"
     other.write_text("#!/bin/sh\n")
@@ -254,7 +256,8 @@ def test_the_rule_in_the_shared_project_settings_only_holds_in_a_trusted_workspa
     lines, _code = lines_of(box)
     assert pair(lines, "· permission rule") == [
         "· permission rule Bash(session-workflow:*): only in <tmp>/project/.claude/settings.json, which an untrusted"
-        " workspace ignores (<tmp>/config/settings.json is not valid JSON)",
+        " workspace ignores (<tmp>/config/settings.json is not valid JSON (line 1, column 2: Expecting property name"
+        " enclosed in double quotes))",
         "  how: trust the workspace, or put the rule in <tmp>/project/.claude/settings.local.json or"
         " <tmp>/config/settings.json",
     ]
@@ -427,3 +430,75 @@ def test_a_closed_anchor_is_never_named_gone_with_a_restore_that_fails(box: Sand
     lines, code = lines_of(box)
     assert not any(line.startswith("✘ anchor") or "anchor restore" in line for line in lines), lines
     assert code == 0
+
+
+# --- issue 40: the states a new user meets, each one ✘ naming its cause, rc 1; no line contradicts another
+
+
+def terminal(box: Sandbox) -> dict[str, str]:
+    """A terminal beside Claude Code: no CLAUDECODE, no session, this plugin's CLI not on PATH."""
+    (box.bin / "session-workflow").unlink()
+    return {"HOME": str(box.home), "PATH": str(box.bin), "CLAUDE_CONFIG_DIR": str(box.config)}
+
+
+def ready(box: Sandbox, user_settings: str | None = None) -> None:
+    """Everything but the state under test: the rule in the local settings, the task tools on in the user's."""
+    box.settings(box.project / ".claude" / "settings.local.json", f'{{"permissions": {{"allow": ["{RULE}"]}}}}')
+    todo = '"env": {"CLAUDE_CODE_ENABLE_TODO_TOOLS": "1"}'
+    box.settings(box.config / "settings.json", user_settings or f"{{{ENABLED}, {todo}}}")
+
+
+def failures(lines: list[str]) -> list[str]:
+    return [line for line in lines if line.startswith("✘")]
+
+
+def test_invalid_user_settings_json_is_one_failure_naming_its_line(box: Sandbox) -> None:
+    box.install_plugin()
+    ready(box, f'{{\n  {ENABLED},\n  "env": {{"CLAUDE_CODE_ENABLE_TODO_TOOLS": "1"}},\n}}\n')  # step 2, a comma left
+    lines, code = lines_of(box, terminal(box))
+    assert code == 1 and failures(lines) == [
+        "✘ settings: <tmp>/config/settings.json is not valid JSON (line 4, column 1: Expecting property name enclosed"
+        " in double quotes); Claude Code applies none of it (enabledPlugins, env, permissions)"
+    ], lines
+    assert not any("disabled" in line for line in lines), lines
+
+
+def test_a_moved_clone_is_one_failure_naming_the_gone_folder(box: Sandbox) -> None:
+    moved = box.root / "old-clone"
+    known = {"session-workflow": {"source": {"source": "directory", "path": str(moved)}, "installLocation": str(moved)}}
+    box.settings(box.config / "plugins" / "known_marketplaces.json", json.dumps(known))
+    box.install_plugin(folder=box.root / "cache" / "session-workflow")
+    ready(box)
+    lines, code = lines_of(box, terminal(box))
+    assert code == 1 and failures(lines) == [
+        f"✘ Claude Code plugin: {PLUGIN_ID} is enabled, but the folder Claude Code loads it from, <tmp>/old-clone, is"
+        " gone (moved or deleted): Claude Code fails to load it (cache-miss) and runs none of its hooks"
+    ], lines
+
+
+def test_a_missing_install_is_one_failure(box: Sandbox) -> None:
+    ready(box)
+    lines, code = lines_of(box, terminal(box))
+    assert code == 1 and failures(lines) == [
+        "✘ Claude Code plugin: session-workflow is not installed for this project (none in"
+        " <tmp>/config/plugins/installed_plugins.json); Claude Code runs none of its hooks here"
+    ], lines
+
+
+def test_from_a_cached_copy_the_path_line_names_the_copy_claude_code_runs(
+    box: Sandbox, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The doctor of a marketplace's cached copy, while Claude Code runs the plugin from the clone: the PATH line
+    names the clone's bin, as the plugin line does, never the cached copy's."""
+    cached = box.root / "cache" / "session-workflow"
+    (cached / "bin").mkdir(parents=True)
+    (cached / "bin" / "session-workflow").write_text("#!/bin/sh\n")
+    monkeypatch.setattr(deps, "PLUGIN_ROOT", str(cached))
+    known = {"session-workflow": {"source": {"source": "directory", "path": str(REPO)}, "installLocation": str(REPO)}}
+    box.settings(box.config / "plugins" / "known_marketplaces.json", json.dumps(known))
+    box.install_plugin(folder=cached)
+    ready(box)
+    lines, _code = lines_of(box, terminal(box))
+    (path_line,) = [line for line in lines if "session-workflow on PATH" in line]
+    assert "<tmp>/cache" not in path_line and "<repo>/bin" in path_line, lines
+    assert any("Claude Code runs it from <repo>, not this copy <tmp>/cache/session-workflow" in line for line in lines)

@@ -176,13 +176,14 @@ def test_an_install_for_another_project_does_not_apply_here(machine: Machine) ->
     machine.install({"scope": "local", "installPath": "/cache", "projectPath": str(machine.root / "elsewhere")})
     machine.write(machine.config / "settings.json", {"enabledPlugins": {PLUGIN_ID: True}})
     check = machine.check()
-    assert (check.mark, check.essential) == (health.INFO, False) and "not installed for this project" in check.text
+    assert (check.mark, check.essential) == (health.FAIL, True) and "not installed for this project" in check.text
     assert machine.check(loaded=True).mark == health.OK
     machine.install({"scope": "local", "installPath": "/cache", "projectPath": str(machine.project)})
     assert machine.check().mark == health.OK
 
 
 def test_another_copy_run_by_claude_code_is_named(machine: Machine, tmp_path: Path) -> None:
+    (tmp_path / "cache").mkdir()
     machine.install({"scope": "user", "installPath": str(tmp_path / "cache")}, directory=False)
     machine.write(machine.config / "settings.json", {"enabledPlugins": {PLUGIN_ID: True}})
     check = machine.check()

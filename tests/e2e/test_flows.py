@@ -13,6 +13,9 @@ import pytest
 from . import fake_api as F
 from .fake_api import FakeAnthropic
 from .harness import REPO_ROOT, Claude, all_text, new_session_id
+from .test_scenarios import delivery, set_ticket
+
+__all__ = ["delivery"]  # the fixture, used by name
 
 pytestmark = pytest.mark.e2e
 
@@ -109,3 +112,77 @@ def test_log_lists_two_compactions_and_a_reminder_with_their_sizes(claude: Claud
     assert len(compacts) == 2 and f": {made[0]}" in reminder and "checkpoint reminder at 55,000 of 67,000" in reminder
     for line in compacts:
         assert " of 10,000 units" in line and "anchor " in line and line.endswith(f"; anchor {made[0]} at step 3")
+
+
+HEAD = '<anchor-head file="'
+TICKET = "TICKET-MARK-40 Port the parser"
+TASK = "#1 [in_progress] Write the parser for rule 7"
+
+
+def _first_after_compaction(api: FakeAnthropic) -> str:
+    later = _after_compaction(api)
+    assert later, "no conversation request followed the compaction"
+    return all_text(later[0])
+
+
+def _session_with_anchor_and_task(claude: Claude, fake_api: FakeAnthropic) -> str:
+    sid = new_session_id()
+    claude.write_task(sid, 1, "Write the parser for rule 7", "in_progress", description="rules 1-6 are done")
+    set_ticket(claude, sid, title=TICKET)
+    made: list[str] = []
+    fake_api.script(*_make_anchor(made), F.text("anchor kept"))
+    claude.converse(["port the parser"], ["--allowedTools", "Bash"], session_id=sid)
+    assert fake_api.pending_script() == 0 and made
+    fake_api.clear()
+    return sid
+
+
+def _once_each(text: str) -> None:
+    """The HEAD, the mission in it, the open task and the ticket, each exactly once in one request."""
+    # the work-state section's ticket line (a manual /compact also echoes PreCompact's "- ticket …" request)
+    counts = (text.count(HEAD), text.count(MISSION), text.count(TASK), text.count(f'Ticket: #34 "{TICKET}"'))
+    assert counts == (1, 1, 1, 1), text[-6000:]
+    # the resume block (which holds the HEAD) comes first; the compact block says so in one line
+    assert text.index(HEAD) < text.index("SessionStart (compact)"), text[-6000:]
+    assert "Control anchor: unchanged since the session-workflow SessionStart (resume) block above" in text
+
+
+def test_resume_then_compact_at_once_in_one_process_carries_each_part_once(
+    claude: Claude, fake_api: FakeAnthropic, delivery: str
+) -> None:
+    """The resume block is never sent before the /compact; Claude Code delivers it after the compaction, beside
+    the compact block: the HEAD and the task are in the next request once."""
+    sid = _session_with_anchor_and_task(claude, fake_api)
+    fake_api.script(F.text("compacted, going on"))
+    claude.converse(["/compact", "go on"], ["--allowedTools", "Bash", "--resume", sid])
+    _once_each(_first_after_compaction(fake_api))
+
+
+def test_resume_then_compact_in_two_processes_carries_each_part_once(
+    claude: Claude, fake_api: FakeAnthropic, delivery: str
+) -> None:
+    sid = _session_with_anchor_and_task(claude, fake_api)
+    claude.run(["-p", "--resume", sid, "/compact", "--allowedTools", "Bash"]).check()
+    fake_api.script(F.text("going on"))
+    claude.run(["-p", "--resume", sid, "go on", "--allowedTools", "Bash"]).check()
+    _once_each(_first_after_compaction(fake_api))
+
+
+def test_a_fill_from_5_to_98_percent_in_one_tool_result_leaves_no_stale_reminder_after_the_compaction(
+    claude: Claude, fake_api: FakeAnthropic
+) -> None:
+    """Issue 40: the result that takes the fill past the threshold is the one Claude Code keeps verbatim after the
+    auto-compaction; a reminder riding on it would tell the new thread to write its cursor, with stale figures."""
+    sid = new_session_id()
+    made: list[str] = []
+    fake_api.script(
+        *_make_anchor(made, input_tokens=5000),
+        F.bash("echo a-result-that-fills-the-window", WHAT, input_tokens=98_000),
+        F.text("after the compaction", input_tokens=5000),
+    )
+    claude.converse(["port the parser"], ["--autocompact", "100000", "--allowedTools", "Bash"], session_id=sid)
+    assert fake_api.pending_script() == 0, "the model's tool calls were not all made"
+    later = _after_compaction(fake_api)
+    assert later, "no conversation request followed the auto-compaction"
+    assert "a-result-that-fills-the-window" in all_text(later[0]), "the last tool result is not the one kept"
+    assert "write the cursor down now" not in all_text(later[0]), all_text(later[0])[-3000:]

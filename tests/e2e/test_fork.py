@@ -80,3 +80,25 @@ def test_a_fork_gets_the_shared_anchor_once_and_the_parents_tasks_as_recovered_n
     created = str(F.last_tool_results(fake_api.message_requests()[first_run + 2]))
     assert "Task #1 created successfully: FORK-TASK" in created
     assert (claude.task_dir(fork) / "1.json").is_file() and (claude.task_dir(parent) / "1.json").is_file()
+
+
+def test_a_fork_beside_an_older_session_with_open_tasks_gets_its_parents_tasks_and_keeps_them_at_compaction(
+    claude: Claude, fake_api: FakeAnthropic
+) -> None:
+    """Issue 40: ``/clear`` left the old session's tasks open, so two sessions of the project hold open tasks; the
+    fork knows its parent (Claude Code's command line) and lists the parent's, at the fork and at its first
+    compaction, never the hint that its empty TaskList cannot honour."""
+    old = new_session_id()
+    claude.write_task(old, 1, "OLD-TASK: left open by the clear", "in_progress")
+    cleared = claude.converse(["one", "/clear", "two"], session_id=old)
+    parent = cleared.session_id
+    assert parent and parent != old
+    claude.write_task(parent, 1, "PARENT-TASK: finish the lexer", "in_progress")
+    fake_api.clear()
+    claude.converse(["three", "/compact", "four"], ["--resume", parent, "--fork-session"])
+    bodies = [b for b in fake_api.message_requests() if F.offers_tools(b) and not F.is_compaction_request(b)]
+    assert len(bodies) == 2, len(bodies)
+    for body, source in zip(bodies, ("fork", "compact")):
+        block = the_block(this_turn(body), source)
+        assert f"recovered from session {parent};" in block and "PARENT-TASK: finish the lexer" in block, block
+        assert "OLD-TASK" not in block and "call TaskList" not in block, block

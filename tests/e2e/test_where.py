@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -21,7 +22,7 @@ import pytest
 
 from . import fake_api as F
 from .fake_api import Body, FakeAnthropic
-from .harness import Claude, StreamSession, describe_requests, new_session_id, read_jsonl
+from .harness import Claude, StreamSession, all_text, describe_requests, new_session_id, read_jsonl
 from .test_scenarios import (
     ANCHOR_BODY,
     ANCHOR_HEADING,
@@ -30,6 +31,7 @@ from .test_scenarios import (
     delivery,
     has,
     lacks,
+    set_ticket,
     the_block,
 )
 
@@ -166,3 +168,51 @@ def test_the_status_row_names_the_projects_anchor_and_ticket_after_a_cd(claude_b
     assert_only_in(pkg, mono, made[0])
     rows = status_rows(screen)
     assert rows and TITLE in rows[-1] and "#34 execute" in rows[-1], screen
+
+
+def test_the_sections_live_step_pointer_works_as_written_from_a_subfolder(
+    claude: Claude, fake_api: FakeAnthropic
+) -> None:
+    """Issue 40: the model follows the work-state section's pointer to the live step from the Bash tool standing in
+    ``src/``: every file it names and every command it gives work from there, as written."""
+    sid = new_session_id()
+    set_ticket(claude, sid, step="plan")
+    (claude.project / "src").mkdir()
+    followed: list[str] = []
+
+    def follow_the_pointer(body: Body) -> F.Reply:
+        text = all_text(body)
+        (line,) = {m.group(0) for m in re.finditer(r"Step: plan \(as of this snapshot[^\n]*\)", text)}
+        files = re.findall(r"[\w./-]*work-state\.json", line)
+        commands = re.findall(r"`([^`]+)`", line)
+        followed.extend([*files, *commands])
+        steps = [f"cat {shlex.quote(path)}" for path in files] + commands
+        return F.bash("cd src && " + " && ".join(steps))
+
+    fake_api.script(follow_the_pointer, F.text("done"))
+    claude.run(["-p", "where is the live step?", "--session-id", sid, "--allowedTools", "Bash"]).check()
+    assert fake_api.pending_script() == 0 and followed
+    (result,) = F.last_tool_results(fake_api.main_requests()[1])
+    assert "No such file" not in result and "Make the parser fast" in result and "plan" in result, (followed, result)
+
+
+def test_a_work_state_deleted_mid_thread_is_named_by_no_later_request_as_in_play(
+    claude: Claude, fake_api: FakeAnthropic
+) -> None:
+    """Issue 40: ``git clean -fdx`` deletes the state file; the thread's next request says the snapshot no longer
+    holds, and after the next compaction no request names the ticket at all."""
+    sid = new_session_id()
+    set_ticket(claude, sid, title="A ticket the clean takes")
+    state = claude.project / ".claude" / "session-workflow" / "work-state.json"
+    with claude.stream(session_id=sid) as s:
+        s.send("turn one")
+        assert "A ticket the clean takes" in all_text(fake_api.message_requests()[-1])
+        state.unlink()
+        s.send("turn two")
+        second = all_text(fake_api.message_requests()[-1])
+        s.send("/compact")
+        s.send("turn three")
+        third = all_text(fake_api.message_requests()[-1])
+        assert s.close() == 0
+    assert "session-workflow: the work state is gone" in second, second[-3000:]
+    assert "A ticket the clean takes" not in third, third[-3000:]

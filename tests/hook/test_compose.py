@@ -58,7 +58,7 @@ def calls(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     modules = {"work state": workstate_part, "anchor": anchor_part, "tasks": tasks, "recovery": recovery}
     for name, module in modules.items():
 
-        def prepare(ctx: HookContext, name: str = name) -> PreparedPart:
+        def prepare(ctx: HookContext, *_: object, name: str = name) -> PreparedPart:
             seen.append(name)
             return FakePart(name, f"[{name}]", cap=100)
 
@@ -89,7 +89,7 @@ def test_parts_per_source(calls: list[str], source: str | None, parts: list[str]
 
 def test_recovery_alone_is_not_injected(calls: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
     for module in (workstate_part, anchor_part, tasks):
-        monkeypatch.setattr(module, "prepare", lambda ctx: None)
+        monkeypatch.setattr(module, "prepare", lambda ctx, *_: None)
     assert compose.compose(_ctx("compact")).text == ""
     assert "recovery" not in calls
     monkeypatch.setattr(workstate_part, "note_mod_delivery", lambda ctx, record: True)
@@ -427,7 +427,7 @@ def _doctor_lines(state: Path) -> list[str]:
 def test_a_part_that_raises_is_logged_shown_by_doctor_and_named_in_the_block(
     calls: list[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    def broken(ctx: HookContext) -> PreparedPart:
+    def broken(ctx: HookContext, *_: object) -> PreparedPart:
         raise ZeroDivisionError("a bug in the task part")
 
     monkeypatch.setattr(tasks, "prepare", broken)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import os
 import time
 from pathlib import Path
 
@@ -118,3 +120,20 @@ def test_an_unfilled_anchor_has_no_next_action(tmp_path: Path, capsysbinary: pyt
         " summary; the plugin restores the state they name from disk after the compaction:\n"
         f"- the control anchor file `{anchor}`\n"
     )
+
+
+def test_a_recovered_list_is_never_said_to_be_in_task_list(
+    tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    """This session has no list; an earlier session of the project left open tasks, which the block recovers:
+    TaskList here shows none of them, so the summariser is never told it does (issue 40)."""
+    project = Project(tmp_path)
+    folder = project.tasks_root / "earlier-session"
+    folder.mkdir(parents=True)
+    task = {"id": "1", "subject": "Left open", "description": "", "status": "pending", "blocks": [], "blockedBy": []}
+    (folder / "1.json").write_text(json.dumps(task))
+    sibling = project.transcript.parent / "earlier-session.jsonl"
+    sibling.write_text(json.dumps({"type": "user", "cwd": str(project.dir)}) + "\n")
+    os.utime(sibling, (project.now - 3600, project.now - 3600))
+    said = _run(project, capsysbinary)
+    assert "TaskList shows" not in said and "- that 1 open task(s) of an earlier session persist on disk" in said

@@ -225,3 +225,26 @@ def test_a_state_in_the_start_dir_is_found_after_the_session_wandered(project: P
     payload = json.dumps(project.payload(cwd=str(elsewhere), transcript_path=str(transcript))).encode()
     done = run_hook_process(payload, env)
     assert "Work state (snapshot)" in json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
+
+
+@pytest.mark.parametrize("mod", [True, False])
+def test_a_state_file_deleted_mid_thread_is_said_gone_once(project: Project, mod: bool) -> None:
+    """``git clean -fdx`` deletes the state while the thread's system prompt (the mod) or an earlier block still
+    names the ticket: the next prompt says it no longer holds, once (issue 40)."""
+    project.put()
+    if mod:
+        _session_start(project, "startup", session_workflow_mod=1)
+    else:
+        assert project.prompt() is not None
+    os.unlink(project.path)
+    said = project.prompt()
+    assert said is not None and said.startswith("session-workflow: the work state is gone") and "#34" not in said
+    assert project.prompt() is None
+    project.put(ticket=35, title="A new ticket")
+    again = project.prompt()
+    assert again is not None and "#35" in again and "supersedes" not in again
+
+
+def test_no_state_and_no_record_says_nothing(project: Project) -> None:
+    assert project.prompt() is None
+    assert project.prompt(session="another") is None

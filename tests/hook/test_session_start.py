@@ -399,7 +399,7 @@ def test_resume_reads_the_thread_and_sends_only_what_changed(full: Project) -> N
     changed = full.inject("resume")
     assert "#3 [pending] A task added since" in changed and TASK_MARK in changed  # the task list is sent whole
     with full.transcript.open("a") as handle:
-        handle.write(json.dumps({"type": "system", "subtype": "compact_boundary"}) + "\n")
+        handle.write(json.dumps(ANSWER) + "\n" + json.dumps({"type": "system", "subtype": "compact_boundary"}) + "\n")
     assert ANCHOR_MARK in full.inject("resume"), "a boundary after the block: the thread no longer holds it"
 
 
@@ -431,6 +431,37 @@ def test_a_full_projects_precompact_and_prompt_take_the_hot_paths_imports(full: 
     assert done.returncode == 0 and (done.stdout or event == "UserPromptSubmit"), done.stderr[-2000:]
     needed = {"re", "enum"} if event == "PreCompact" else set()
     assert not _imported(done.stderr) & (HEAVY | LOADER_ONLY) - needed
+
+
+ANSWER = {"type": "assistant", "message": {"role": "assistant", "content": [{"type": "text", "text": "ok"}]}}
+
+
+def _resume_then_compact(full: Project, answered: bool) -> str:
+    """A resume block sent to Claude Code (the hook's own path: its ledger line), then the compact hook, with or
+    without an answer written to the transcript between them."""
+    with full.transcript.open("a") as handle:
+        handle.write(json.dumps(ANSWER, separators=(",", ":")) + "\n")
+    ctx = HookContext.from_payload(full.payload("resume"), full.env(), full.now)
+    compose.session_start(ctx)  # its stdout is pytest's
+    if answered:
+        with full.transcript.open("a") as handle:
+            handle.write(json.dumps({"type": "user", "message": {"content": "go on"}}) + "\n")
+            handle.write(json.dumps(ANSWER, separators=(",", ":")) + "\n")
+    return full.inject("compact")
+
+
+def test_a_compaction_before_the_resume_block_is_sent_names_it_instead_of_repeating_it(full: Project) -> None:
+    """Claude Code delivers an unsent resume block after the compaction, before the compact block (issue 40)."""
+    compact = _resume_then_compact(full, answered=False)
+    line = "{}: unchanged since the session-workflow SessionStart (resume) block above, which still holds it."
+    for label in ("Control anchor", "Task list", "Work state"):
+        assert line.format(label) in compact, compact
+    assert ANCHOR_MARK not in compact and TASK_MARK not in compact and RECOVERY_MARK in compact
+
+
+def test_a_compaction_after_the_resume_block_was_answered_sends_every_part(full: Project) -> None:
+    compact = _resume_then_compact(full, answered=True)
+    assert ANCHOR_MARK in compact and TASK_MARK in compact and "(resume) block above" not in compact
 
 
 def test_a_project_with_nothing_of_ours_starts_without_json_or_re(project: Project) -> None:
@@ -653,7 +684,7 @@ def test_a_block_with_a_line_after_its_header_is_named_by_its_source(
 # --- a bug, cold: recorded, named, and never a failed hook ------------------------------------------------------
 
 PLANTED = {
-    "tasks/store.py": "\n\ndef prepare(ctx):\n    raise ZeroDivisionError('planted in the task part')\n",
+    "tasks/store.py": "\n\ndef prepare(ctx, parent=None):\n    raise ZeroDivisionError('planted in the task part')\n",
     "hook/compose.py": "\n\ndef prepare_parts(ctx):\n    raise KeyError('planted in the composer')\n",
 }
 
@@ -709,3 +740,38 @@ def test_precompact_in_a_project_with_nothing_of_ours_imports_no_part(project: P
     assert "session_workflow.hook.precompact" in modules
     assert not {name for name in modules if name.startswith(("session_workflow.anchor", "session_workflow.workstate"))}
     assert not _imported(done.stderr) & (HEAVY | LOADER_ONLY)
+
+
+def _list(project: Project, session: str, subject: str) -> None:
+    folder = project.tasks_root / session
+    folder.mkdir(parents=True, exist_ok=True)
+    task = {"id": "1", "subject": subject, "description": "", "status": "in_progress", "blocks": [], "blockedBy": []}
+    (folder / "1.json").write_text(json.dumps(task))
+
+
+def test_a_fork_and_its_first_compaction_list_the_parents_tasks_whatever_older_sessions_hold(
+    project: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 40: an older session of the project holds open tasks too (a /clear left them), so the predecessor
+    lookup alone is ambiguous; the fork knows its parent (Claude Code's command line at the fork, its own ledger
+    line after), and gets the parent's tasks, never a hint its empty TaskList cannot honour."""
+    from session_workflow.transcript import thread
+
+    folder = project.transcript.parent
+    for session, age in (("old-session", 7200), ("parent-session", 3600)):
+        sibling = folder / f"{session}.jsonl"
+        sibling.write_text(json.dumps({"type": "user", "cwd": str(project.dir)}) + "\n")
+        os.utime(sibling, (project.now - age, project.now - age))
+    _list(project, "old-session", "OLD-TASK left open by a clear")
+    _list(project, "parent-session", "PARENT-TASK finish the lexer")
+    project.prompts("carry on")
+    monkeypatch.setattr(thread, "fork_parent", lambda path, pid=None: str(folder / "parent-session.jsonl"))
+    ctx = HookContext.from_payload(project.payload("fork"), project.env(), project.now)
+    fork_block = compose.compose(ctx).text
+    compose.session_start(ctx)  # its ledger line names the parent; its stdout is pytest's
+    monkeypatch.setattr(thread, "fork_parent", lambda path, pid=None: None)  # a later process: no fork argv
+    compact_block = project.inject("compact")
+    for block in (fork_block, compact_block):
+        assert "recovered from session parent-session;" in block and "PARENT-TASK" in block, block
+        assert "OLD-TASK" not in block and "call TaskList" not in block, block
+    assert "call TaskList" not in project.inject("startup", session_id="another-session"), "ambiguous: no hint"

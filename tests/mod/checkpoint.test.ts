@@ -233,6 +233,17 @@ describe('the checkpoint nudge', () => {
     expect(await bash($, world, 'ls', 53_000)).toContain(`anchor step ${ANCHOR}`)
   })
 
+  test('a fill that reaches the threshold in one tool result gets no reminder: the compaction comes first', HANG_GUARD, async ($, on) => {
+    // Claude Code keeps that result verbatim after the compaction: a reminder in it would be read there, stale.
+    const world = await withAnchor($, on)
+    expect(await bash($, world, 'cat big.log', 67_000)).toBeUndefined()
+    expect(await bash($, world, 'cat bigger.log', 98_000)).toBeUndefined()
+    world.tokens = undefined // just compacted: no reading until the next response
+    expect(await bash($, world, 'ls')).toBeUndefined()
+    expect(await bash($, world, 'ls', 8000)).toBeUndefined()
+    expect(await bash($, world, 'ls', 66_999)).toContain(`Context at 67k tokens, auto-compaction at 67k`)
+  })
+
   test('an anchor written after the crossing gets no reminder', HANG_GUARD, async ($, on) => {
     const world = await withAnchor($, on)
     expect(await bash($, world, STEP, 55_000)).toBeUndefined()

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from session_workflow.anchor.frame import HEAD_CLOSE
 from session_workflow.anchor.text import TAIL_MARKER
 from session_workflow.hook import compose
-from session_workflow.tasks.render import FALLBACK_HINT, HEADER_EXACT
+from session_workflow.tasks.render import FALLBACK_HINT, HEADER_EXACT, NOT_RECOVERED
 from session_workflow.transcript.recovery import PROMPTS_HEADER, TODOS_HEADER
 from session_workflow.workstate.section import HEADING as WORK_STATE_HEADING
 
@@ -62,6 +62,7 @@ FORGERIES = (
     compose.header("compact"),
     HEADER_EXACT,
     FALLBACK_HINT,
+    NOT_RECOVERED,
     "#99 [in_progress] forged task",
     "#1 [pending] forged task",
     "  description: forged",

@@ -507,3 +507,28 @@ def test_a_hostile_payload_prints_nothing_or_one_hook_json(data: bytes) -> None:
             shown = cold(box, (event, "compact" if event == "SessionStart" else None, False), stdin=raw)
         if parse_payload(raw) is None:
             assert shown.text == ""
+
+
+def _ledger_cases() -> list[tuple[str, bytes]]:
+    record: dict[str, object] = {
+        "kind": "start",
+        "session": "$SESSION",
+        "source": "resume",
+        "thread": 10,
+        "digests": "anchor=0123456789abcdef,tasks=fedcba9876543210",
+    }
+    cases = hostile_documents(record, ("digests",), huge=512 << 10)
+    # As the ledger writes its lines (no spaces), so that each reaches the reader that looks for this session's.
+    return [(name, data.replace(b'"session": ', b'"session":')) for name, data in cases if b"\n" not in data]
+
+
+@pytest.mark.parametrize("data", as_params(_ledger_cases()))
+def test_a_broken_ledger_line_costs_nothing(data: bytes) -> None:
+    """The compact hook reads this session's newest ledger line (issue 40: a resume block not yet sent); a broken
+    one, or one whose digests match nothing, leaves every part as the intact world shows it."""
+    with sandbox() as box:
+        build(box)
+        ledger = os.path.join(box.xdg, "state", "session-workflow", "ledger.ndjson")
+        box.write(ledger, data.replace(b"$SESSION", box.session.encode("ascii")) + b"\n")
+        shown = cold(box, COMPACT)
+    assert shown.parts() == baseline(COMPACT).parts()

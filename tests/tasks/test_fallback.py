@@ -15,8 +15,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from session_workflow.core.parts import PreparedPart
 from session_workflow.tasks import store as tasks
-from session_workflow.tasks.render import FALLBACK_HINT
+from session_workflow.tasks.render import NOT_RECOVERED
 from session_workflow.tasks.store import Ambiguous
 from tests.tasks.test_store import NOW, SESSION, make_ctx, render, touch, write_task
 
@@ -72,7 +73,7 @@ def test_two_siblings_that_sanitise_to_one_list_are_ambiguous(tmp_path: Path) ->
     write_task(tmp_path / "tasks" / "a-b", 1)
     touch(tmp_path / "projects" / "a-b.jsonl", NOW - 100)
     touch(tmp_path / "projects" / "a.b.jsonl", NOW - 200)
-    assert render(make_ctx(tmp_path)) == FALLBACK_HINT
+    assert render(make_ctx(tmp_path)) == NOT_RECOVERED
 
 
 def test_a_live_sidecar_never_counts_even_when_a_list_bears_its_name(tmp_path: Path) -> None:
@@ -117,7 +118,7 @@ def test_a_finished_list_longer_than_the_per_list_cap_is_ambiguous(tmp_path: Pat
     for task_id in range(2, tasks.MAX_TASK_FILES_READ + 2):
         write_task(tmp_path / "tasks" / "long", task_id, "completed")
     touch(tmp_path / "projects" / "long.jsonl", NOW - 200)
-    assert render(make_ctx(tmp_path)) == FALLBACK_HINT
+    assert render(make_ctx(tmp_path)) == NOT_RECOVERED
 
 
 def test_a_recovered_list_reads_only_its_newest_files(tmp_path: Path) -> None:
@@ -268,7 +269,7 @@ def test_a_large_folder_and_an_unlistable_root_give_the_hint(tmp_path: Path, mon
     write_task(tmp_path / "tasks" / "prev", 1)
     touch(tmp_path / "projects" / "prev.jsonl", NOW - 100)
     monkeypatch.setattr(tasks, "list_dir_names", lambda _root: None)
-    assert render(make_ctx(tmp_path)) == FALLBACK_HINT
+    assert render(make_ctx(tmp_path)) == NOT_RECOVERED
     for extra in range(10, 1001):
         (tmp_path / "projects" / f"{extra:08d}-1111-4000-8000-000000000000.jsonl").unlink()
     assert render(make_ctx(tmp_path)) == RECOVERED.format("prev") + "\n#1 [pending] task 1"
@@ -290,3 +291,33 @@ def test_looking_lists_up_by_name_finds_what_listing_the_folder_finds(
 ) -> None:
     """For Claude Code's names (nothing to sanitise), the large-folder path answers as the listing does."""
     answers_alike(monkeypatch, siblings, odd_file, "MAX_LISTED_TRANSCRIPTS", 0)
+
+
+def test_a_sibling_that_recorded_another_project_is_no_candidate(tmp_path: Path) -> None:
+    """``shop-a`` and ``shop.a`` share one transcript folder (issue 41): the folder it recorded decides."""
+    other = tmp_path / "shop.a"
+    other.mkdir()
+    write_task(tmp_path / "tasks" / "theirs", 1, subject="Rotate the prod DB password")
+    touch(tmp_path / "projects" / "theirs.jsonl", NOW - 100, other)
+    assert tasks.prepare(make_ctx(tmp_path)) is None
+    write_task(tmp_path / "tasks" / "ours", 2, subject="Ours")
+    touch(tmp_path / "projects" / "ours.jsonl", NOW - 200)
+    assert render(make_ctx(tmp_path)) == RECOVERED.format("ours") + "\n#2 [pending] Ours"
+
+
+def test_a_parent_named_by_the_hook_is_taken_whatever_older_sessions_hold(tmp_path: Path) -> None:
+    """A fork's parent (issue 40): its list, never the ambiguity two older candidates give; an empty parent list
+    says nothing (TaskList in the fork would show nothing either)."""
+    for name, age in (("a", 100), ("b", 200)):
+        write_task(tmp_path / "tasks" / name, 1, subject=f"from {name}")
+        touch(tmp_path / "projects" / f"{name}.jsonl", NOW - age)
+    assert render(make_ctx(tmp_path)) == NOT_RECOVERED and "call TaskList" not in NOT_RECOVERED
+    recovered = render_part(tasks.prepare(make_ctx(tmp_path), lambda: "b"))
+    assert recovered == RECOVERED.format("b") + "\n#1 [pending] from b"
+    write_task(tmp_path / "tasks" / "done", 1, "completed")
+    assert tasks.prepare(make_ctx(tmp_path), lambda: "done") is None
+    assert tasks.prepare(make_ctx(tmp_path), lambda: "never-made-a-task") is None
+
+
+def render_part(part: PreparedPart | None) -> str | None:
+    return None if part is None else part.render(10_000)

@@ -23,6 +23,7 @@ from session_workflow.tasks import store as tasks
 from session_workflow.tasks.render import (
     FALLBACK_HINT,
     HEADER_EXACT,
+    NOT_RECOVERED,
     Task,
     TaskHintPart,
     TaskListPart,
@@ -79,7 +80,15 @@ def make_ctx(
         "cwd": cwd,
         "transcript_path": str(transcript if transcript is not None else root / "projects" / f"{session_id}.jsonl"),
     }
-    return HookContext.from_payload(payload, {"CLAUDE_CONFIG_DIR": str(root), **(env or {})}, NOW)
+    project = project_of(root)
+    project.mkdir(parents=True, exist_ok=True)
+    variables = {"CLAUDE_CONFIG_DIR": str(root), "CLAUDE_PROJECT_DIR": str(project), **(env or {})}
+    return HookContext.from_payload(payload, variables, NOW)
+
+
+def project_of(root: Path) -> Path:
+    """The project every session of these tests ran in (``touch`` records it as a transcript's first ``cwd``)."""
+    return root / "proj"
 
 
 def render(ctx: HookContext, budget: int = 10_000) -> str | None:
@@ -88,9 +97,11 @@ def render(ctx: HookContext, budget: int = 10_000) -> str | None:
     return None if part is None else part.render(budget)
 
 
-def touch(path: Path, mtime: float) -> Path:
+def touch(path: Path, mtime: float, project: Path | None = None) -> Path:
+    """A transcript whose session ran in ``project`` (by default the tests' one: ``project_of``)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("{}\n")
+    cwd = project if project is not None else project_of(path.parent.parent)
+    path.write_text(json.dumps({"type": "user", "cwd": str(cwd)}) + "\n")
     os.utime(path, (mtime, mtime))
     return path
 
@@ -229,9 +240,12 @@ def test_4_without_current_transcript_hook_start_is_the_bound(tmp_path: Path) ->
     assert "recovered from session prev;" in (render(make_ctx(tmp_path)) or "")
 
 
-def test_4_siblings_are_only_stat_ed_never_opened(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_4_siblings_without_a_task_list_are_never_opened(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only a sibling with a task list is opened, for the project it recorded (its first ``cwd``, issue 41)."""
     write_task(tmp_path / "tasks" / "prev", 1)
-    sibling = touch(tmp_path / "projects" / "prev.jsonl", NOW - 100)
+    (tmp_path / "tasks" / "quiet").mkdir()
+    candidate = touch(tmp_path / "projects" / "prev.jsonl", NOW - 100)
+    quiet = [touch(tmp_path / "projects" / f"{name}.jsonl", NOW - 200) for name in ("quiet", "no-list")]
     opened: list[str] = []
     real_open = os.open
 
@@ -241,7 +255,7 @@ def test_4_siblings_are_only_stat_ed_never_opened(tmp_path: Path, monkeypatch: p
 
     monkeypatch.setattr(os, "open", spy)
     assert tasks.prepare(make_ctx(tmp_path)) is not None
-    assert str(sibling) not in opened
+    assert str(candidate) in opened and not {str(path) for path in quiet} & set(opened)
 
 
 # --- 5. ambiguity fails closed; newer siblings and ineligible ones are ignored; no cwd
@@ -251,7 +265,7 @@ def test_5_two_eligible_candidates_fail_closed_to_the_hint(tmp_path: Path) -> No
     for name, age in (("a", 100), ("b", 200)):
         write_task(tmp_path / "tasks" / name, 1, subject=f"from {name}")
         touch(tmp_path / "projects" / f"{name}.jsonl", NOW - age)
-    assert render(make_ctx(tmp_path)) == FALLBACK_HINT
+    assert render(make_ctx(tmp_path)) == NOT_RECOVERED
 
 
 def test_5_newer_sibling_is_ignored(tmp_path: Path) -> None:
@@ -549,7 +563,7 @@ def test_9_clear_emits_nothing_whatever_the_stores_hold(tmp_path: Path) -> None:
     for name, age in ((CLEARED, 30), ("other-session", 60)):
         write_task(tmp_path / "tasks" / name, 1, subject="Open")
         touch(tmp_path / "projects" / f"{name}.jsonl", NOW - age)
-    assert compose.compose(make_ctx(tmp_path, source="startup")).text.endswith("\n\n" + FALLBACK_HINT)
+    assert compose.compose(make_ctx(tmp_path, source="startup")).text.endswith("\n\n" + NOT_RECOVERED)
     assert compose.compose(make_ctx(tmp_path, source="clear")).text == ""
     write_task(tmp_path / "tasks" / SESSION, 1, "in_progress", "Own task")
     (tmp_path / "tasks" / SESSION / "2.json").write_text("{broken", encoding="utf-8")
@@ -664,7 +678,7 @@ def test_fallback_fails_closed_when_a_candidate_cannot_be_read_in_full(
     write_task(tmp_path / "tasks" / "prev", 2, "completed")
     write_task(tmp_path / "tasks" / "prev", 3, "completed")
     touch(tmp_path / "projects" / "prev.jsonl", NOW - 100)
-    assert render(make_ctx(tmp_path)) == FALLBACK_HINT
+    assert render(make_ctx(tmp_path)) == NOT_RECOVERED
 
 
 @pytest.mark.parametrize(

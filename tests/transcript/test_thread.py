@@ -25,6 +25,7 @@ def context(text: str, event: str = "SessionStart") -> dict[str, object]:
 
 
 BOUNDARY = {"type": "system", "subtype": "compact_boundary", "content": "Conversation compacted"}
+ANSWER = {"type": "assistant", "message": {"role": "assistant", "content": [{"type": "text", "text": "ok"}]}}
 
 
 def write(path: Path, records: list[object]) -> Path:
@@ -37,8 +38,10 @@ def test_blocks_after_the_last_boundary_newest_first(tmp_path: Path) -> None:
         tmp_path / "t.jsonl",
         [
             context(f"{PREFIX} startup"),
+            ANSWER,
             BOUNDARY,
             context(f"{PREFIX} compact 1"),
+            ANSWER,
             BOUNDARY,
             context(f"{PREFIX} compact 2"),
             context("another plugin's context"),
@@ -48,6 +51,25 @@ def test_blocks_after_the_last_boundary_newest_first(tmp_path: Path) -> None:
         ],
     )
     assert blocks_in_thread(str(path), PREFIX) == [f"{PREFIX} resume", f"{PREFIX} compact 2"]
+
+
+def test_a_block_no_answer_followed_before_the_boundary_is_still_in_the_thread(tmp_path: Path) -> None:
+    """``--resume`` then ``/compact`` at once: Claude Code writes the unsent resume block just before the boundary
+    and delivers it after the compaction (issue 40); a block an answer followed before the boundary is gone."""
+    path = write(
+        tmp_path / "t.jsonl",
+        [
+            context(f"{PREFIX} startup"),
+            ANSWER,
+            context(f"{PREFIX} resume"),
+            {"type": "user", "message": {"content": "the /compact command"}},
+            BOUNDARY,
+            {"type": "user", "isCompactSummary": True, "message": {"content": "summary"}},
+            context(f"{PREFIX} compact"),
+            ANSWER,
+        ],
+    )
+    assert blocks_in_thread(str(path), PREFIX) == [f"{PREFIX} compact", f"{PREFIX} resume"]
 
 
 def test_no_boundary_means_the_whole_tail_is_the_thread_and_bad_lines_are_skipped(tmp_path: Path) -> None:

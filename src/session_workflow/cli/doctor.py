@@ -247,9 +247,12 @@ def report(env: Mapping[str, str], home: str, cwd: str | None, dir_arg: str | No
 
     own = os.path.join(deps.PLUGIN_ROOT, "bin", "session-workflow")
     in_claude_code = env.get("CLAUDECODE") == "1"
-    command = health.command_check(env, own, in_claude_code)
     launcher = os.path.join(deps.PLUGIN_ROOT, "hooks", "python.sh")
     project = dir_arg or (default_project_dir(env, cwd) if cwd is not None else None)
+    config = config_dir(env, home)
+    files = health.settings_files(config, project, MANAGED_SETTINGS)
+    runs_from = health.enabled_run_folder(config, files, project)
+    command = health.command_check(env, own, in_claude_code, runs_from)
     python = health.python_check(env, launcher if os.path.isfile(launcher) else None, project)
     checks = [python, dependency_check(), command, health.writable_check(trust_dir(env))]
     if project is None:
@@ -258,10 +261,9 @@ def report(env: Mapping[str, str], home: str, cwd: str | None, dir_arg: str | No
     else:
         checks += [*anchor_checks(project, env), *staged_checks(project)]
         checks += [work_state_check(dir_arg, env), ledger_check(project, env)]
-    config = config_dir(env, home)
-    files = health.settings_files(config, project, MANAGED_SETTINGS)
     loaded = in_claude_code and command.mark == OK
-    checks.insert(3, health.plugin_check(config, files, project, deps.PLUGIN_ROOT, loaded))
+    plugin = health.plugin_check(config, files, project, deps.PLUGIN_ROOT, loaded)
+    checks[3:3] = [*health.settings_checks(files), plugin]
     checks += [health.mod_check(env), health.permission_check(files), health.task_tools_check(env, files)]
     checks += error_checks(env)
     where = f", project {escaped(project)}" if project is not None else ""

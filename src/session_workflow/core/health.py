@@ -145,9 +145,10 @@ def python_check(env: Mapping[str, str], launcher: str | None = None, project: s
     return Check(OK, f"python3 for the hooks: {where}, Python {shown}")
 
 
-def command_check(env: Mapping[str, str], own: str, in_claude_code: bool) -> Check:
+def command_check(env: Mapping[str, str], own: str, in_claude_code: bool, runs_from: str | None = None) -> Check:
     """The ``session-workflow`` on PATH is ``own`` (this plugin's bin/session-workflow), not a pip or pipx copy
-    that shadows it (its writers and hooks may be another version's)."""
+    that shadows it (its writers and hooks may be another version's). ``runs_from``: the folder Claude Code runs
+    the enabled plugin from (``enabled_run_folder``), whose ``bin`` its Bash tool gets, this copy's or not."""
     found = which("session-workflow", env)
     own_dir = escaped(os.path.dirname(own))
     if not os.path.isfile(own):
@@ -168,6 +169,12 @@ def command_check(env: Mapping[str, str], own: str, in_claude_code: bool) -> Che
             "session-workflow on PATH: none, though this is Claude Code's shell: is the plugin loaded here?",
             f"run `/plugin` in Claude Code; load it with"
             f" `{shell_command('claude', '--plugin-dir', os.path.dirname(os.path.dirname(own)))}` or install it",
+        )
+    root = os.path.dirname(os.path.dirname(own))
+    if runs_from is not None and not _same_path(runs_from, root):
+        given = f"{escaped(os.path.join(runs_from, 'bin'))}, the copy it runs (below), not this one's"
+        return Check(
+            INFO, f"session-workflow on PATH: none in this shell (Claude Code puts {given} on its Bash tool's PATH)"
         )
     return Check(
         INFO,
@@ -247,6 +254,9 @@ class Settings:
             return self
         try:
             document = json.loads(read[0])
+        except json.JSONDecodeError as error:  # the line a user fixes: a trailing comma after an added line
+            self.problem = f"not valid JSON (line {error.lineno}, column {error.colno}: {error.msg})"
+            return self
         except (ValueError, RecursionError):
             self.problem = "not valid JSON"
             return self
@@ -322,6 +332,8 @@ def run_folder(config: str, plugin_id: str, entry: Mapping[str, object]) -> str 
     known = _object(_json_file(os.path.join(config, "plugins", "known_marketplaces.json")), market)
     location = known.get("installLocation")
     if _object(known, "source").get("source") == "directory" and isinstance(location, str):
+        if not os.path.isdir(location):  # the clone moved or was deleted: Claude Code fails to load it (cache-miss)
+            return os.path.normpath(location)
         manifest = _json_file(os.path.join(location, ".claude-plugin", "marketplace.json"))
         listed = manifest.get("plugins") if isinstance(manifest, dict) else None
         for plugin in listed if isinstance(listed, list) else []:
@@ -332,15 +344,16 @@ def run_folder(config: str, plugin_id: str, entry: Mapping[str, object]) -> str 
     return path if isinstance(path, str) else None
 
 
-def plugin_check(config: str, files: Sequence[Settings], project: str | None, root: str, loaded: bool) -> Check:
-    """Whether Claude Code has this plugin installed for ``project`` and enabled there, and runs it from ``root``
-    (this copy). Installed but disabled is essential (the hooks never run), unless ``loaded``: this shell is
-    Claude Code's and has this copy's command (``--plugin-dir``)."""
-    what = "Claude Code plugin"
-    index = os.path.join(config, "plugins", "installed_plugins.json")
-    installed = _object(_json_file(index), "plugins")
+def installed_index(config: str) -> str:
+    """Claude Code's record of installed plugins."""
+    return os.path.join(config, "plugins", "installed_plugins.json")
+
+
+def installs(config: str, project: str | None) -> list[tuple[str, Mapping[str, object]]]:
+    """(plugin id, install entry) of each install of this plugin that applies to ``project``: user scope, or a
+    local or project scope recorded for that folder."""
     applying: list[tuple[str, Mapping[str, object]]] = []
-    for plugin_id, entries in installed.items():
+    for plugin_id, entries in _object(_json_file(installed_index(config)), "plugins").items():
         if plugin_id.partition("@")[0] != PLUGIN_NAME or not isinstance(entries, list):
             continue
         for entry in entries:
@@ -349,13 +362,33 @@ def plugin_check(config: str, files: Sequence[Settings], project: str | None, ro
                 entry.get("scope") == "user" or (project and isinstance(where, str) and _same_path(where, project))
             ):
                 applying.append((plugin_id, entry))
+    return applying
+
+
+def enabled_run_folder(config: str, files: Sequence[Settings], project: str | None) -> str | None:
+    """The folder Claude Code runs this plugin from here, when an install that applies is enabled; else None."""
+    for plugin_id, entry in installs(config, project):
+        if _enabled(plugin_id, files)[0] is True:
+            return run_folder(config, plugin_id, entry)
+    return None
+
+
+def plugin_check(config: str, files: Sequence[Settings], project: str | None, root: str, loaded: bool) -> Check:
+    """Whether Claude Code has this plugin installed for ``project`` and enabled there, and runs it from ``root``
+    (this copy). Installed but disabled is essential (the hooks never run), unless ``loaded``: this shell is
+    Claude Code's and has this copy's command (``--plugin-dir``)."""
+    what = "Claude Code plugin"
+    index = installed_index(config)
+    applying = installs(config, project)
     if not applying:
         if loaded:
             return Check(OK, f"{what}: {PLUGIN_NAME} loaded in this session, not installed (--plugin-dir)")
         return Check(
-            INFO,
-            f"{what}: {PLUGIN_NAME} is not installed for this project (none in {escaped(index)})",
+            FAIL,
+            f"{what}: {PLUGIN_NAME} is not installed for this project (none in {escaped(index)}); Claude Code runs"
+            " none of its hooks here",
             "install it (README, Quick start), or load it for one session: claude --plugin-dir <plugin folder>",
+            essential=True,
         )
     disabled: list[tuple[str, Settings | None]] = []
     for plugin_id, entry in applying:
@@ -365,6 +398,17 @@ def plugin_check(config: str, files: Sequence[Settings], project: str | None, ro
             continue
         folder = run_folder(config, plugin_id, entry)
         shown = escaped(plugin_id)
+        if folder is not None and not os.path.isdir(folder):
+            market = plugin_id.partition("@")[2]
+            return Check(
+                FAIL,
+                f"{what}: {shown} is enabled, but the folder Claude Code loads it from, {escaped(folder)}, is gone"
+                " (moved or deleted): Claude Code fails to load it (cache-miss) and runs none of its hooks",
+                f"{escaped(shell_join(['claude', 'plugin', 'marketplace', 'remove', market]))}, then add the"
+                f" marketplace again from where the plugin is now ({escaped(root)}) and install it (README, Quick"
+                " start)",
+                essential=True,
+            )
         if folder is None or _same_path(folder, root):
             return Check(OK, f"{what}: {shown} installed and enabled here, run from {escaped(folder or root)}")
         return Check(
@@ -376,6 +420,13 @@ def plugin_check(config: str, files: Sequence[Settings], project: str | None, ro
         )
     plugin_id, source = disabled[0]
     shown = escaped(plugin_id)
+    broken = unreadable(files)
+    if source is None and broken is not None:
+        return Check(
+            INFO,
+            f"{what}: {shown} is installed; whether it is enabled is unknown while {escaped(broken.path)}"
+            " cannot be read (above)",
+        )
     if source is None:
         said = f'no settings file that applies here has "{shown}": true in "enabledPlugins"'
     else:
@@ -408,6 +459,28 @@ def shell_join(words: Sequence[str]) -> str:
     return " ".join(shlex.quote(word) for word in words)
 
 
+def settings_checks(files: Sequence[Settings]) -> list[Check]:
+    """One essential ✘ per settings file that applies here but cannot be read (invalid JSON, with its line): Claude
+    Code does not apply such a file, so nothing it sets (``enabledPlugins``, ``env``, ``permissions``) holds."""
+    return [
+        Check(
+            FAIL,
+            f"settings: {escaped(item.path)} is {item.problem}; Claude Code applies none of it (enabledPlugins, env,"
+            " permissions)",
+            "fix the file at that line (a trailing comma or a missing quote?), then run the doctor again",
+            essential=True,
+        )
+        for item in files
+        if item.problem is not None
+    ]
+
+
+def unreadable(files: Sequence[Settings]) -> Settings | None:
+    """The first settings file that cannot be read: while it is, what it would say is unknown (``settings_checks``
+    names it once; no other line fails for it)."""
+    return next((item for item in files if item.problem is not None), None)
+
+
 def _problems(files: Sequence[Settings]) -> str:
     bad = [f"{escaped(item.path)} is {item.problem}" for item in files if item.problem is not None]
     return f" ({'; '.join(bad)})" if bad else ""
@@ -423,6 +496,9 @@ def permission_check(files: Sequence[Settings]) -> Check:
         return Check(OK, f"{what}: in {escaped(firm[0].path)}{_problems(files)}")
     user = files[0].path if files else "~/.claude/settings.json"
     local = files[1].path if len(files) > 1 else ".claude/settings.local.json"
+    broken = unreadable(files)
+    if not holding and broken is not None:
+        return Check(INFO, f"{what}: unknown while {escaped(broken.path)} cannot be read (above)")
     if holding:
         return Check(
             INFO,
@@ -502,6 +578,9 @@ def task_tools_check(env: Mapping[str, str], files: Sequence[Settings]) -> Check
             return Check(OK, f"task tools: on ({shown})")
         return Check(FAIL, f"task tools: off ({shown}): the run's open tasks are not kept", f"remove it, or {opt_in}")
     said = f"={escaped(raw)} in {escaped(where)} is not on or off" if raw is not None else " unset"
+    broken = unreadable(files)
+    if raw is None and broken is not None:
+        return Check(INFO, f"task tools: unknown while {escaped(broken.path)} cannot be read (above)")
     model = session_model(env, files)
     if model is not None and has_task_tools_by_default(model[0]):
         shown = f"{escaped(model[0])} (in {escaped(model[1])})"

@@ -5,10 +5,11 @@ and a file path, so this module owns the allocator that keeps every output insid
 least. Parts come from the registry ``PARTS`` (a new part is one entry and its module), in priority order; each
 gets min(its own cap, what is left minus the floors reserved for the parts after it), renders within that, and
 names anything it had to cut. On a resume or a fork, a part that an earlier block of the same thread (a fork's:
-its parent's) still carries word for word is replaced by one line saying so. A part whose reading or rendering
-fails (a RecursionError on a deeply nested record, a MemoryError, a bug) is named as unreadable; it costs only
-itself, the others still render, and the error goes to the error log (``core.errorlog``), as does one of the
-composer itself, whose block then names every part as left out."""
+its parent's) still carries word for word is replaced by one line saying so; so is, at a compaction, a part that
+the resume block Claude Code has not sent yet carries (``hook.pending``: it comes after the compaction too).
+A part whose reading or rendering fails (a RecursionError on a deeply nested record, a MemoryError, a bug) is
+named as unreadable; it costs only itself, the others still render, and the error goes to the error log
+(``core.errorlog``), as does one of the composer itself, whose block then names every part as left out."""
 
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ from session_workflow.hook.io import hook_json, run_hook, write_stdout
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
+    from collections.abc import Callable, Mapping, Sequence
 
     from session_workflow.core.context import HookContext
 
@@ -91,9 +92,15 @@ def _always(_ctx: HookContext, _folders: list[str], _restored: bool) -> bool:
 
 
 def _tasks(ctx: HookContext) -> PreparedPart | None:
+    """The task part; a fork's parent (``hook.pending``) is looked up only when this session has no list."""
     from session_workflow.tasks.store import prepare
 
-    return prepare(ctx)
+    def parent() -> str | None:
+        from session_workflow.hook.pending import fork_parent_session
+
+        return fork_parent_session(ctx)
+
+    return prepare(ctx, parent)
 
 
 def _after_restored(_ctx: HookContext, _folders: list[str], restored: bool) -> bool:
@@ -150,7 +157,7 @@ AUTHORITY = {
 class Composition:
     """The composed block and what each part spent, for the hook, the dry run and the demo."""
 
-    __slots__ = ("errors", "failed", "omitted", "parts", "sizes", "text")
+    __slots__ = ("errors", "failed", "omitted", "parts", "sizes", "text", "whole")
 
     def __init__(
         self,
@@ -168,6 +175,8 @@ class Composition:
         self.failed = failed or []
         # The exceptions of the parts that failed to render, for the error log (``allocate`` stays pure).
         self.errors = errors or []
+        # Each part the block holds whole, by name: its stable text (``hook.pending`` keeps a digest of it).
+        self.whole: dict[str, str] = {}
 
 
 class FailedPart(PreparedPart):
@@ -274,6 +283,7 @@ def allocate(
     cap: int = CAP_UTF16,
     earlier: list[str] | None = None,
     notes: Sequence[str] = (),
+    unsent: tuple[str, Mapping[str, str]] | None = None,
 ) -> Composition:
     """Render each part in order within its share of the cap and join them into one block.
 
@@ -281,8 +291,9 @@ def allocate(
     that is below the part's own floor, the part (which outranks the later ones) may use what is left. A part
     that still cannot fit is left out and named in the closing line; one that failed (to read or to render) is
     named in the line after it. A part that one of the ``earlier`` blocks (of this thread, newest first) holds
-    whole is replaced by ``unchanged_line``. ``notes`` (one line each: an option that did not parse, a folder
-    variable ignored) follow the header.
+    whole is replaced by ``unchanged_line``, and so is one whose stable text's digest ``unsent`` holds (the
+    source of a block Claude Code delivers after this compaction, and its parts' digests: ``hook.pending``).
+    ``notes`` (one line each: an option that did not parse, a folder variable ignored) follow the header.
     """
     head = "\n".join([header(source), *notes])
     remaining = cap - utf16_len(head) - OMITTED_NOTE_RESERVE
@@ -291,6 +302,9 @@ def allocate(
     omitted: list[str] = []
     failed: list[str] = []
     errors: list[tuple[str, BaseException]] = []
+    whole: dict[str, str] = {}
+    if unsent is not None:
+        from session_workflow.hook.pending import digest
     for index, part in enumerate(parts):
         if isinstance(part, FailedPart):
             failed.append(part.name)
@@ -303,6 +317,8 @@ def allocate(
         try:
             text = part.render(budget) if budget >= part.floor else ""
             held = earlier_source(part, text, earlier) if earlier and text else None
+            if held is None and unsent is not None and text and unsent[1].get(part.name) == digest(part.stable(text)):
+                held = unsent[0]
         except Exception as error:  # as in ``guarded``: this part is lost, not the block
             errors.append((part.name, error))
             failed.append(part.name)
@@ -311,7 +327,9 @@ def allocate(
         if not text or units > budget:
             omitted.append(part.name)
             continue
-        if held is not None:
+        if held is None:
+            whole[part.name] = part.stable(text)
+        else:
             text = unchanged_line(part.name, held)
             units = utf16_len(text)
             part.held_above = True
@@ -325,7 +343,9 @@ def allocate(
         block += SEPARATOR + "session-workflow: omitted for space: " + ", ".join(omitted) + "."
     if failed:
         block += SEPARATOR + "session-workflow: could not be read, left out: " + ", ".join(failed) + "."
-    return Composition(block, parts, sizes, omitted, failed, errors)
+    composition = Composition(block, parts, sizes, omitted, failed, errors)
+    composition.whole = whole
+    return composition
 
 
 def compose(ctx: HookContext) -> Composition:
@@ -360,6 +380,14 @@ def _compose(ctx: HookContext, source: str) -> Composition:
         except Exception as error:  # unsure what the thread holds: send everything
             _record("SessionStart thread", error, ctx)
             earlier = None
+    unsent = None
+    if parts and ctx.source == "compact":
+        from session_workflow.hook.pending import pending
+
+        try:
+            unsent = pending(ctx)
+        except Exception as error:  # unsure what Claude Code still holds: send everything
+            _record("SessionStart pending", error, ctx)
     notes = [*config.problems(ctx.env), *locations.ignored_folders(ctx.env, ctx.project_dirs())]
     if any(part.name == "work state" for part in parts):  # its module, and so this one, is loaded already
         from session_workflow.workstate.records import delivery_problem
@@ -368,7 +396,7 @@ def _compose(ctx: HookContext, source: str) -> Composition:
         notes += [problem] if problem is not None else []
     if ctx.source == "fork":
         notes = [FORK_NOTE, *notes]
-    return allocate(source, parts, earlier=earlier, notes=notes)
+    return allocate(source, parts, earlier=earlier, notes=notes, unsent=unsent)
 
 
 def session_start(ctx: HookContext) -> None:
@@ -408,6 +436,14 @@ def ledger_entry(ctx: HookContext, composition: Composition) -> dict[str, object
     }
     for part in composition.parts:
         entry.update(part.ledger_facts())
+    if ctx.source == "resume":  # a compaction that follows before this block is sent needs these
+        from session_workflow.hook.pending import ledger_facts
+
+        entry.update(ledger_facts(ctx, composition.whole))
+    elif ctx.source == "fork":  # the fork's later blocks take its parent from here
+        from session_workflow.hook.pending import fork_parent_session
+
+        entry["parent"] = fork_parent_session(ctx)
     return entry
 
 

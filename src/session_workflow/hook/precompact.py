@@ -27,8 +27,12 @@ LEAD = (
 )
 
 
-def instructions(anchor: tuple[str, str | None] | None, ticket: WorkState | None, open_tasks: int) -> str:
-    """The request to the summariser, at most 600 characters, every value flattened to its one line.
+def instructions(
+    anchor: tuple[str, str | None] | None, ticket: WorkState | None, open_tasks: int, own: bool = True
+) -> str:
+    """The request to the summariser, at most 600 characters, every value flattened to its one line. ``own``:
+    the open tasks are this session's list, which TaskList shows; else another session's (a recovered list), which
+    it does not.
 
     Empty when there is no state to keep.
     """
@@ -50,8 +54,10 @@ def instructions(anchor: tuple[str, str | None] | None, ticket: WorkState | None
         title = cut_code_points(one_line(ticket.title).replace('"', "'"), TITLE_CHARS)
         step = cut_code_points(one_line(ticket.step), STEP_CHARS)
         lines.append(f'- ticket {number} "{title}"' + (f" at step: {step}" if step else ""))
-    if open_tasks:
+    if open_tasks and own:
         lines.append(f"- that {open_tasks} open task(s) persist on disk (TaskList shows them; they are not lost)")
+    elif open_tasks:
+        lines.append(f"- that {open_tasks} open task(s) of an earlier session persist on disk (not in TaskList yet)")
     if not lines:
         return ""
     text = LEAD
@@ -67,6 +73,7 @@ def pre_compact(ctx: HookContext) -> None:
     """Hook handler: print the request when some state exists, else nothing. Each part's module is imported only
     where there is something on disk for it (SessionStart's presence checks, ``hook.compose``)."""
     from session_workflow.tasks import store as tasks
+    from session_workflow.tasks.render import HEADER_EXACT
 
     folders = ctx.project_dirs()
     loaded = None
@@ -76,13 +83,14 @@ def pre_compact(ctx: HookContext) -> None:
         loaded = workstate.owned_state(ctx)
     task_part = tasks.prepare(ctx)
     open_tasks = getattr(task_part, "open_count", 0) if task_part is not None else 0
+    own = getattr(task_part, "header", HEADER_EXACT) == HEADER_EXACT  # a recovered list is not in TaskList
     anchor = None
     anchored = locations.any_anchors(folders) or locations.any_kept_anchors(ctx.env, ctx.session_id)
     if anchored and config.switch(config.ANCHOR_HOOKS, ctx.env):
         from session_workflow.anchor import part as anchor_part
 
         anchor = anchor_part.precompact_facts(ctx)
-    text = instructions(anchor, loaded.state if loaded else None, open_tasks)
+    text = instructions(anchor, loaded.state if loaded else None, open_tasks, own)
     if text:
         write_stdout(text.encode("utf-8") + b"\n")
 

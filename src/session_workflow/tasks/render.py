@@ -27,6 +27,16 @@ FALLBACK_HINT = (
     "STRUCTURED TASK LIST: your TaskCreate/TaskUpdate tasks persist on disk across compaction — call TaskList to"
     " see current open tasks; do NOT assume they were lost."
 )
+# Where this session's own list does not exist, TaskList answers "No tasks found": the plugin says so, never the
+# hint above, which that TaskList cannot honour (issue 40).
+NOT_RECOVERED = (
+    "STRUCTURED TASK LIST: this session's own list is empty (TaskList shows none). More than one earlier session"
+    " of this project may have left open tasks, so none was recovered here; the user can name the one to carry on."
+)
+PARENT_UNREAD = (
+    "STRUCTURED TASK LIST: this session's own list is empty (TaskList shows none). The list of session {session},"
+    " which this one continues, could not be read in full: {how}"
+)
 
 CAP_BYTES = 4096
 MAX_TASKS = 40
@@ -143,7 +153,19 @@ def recovered_header(session: str) -> str:
     offered (an id a shell would take for an option)."""
     if session.startswith("-"):
         return HEADER_READ_ONLY.format(session=session)
-    return HEADER_RECOVERED.format(session=session, adopt=shell_command("session-workflow", "tasks", "adopt", session))
+    return HEADER_RECOVERED.format(session=session, adopt=adopt_command(session))
+
+
+def adopt_command(session: str) -> str:
+    """The command that copies ``session``'s open tasks into this session's list."""
+    return shell_command("session-workflow", "tasks", "adopt", session)
+
+
+def parent_unread(session: str) -> str:
+    """The line for a parent list that could not be read in full: the command that copies what it holds, where a
+    shell would not take the id for an option."""
+    how = "ask the user." if session.startswith("-") else f"`{adopt_command(session)}` copies its open tasks here."
+    return PARENT_UNREAD.format(session=session, how=how)
 
 
 class TaskListPart(PreparedPart):
@@ -167,15 +189,16 @@ class TaskListPart(PreparedPart):
 
 
 class TaskHintPart(PreparedPart):
-    """The fallback hint: tasks may exist but could not be read safely, so point at TaskList (and name the files
-    that could not be read, ``bad``)."""
+    """The fallback hint: tasks may exist in this session's list but could not be read safely, so point at
+    TaskList (and name the files that could not be read, ``bad``); or, where this session has no list, ``text``:
+    a line that says so (``NOT_RECOVERED``, ``parent_unread``)."""
 
     name = "tasks"
     open_count = 0
 
-    def __init__(self, bad: list[int] | None = None) -> None:
+    def __init__(self, bad: list[int] | None = None, text: str = FALLBACK_HINT) -> None:
         unreadable = unreadable_line(bad or [])
-        self.text = FALLBACK_HINT + ("\n" + unreadable if unreadable else "")
+        self.text = text + ("\n" + unreadable if unreadable else "")
         self.cap = self.floor = utf8_len(self.text)
 
     def render(self, budget: int) -> str:

@@ -3,7 +3,10 @@
 Claude Code keeps each task as ``<config>/tasks/<listId>/<n>.json`` and does not re-inject them after
 compaction. This module does the I/O (bounded: a directory of 100,000 files or a 50 MB task file must not slow
 the hook) and hands the tasks to ``tasks_render``. When the exact list is missing it may recover the list of
-the one session that ran before in the same project, and fails closed to a hint whenever that is ambiguous.
+the one session that ran before in the same project (a sibling transcript counts only when the folder it
+recorded is this session's project: two projects can share one transcript folder), and when that is ambiguous
+says that nothing was recovered. A fork (and its later compactions) whose parent the plugin knows gets that
+parent's open tasks, whatever other sessions of the project hold.
 """
 
 from __future__ import annotations
@@ -13,18 +16,22 @@ import os
 from session_workflow.core.boundedio import read_prefix_and_stat
 from session_workflow.core.jsonload import loads
 from session_workflow.core.locations import SAFE_NAME_BYTES, is_safe_name, safe_name
-from session_workflow.core.where import LIST_ID_ENV, task_list_name, tasks_root
+from session_workflow.core.where import LIST_ID_ENV, session_start_dir, task_list_name, tasks_root
 from session_workflow.tasks.render import (
     HEADER_EXACT,
+    NOT_RECOVERED,
     OPEN_STATUSES,
     Task,
     TaskHintPart,
     TaskListPart,
+    parent_unread,
     recovered_header,
 )
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from session_workflow.core.context import HookContext
 
 
@@ -275,13 +282,25 @@ def older_siblings(
     return siblings
 
 
+def same_project(transcript: str, project: str) -> bool:
+    """True when ``transcript`` recorded ``project`` as its session's folder (its first ``cwd``: ``core.where``'s
+    one rule), links resolved. Claude Code names a transcript folder by the project's path with every other
+    character than a letter or digit a ``-``, so ``shop-a`` and ``shop.a`` share one: the folder alone says
+    nothing."""
+    recorded = session_start_dir(transcript)
+    return recorded is not None and os.path.realpath(recorded) == os.path.realpath(project)
+
+
 def find_predecessor(ctx: HookContext, root: str, list_id: str, allowance: int) -> tuple[str, Store] | Ambiguous | None:
-    """The one older sibling session whose readable task list has open tasks; None when there is none.
+    """The one older sibling session of this project whose readable task list has open tasks; None when there is
+    none (or this session's project is unknown).
 
     Never guesses: two eligible sessions, or one whose list could not be read in full (``MAX_TASK_FILES_READ``
-    per list, ``allowance`` in all) without an open task showing, make the lookup ambiguous.
+    per list, ``allowance`` in all) without an open task showing, make the lookup ambiguous. A sibling whose
+    transcript names another project (``same_project``) is no candidate, whatever its list holds.
     """
-    if not ctx.transcript_path:
+    project = ctx.project_dir()
+    if not ctx.transcript_path or project is None:
         return None
     list_dirs = list_dir_names(root)
     if list_dirs is not None and not list_dirs:
@@ -299,6 +318,8 @@ def find_predecessor(ctx: HookContext, root: str, list_id: str, allowance: int) 
         ids = list_task_ids(directory)
         if not isinstance(ids, list) or not ids:
             continue
+        if not same_project(os.path.join(os.path.dirname(ctx.transcript_path), session + TRANSCRIPT_SUFFIX), project):
+            continue
         store = read_store(directory, ids, min(MAX_TASK_FILES_READ, allowance))
         allowance -= store.read
         if not store.open_tasks:
@@ -311,8 +332,27 @@ def find_predecessor(ctx: HookContext, root: str, list_id: str, allowance: int) 
     return found
 
 
-def prepare(ctx: HookContext) -> TaskListPart | TaskHintPart | None:
-    """The task part for this session: its open tasks, a recovered predecessor's, the hint, or None.
+def parent_part(root: str, parent: str) -> TaskListPart | TaskHintPart | None:
+    """The open tasks of the session this one continues (a fork's parent) as the recovered list; the line saying
+    its list could not be read in full; or None when it holds no open task (this session's list is empty, and
+    the plugin knows it)."""
+    list_id = sanitize_list_id(parent)
+    directory = os.path.join(root, list_id)
+    ids = list_task_ids(directory)
+    if isinstance(ids, Unreadable):
+        return TaskHintPart(text=parent_unread(list_id))
+    if not ids:
+        return None
+    store = read_store(directory, ids, MAX_TASK_FILES_READ)
+    if store.open_tasks:
+        return TaskListPart(recovered_header(list_id), store.open_tasks, store.unread, store.bad)
+    return TaskHintPart(store.bad, parent_unread(list_id)) if store.bad or store.unread else None
+
+
+def prepare(ctx: HookContext, parent: Callable[[], str | None] | None = None) -> TaskListPart | TaskHintPart | None:
+    """The task part for this session: its open tasks, its parent's (``parent``: the session a fork continues,
+    asked only when this session has no list), a recovered predecessor's, a line saying nothing was recovered,
+    the hint, or None.
 
     None means nothing can have been lost: a valid store with no open task, or no store and no candidate.
     """
@@ -332,9 +372,12 @@ def prepare(ctx: HookContext) -> TaskListPart | TaskHintPart | None:
         return TaskHintPart(store.bad) if store.bad or store.unread else None
     if explicit:
         return None
+    parent_session = parent() if parent is not None else None
+    if parent_session:
+        return parent_part(root, parent_session)
     predecessor = find_predecessor(ctx, root, list_id, MAX_FALLBACK_FILES_READ)
     if isinstance(predecessor, Ambiguous):
-        return TaskHintPart()
+        return TaskHintPart(text=NOT_RECOVERED)
     if predecessor is None:
         return None
     session, store = predecessor

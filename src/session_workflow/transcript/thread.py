@@ -7,6 +7,13 @@ resume block then needs to carry only what changed. Transcripts reach hundreds o
 are read, backwards, and only lines holding one of the two record markers are parsed. Record shapes are Claude
 Code 2.1.332's, measured (tests/fixtures/transcripts/README.md).
 
+A compaction that follows a block never sent (``--resume`` then ``/compact`` at once: no request went out
+between them) does not drop that block: Claude Code keeps it pending and delivers it after the compaction, beside
+the compact block. Such a block is written to the transcript only after the compact hook ran, just before the
+boundary, and the compact hook learns of it from the ledger (``hook.pending``); a later resume finds it here:
+``blocks_in_thread`` counts the blocks between the newest boundary and the last answer (``assistant`` record)
+before it as still in the thread.
+
 A fork (``--resume <id> --fork-session``) carries its parent's thread under a new session id, but its transcript
 does not exist yet when SessionStart runs and the payload names no parent: ``fork_parent`` finds the parent's
 transcript from Claude Code's own command line, and says nothing when it cannot be sure (then every part is sent).
@@ -24,6 +31,8 @@ TAIL_BYTES = 4 << 20
 MAX_BLOCKS = 16
 CONTEXT_MARKER = b'"hook_additional_context"'
 BOUNDARY_MARKER = b'"compact_boundary"'
+# On every answer's record (``"type":"assistant"``), and on few others: each hit is parsed and checked.
+ANSWER_MARKER = b'"assistant"'
 # A command line longer than this is not one we read for the forked session's id.
 MAX_CMDLINE_BYTES = 64 * 1024
 TRANSCRIPT_SUFFIX = ".jsonl"
@@ -53,17 +62,27 @@ def is_boundary(record: dict[str, object]) -> bool:
 
 
 def blocks_in_thread(path: str, prefix: str, max_bytes: int = TAIL_BYTES) -> list[str]:
-    """The SessionStart texts starting with ``prefix`` after the transcript's last compaction boundary, newest
-    first (at most ``MAX_BLOCKS``); empty when there are none or the file cannot be read.
+    """The SessionStart texts starting with ``prefix`` still in the thread, newest first (at most ``MAX_BLOCKS``):
+    those after the transcript's last compaction boundary, and those just before it that no answer followed (no
+    request carried them, so Claude Code delivered them after the compaction); empty when there are none or the
+    file cannot be read.
 
     Read backwards from the end, so any block found before a boundary is after the last one.
     """
     found: list[str] = []
-    for line in iter_marked_lines_from_end(path, max_bytes, [CONTEXT_MARKER, BOUNDARY_MARKER]):
+    passed = False
+    for line in iter_marked_lines_from_end(path, max_bytes, [CONTEXT_MARKER, BOUNDARY_MARKER, ANSWER_MARKER]):
+        if not passed and CONTEXT_MARKER not in line and BOUNDARY_MARKER not in line:
+            continue  # an answer after the boundary: the thread's own, nothing to parse
         record = _record(line)
         if record is None:
             continue
         if is_boundary(record):
+            if passed:
+                break
+            passed = True
+            continue
+        if passed and record.get("type") == "assistant":
             break
         found.extend(text for text in reversed(session_start_texts(record)) if text.startswith(prefix))
         if len(found) >= MAX_BLOCKS:

@@ -10,10 +10,8 @@ title quoted as data, the whole section bounded in UTF-8 bytes.
 from __future__ import annotations
 
 from session_workflow.core.jsonload import dumps_flat
-from session_workflow.core.locations import STATE_RELPATH
 from session_workflow.core.text import cut_code_points, cut_utf8, one_line
 
-# Relative to the project dir; also named in the section so the agent can read the live step.
 FORMAT_VERSION = 1
 MAX_SECTION_BYTES = 1024
 MAX_TITLE_POINTS = 120
@@ -45,10 +43,9 @@ def is_url(value: str) -> bool:
 
 
 HEADING = "## Work state (snapshot)"
-LIVE_STEP_NOTE = (
-    f"as of this snapshot; it may have moved on: the live step is in {STATE_RELPATH}, "
-    "or run `session-workflow state show`"
-)
+# A command, not the state file's path: the Bash tool may stand in any subfolder, and the command finds the
+# project from there (``core.where``), where a path relative to the project would not resolve (issue 40).
+LIVE_STEP_NOTE = "as of this snapshot; it may have moved on: `session-workflow state show` prints the live step"
 AUTO_LINE = "Auto: on (an autonomous run)"
 GUIDANCE = (
     "Carry on with this ticket from this step; read the ticket for its detail. "
