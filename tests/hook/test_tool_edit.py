@@ -17,6 +17,7 @@ import pytest
 
 from session_workflow.anchor import registry
 from session_workflow.anchor.writer import close_anchor, create_anchor
+from session_workflow.core import folders
 from session_workflow.hook import tool_edit
 from tests.trust import state_env
 
@@ -318,6 +319,38 @@ def test_markers_of_failed_calls_are_swept(project: Project) -> None:
     project.calls += 1
     assert tool_edit.before_edit(raw(project.payload("PreToolUse", project.anchor)), state_env(), project.now)
     assert len(list(folder.iterdir())) == 1 and not stale.exists()
+
+
+def pending_folder() -> Path:
+    return Path(os.environ["XDG_STATE_HOME"]) / "session-workflow" / tool_edit.PENDING_FOLDER
+
+
+@pytest.mark.parametrize("mode", [0o777, 0o702, 0o720, 0o1777])
+def test_a_markers_folder_others_can_write_carries_no_trust(project: Project, mode: int) -> None:
+    """Edit markers in a folder others can write (0777, the group or everyone, sticky or not): another user could
+    plant one, so no marker is written there and an Edit does not keep the anchor's trust."""
+    folder = pending_folder()
+    folder.mkdir(mode=0o700)
+    folder.chmod(mode)
+    folders._checked.clear()  # each hook is a process of its own: no verdict carried from an earlier check
+    assert project.edit() == (False, False)
+    assert list(folder.iterdir()) == []
+    assert not registry.is_ours(state_env(), str(project.anchor))
+
+
+def test_a_marker_in_a_folder_others_came_to_write_is_not_taken(project: Project) -> None:
+    """A marker PreToolUse left is not taken by PostToolUse once its folder is writable by others: the marker
+    there may be anyone's."""
+    project.calls += 1
+    pre = project.payload("PreToolUse", project.anchor)
+    assert tool_edit.before_edit(raw(pre), state_env(), project.now)
+    pending_folder().chmod(0o777)
+    folders._checked.clear()
+    project.anchor.write_bytes(EDITED)
+    response = {"filePath": str(project.anchor), "oldString": "a", "newString": "b"}
+    post = {**pre, "hook_event_name": "PostToolUse", "tool_response": response}
+    assert tool_edit.after_edit(raw(post), state_env(), project.now) is False
+    assert not registry.is_ours(state_env(), str(project.anchor))
 
 
 @pytest.mark.parametrize("age", [61, 1800, 3599])
