@@ -3,6 +3,7 @@
 // against what Python gives for the same inputs (tests/mod/python-text.ts, generated and checked by that test).
 import { describe, expect, test } from 'claude-code/testing'
 import { BREAKING_SPANS, INVISIBLE_SPANS, oneLine, sectionOf, shellCommand, shellQuote } from '../../hooks/mod/text'
+import { parseWorkState } from '../../hooks/mod/workstate'
 import type { SectionFields } from '../../hooks/mod/text'
 import { PYTHON_TEXT } from './python-text'
 import { HANG_GUARD } from './hang-guard'
@@ -47,6 +48,17 @@ describe('as the Python side gives them', () => {
     for (const { fields, slug, text } of PYTHON_TEXT.sections) {
       const state: SectionFields = { paused: false, auto: false, ...(fields as Omit<SectionFields, 'paused' | 'auto'>) }
       expect(sectionOf(state, slug), JSON.stringify(fields).slice(0, 80)).toBe(text)
+    }
+  })
+
+  test('a state file is in play with the owner Python gives it, its 64 KiB counted in bytes', HANG_GUARD, () => {
+    // Generated around every bound the two readers share: the file's 65,536 UTF-8 bytes padded with one- to
+    // four-byte characters (an astral one is two UTF-16 units), the owner's 256 characters, the tracker id's 64,
+    // an issue number under 10^12.
+    expect(PYTHON_TEXT.states.length).toBeGreaterThan(40)
+    for (const { prefix, pad, count, suffix, owner } of PYTHON_TEXT.states) {
+      const raw = `${prefix}${pad.repeat(count)}${suffix}`
+      expect(parseWorkState(raw)?.owner ?? null, `${JSON.stringify(pad)} x ${count}, ${prefix.slice(-80)}`).toBe(owner)
     }
   })
 
