@@ -509,3 +509,11 @@ def test_a_new_part_is_one_registry_entry(monkeypatch: pytest.MonkeyPatch, calls
     monkeypatch.setattr(compose, "PARTS", (*compose.PARTS, extra))
     assert compose.compose(_ctx("compact")).text.endswith("[recovery]\n\n[notes]")
     assert "[notes]" not in compose.compose(_ctx("resume")).text
+
+
+def test_the_ledger_entry_is_stamped_in_utc_iso_seconds() -> None:
+    """The compaction ledger sorts the hooks' lines and the mod's reminders as one list by this stamp."""
+    ctx = HookContext.from_payload({"source": "compact", "session_id": "s1"}, {}, 2_000_000_000.0)
+    entry = compose.ledger_entry(ctx, compose.allocate("compact", [FakePart("anchor", "A", 100)]))
+    assert entry["ts"] == "2033-05-18T03:33:20Z"
+    assert entry["source"] == "compact" and entry["session"] == "s1" and entry["parts"] == "anchor=1"

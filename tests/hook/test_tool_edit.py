@@ -520,3 +520,21 @@ def test_a_non_anchor_edit_imports_nothing_but_the_hook_module(project: Project,
     imported = {line.rsplit("|", 1)[-1].strip() for line in stderr.splitlines() if "|" in line}
     assert {name for name in imported if name.startswith("session_workflow")} == HOOK_MODULES
     assert imported & {"json", "re", "_json", "typing", "filelock", "importlib.util", "site"} == set()
+
+
+def test_the_entry_hands_its_handler_the_payload_the_environment_and_the_clock(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import io
+
+    seen: list[tuple[object, ...]] = []
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b'{"tool_name": "Edit"}')))
+
+    def handler(raw: bytes, env: object, now: float) -> bool:
+        seen.append((raw, env, now))
+        return False
+
+    before = time.time()
+    tool_edit.run(handler, "PreToolUse")
+    ((raw, env, now),) = seen
+    assert raw == b'{"tool_name": "Edit"}' and env is os.environ and before <= now <= time.time()
