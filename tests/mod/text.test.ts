@@ -2,7 +2,7 @@
 // (tests/core/test_text.py holds Python's `one_line` to the same table), and the section and the shell quoting
 // against what Python gives for the same inputs (tests/mod/python-text.ts, generated and checked by that test).
 import { describe, expect, test } from 'claude-code/testing'
-import { BREAKING_SPANS, INVISIBLE_SPANS, oneLine, sectionOf, shellCommand, shellQuote } from '../../hooks/mod/text'
+import { BREAKING_SPANS, INVISIBLE_SPANS, columns, oneLine, sectionOf, shellCommand, shellQuote } from '../../hooks/mod/text'
 import { parseWorkState } from '../../hooks/mod/workstate'
 import type { SectionFields } from '../../hooks/mod/text'
 import { PYTHON_TEXT } from './python-text'
@@ -40,6 +40,17 @@ describe('oneLine', () => {
     expect(oneLine(' \t a\u00a0\u2028\u00ad b \u3000')).toBe('a b')
     expect(oneLine('x\ud800y\udfffz')).toBe('x y z')
     expect(oneLine('🙂\u{e0041}')).toBe('🙂')
+  })
+})
+
+describe('columns', () => {
+  test('two for each East Asian wide range the status row counts, one just outside them', HANG_GUARD, () => {
+    // Every point below is W or F (wide) or N, Na, A or H (narrow) in Unicode's East Asian Width.
+    const wide = [0x231a, 0x2693, 0x1100, 0x115f, 0x2e80, 0xa4cf, 0xac00, 0xd7a3, 0xf900, 0xfaff, 0xfe30, 0xfe4f]
+    wide.push(0xff00, 0xff60, 0xffe0, 0xffe6, 0x1f300, 0x20000, 0x3fffd)
+    const narrow = [0x41, 0xe9, 0x2692, 0x10ff, 0x1160, 0xa4d0, 0xfb00, 0xfe2f, 0xff61, 0x1fb00]
+    for (const code of wide) expect(columns(String.fromCodePoint(code)), code.toString(16)).toBe(2)
+    for (const code of narrow) expect(columns(String.fromCodePoint(code)), code.toString(16)).toBe(1)
   })
 })
 
