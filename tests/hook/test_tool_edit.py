@@ -527,7 +527,7 @@ def test_the_entry_hands_its_handler_the_payload_the_environment_and_the_clock(
 ) -> None:
     import io
 
-    seen: list[tuple[object, ...]] = []
+    seen: list[tuple[bytes, object, float]] = []
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b'{"tool_name": "Edit"}')))
 
     def handler(raw: bytes, env: object, now: float) -> bool:
