@@ -163,6 +163,34 @@ def test_a_task_block_under_4096_bytes_is_shown_whole(tmp_path: Path) -> None:
     assert sorted(shown_ids(text)) == list(range(1, 21)) and "more" not in text
 
 
+def thirty_tasks_of(tmp_path: Path, size: int) -> str:
+    """30 open tasks whose whole block is exactly ``size`` bytes when all are shown: their subjects are measured
+    once at 100 bytes each, then lengthened by what is left (each at most 160 bytes, so none is cut)."""
+    store = tmp_path / "tasks" / SESSION
+    for task_id in range(1, 31):
+        write_task(store, task_id, "pending", "s" * 100)
+    whole = tasks_text(tmp_path)
+    assert len(shown_ids(whole)) == 30
+    extra = size - utf8_len(whole)
+    assert 0 <= extra <= 30 * 60
+    for task_id in range(1, 31):
+        write_task(store, task_id, "pending", "s" * (100 + extra // 30 + (task_id <= extra % 30)))
+    return tasks_text(tmp_path)
+
+
+def test_30_tasks_filling_exactly_4096_bytes_are_all_shown(tmp_path: Path) -> None:
+    """The bound is inclusive: a block of exactly 4,096 bytes is shown whole (``<`` for ``<=`` showed 29)."""
+    text = thirty_tasks_of(tmp_path, 4_096)
+    assert sorted(shown_ids(text)) == list(range(1, 31)) and "more" not in text
+    assert utf8_len(text) == 4_096
+
+
+def test_30_tasks_one_byte_over_4096_show_29_and_count_the_last(tmp_path: Path) -> None:
+    text = thirty_tasks_of(tmp_path, 4_097)
+    assert len(shown_ids(text)) == 29 and re.search(r"\b1 more\b", text)
+    assert utf8_len(text) <= 4_096
+
+
 def test_the_composer_gives_the_task_block_at_most_4096_bytes(tmp_path: Path) -> None:
     for task_id in range(1, 61):
         write_task(tmp_path / "tasks" / SESSION, task_id, "pending", "s" * 150)

@@ -1156,6 +1156,85 @@ MUTANTS = [
         "export const MAX_REMINDER_BYTES = 400",
         runner=MOD,
     ),
+    # Issue 45: the edges an independent mutation round found the suite let through, and three bugs that only
+    # tests/reliability caught; each now fails a unit test (the mod's under its own runner).
+    Mutant(
+        "issue 45: a task block of exactly 4,096 bytes cut",
+        "tasks/render.py",
+        "if used + cost + (reserve if more_may_follow else 0) <= budget:",
+        "if used + cost + (reserve if more_may_follow else 0) < budget:",
+        TASKS,
+    ),
+    Mutant(
+        "issue 45: a switched-off anchor counts as restored state",
+        "hook/compose.py",
+        "isinstance(loaded, (FailedPart, SwitchedOff))",
+        "isinstance(loaded, FailedPart)",
+        HOOK,
+    ),
+    Mutant(
+        "issue 45: edit markers in a folder others can write",
+        "hook/tool_edit.py",
+        "if folder is None or foreign_level(folder, user_top(env)) is not None:",
+        "if folder is None:",
+        HOOK,
+    ),
+    Mutant(
+        "issue 45: separators not reserved for the parts after",
+        "hook/compose.py",
+        "reserved = sum(later.floor + len(SEPARATOR) for later in parts[index + 1 :])",
+        "reserved = sum(later.floor for later in parts[index + 1 :])",
+        HOOK,
+    ),
+    Mutant(
+        "issue 45: the mod links a stored URL of 301 characters",
+        "hooks/mod/text.ts",
+        "state.url.length <= 300",
+        "state.url.length <= 301",
+        runner=MOD,
+    ),
+    Mutant(
+        "issue 45: the mod bounds the state file in UTF-16 units",
+        "hooks/mod/workstate.ts",
+        "if (utf8Length(raw) > MAX_FILE_BYTES) return null",
+        "if (raw.length > MAX_FILE_BYTES) return null",
+        runner=MOD,
+    ),
+    Mutant(
+        "issue 45: the mod takes a state file in project-evil",
+        "hooks/mod/workstate.ts",
+        "!real.startsWith(`${root}/`)",
+        "!real.startsWith(root)",
+        runner=MOD,
+    ),
+    Mutant(
+        "issue 45: the reminder's 300 bytes counted in UTF-16 units",
+        "hooks/mod/checkpoint.ts",
+        "utf8Length(line) <= MAX_REMINDER_BYTES",
+        "line.length <= MAX_REMINDER_BYTES",
+        runner=MOD,
+    ),
+    Mutant(
+        "issue 45: a future mtime outranks a present anchor",
+        "anchor/choice.py",
+        "scan.ranked.sort(key=lambda candidate: (candidate.kind, is_future(candidate, ctx.now)))",
+        "scan.ranked.sort(key=lambda candidate: candidate.kind)",
+        ANCHOR,
+    ),
+    Mutant(
+        "issue 45: DEL and C1 controls reach the model",
+        "anchor/text.py",
+        '_UNSAFE = "[\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f"',
+        '_UNSAFE = "[\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f"',
+        ANCHOR,
+    ),
+    Mutant(
+        "issue 45: other anchors' names unescaped",
+        "anchor/block.py",
+        'labels.append(f"{display_name(other.name)}{kind}")',
+        'labels.append(f"{other.name}{kind}")',
+        ANCHOR,
+    ),
 ]
 
 

@@ -12,6 +12,11 @@ The hooks' subprocesses (``python -I -S hooks/<shim>.py``) run the mutated code 
 copy's ``src/``, which the shims put on ``sys.path``, and their trampoline hits reach mutmut's test selection
 (``tools/mutation_hits.py``).
 
+The mod's TypeScript (``hooks/mod/*.ts``), which mutmut cannot mutate, is sampled the same way (``mod_mutants``:
+each comparison, ``===``/``!==``, ``&&``/``||`` and integer literal of its code changed one at a time, the same
+fixed-seed sample) and each mutant is judged by the mod's own runner, ``claude plugin test`` on the copy; its
+score and floor are the config's ``mod`` entry (``--only hooks/mod`` runs it alone).
+
     python tools/mutation.py [--all] [--record] [--only MODULE ...] [--jobs N]
 """
 
@@ -141,6 +146,86 @@ def prepare_copy(root: str, copy: str, config: dict[str, Any], modules: list[str
         handle.write(STATS_OVERRIDE)
 
 
+MOD = "hooks/mod"
+# Each operator and what it becomes: a bound moved by one, an equality or a conjunction turned round.
+MOD_SWAPS = {"<=": "<", ">=": ">", "===": "!==", "!==": "===", "&&": "||", "||": "&&"}
+MOD_TOKEN = r"<=|>=|===|!==|&&|\|\||(?<![\w.$])\d+(?![\w.])"
+MOD_TIMEOUT = 600
+
+
+class ModMutant(NamedTuple):
+    """One change of the mod's code: ``old`` at ``offset`` in ``path`` becomes ``new``."""
+
+    path: str
+    offset: int
+    old: str
+    new: str
+    line: int
+
+    @property
+    def name(self) -> str:
+        return f"{self.path}:{self.line}:{self.offset}:{self.old}->{self.new}"
+
+    def apply(self, text: str) -> str:
+        return text[: self.offset] + self.new + text[self.offset + len(self.old) :]
+
+
+def mod_mutants(root: str) -> list[ModMutant]:
+    """Every mutant of the mod's code: outside comments, each operator of ``MOD_SWAPS`` swapped, each integer
+    literal plus one. Pure but for reading the files; the same files give the same list."""
+    import re
+
+    found = []
+    folder = os.path.join(root, MOD)
+    for leaf in sorted(name for name in os.listdir(folder) if name.endswith(".ts")):
+        path = f"{MOD}/{leaf}"
+        with open(os.path.join(root, path), encoding="utf-8") as handle:
+            text = handle.read()
+        start = 0
+        for number, line in enumerate(text.split("\n"), 1):
+            code = line.split("//", 1)[0] if "//" in line and "://" not in line else line
+            if not code.lstrip().startswith(("*", "/*", "import ", "export {")):
+                for match in re.finditer(MOD_TOKEN, code):
+                    old = match.group()
+                    new = MOD_SWAPS.get(old, str(int(old) + 1) if old.isdigit() else old)
+                    found.append(ModMutant(path, start + match.start(), old, new, number))
+            start += len(line) + 1
+    return found
+
+
+def run_mod(root: str, chosen: list[ModMutant]) -> Score:
+    """Each of ``chosen`` applied alone to a copy of the checkout, judged by the mod's own tests (a failure or a
+    hang kills it); the unmutated copy must pass first."""
+    with tempfile.TemporaryDirectory(prefix="session-workflow-mod-mutation-") as base:
+        copy = os.path.join(base, "repo")
+        copy_checkout(root, copy)
+
+        def passes() -> bool:
+            argv = ["bash", os.path.join("tools", "run_claude.sh"), "plugin", "test", "."]
+            try:
+                done = subprocess.run(argv, cwd=copy, capture_output=True, timeout=MOD_TIMEOUT, check=False)
+            except subprocess.TimeoutExpired:
+                return False
+            return done.returncode == 0
+
+        if not passes():
+            raise RuntimeError("the mod's tests fail on the unmutated copy")
+        survivors = []
+        for mutant in chosen:
+            target = os.path.join(copy, mutant.path)
+            with open(target, encoding="utf-8") as handle:
+                original = handle.read()
+            with open(target, "w", encoding="utf-8") as handle:
+                handle.write(mutant.apply(original))
+            try:
+                if passes():
+                    survivors.append(mutant.name)
+            finally:
+                with open(target, "w", encoding="utf-8") as handle:
+                    handle.write(original)
+    return Score(len(chosen) - len(survivors), len(chosen), tuple(survivors))
+
+
 def generated_names(copy: str, module: str) -> list[str]:
     """Every mutant mutmut generates for ``module`` (its own generator, on the copy's source)."""
     mutation = importlib.import_module("mutmut.mutation.file_mutation")
@@ -196,36 +281,49 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     config = load_config(ROOT)
     floors: dict[str, float] = {module: entry["floor"] for module, entry in config["modules"].items()}
+    floors[MOD] = config["mod"]["floor"]
     modules = [m for m in config["modules"] if not args.only or any(part in m for part in args.only)]
+    with_mod = not args.only or any(part in MOD for part in args.only)
     started = time.monotonic()
-    with tempfile.TemporaryDirectory(prefix="session-workflow-mutation-") as base:
-        copy = os.path.abspath(args.keep) if args.keep else os.path.join(base, "repo")
-        prepare_copy(ROOT, copy, config, modules)
-        size = 0 if args.all else int(config["sample"])
-        with ProcessPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-            generated = dict(zip(modules, pool.map(generated_names, [copy] * len(modules), modules)))
-        chosen = {module: sample(names, size, str(config["seed"])) for module, names in generated.items()}
-        names = [name for picked in chosen.values() for name in picked]
-        print(f"{len(names)} mutants of {len(modules)} modules ({'all' if args.all else f'{size} a module'})")
-        if run_mutmut(copy, names, args.jobs) != 0:
-            print("mutmut failed (its log is above): no score")
-            return 2
-        scores = read_scores(copy, chosen)
+    size = 0 if args.all else int(config["sample"])
+    scores: dict[str, Score] = {}
+    generated: dict[str, list[str]] = {}
+    if modules:
+        with tempfile.TemporaryDirectory(prefix="session-workflow-mutation-") as base:
+            copy = os.path.abspath(args.keep) if args.keep else os.path.join(base, "repo")
+            prepare_copy(ROOT, copy, config, modules)
+            with ProcessPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+                generated = dict(zip(modules, pool.map(generated_names, [copy] * len(modules), modules)))
+            chosen = {module: sample(names, size, str(config["seed"])) for module, names in generated.items()}
+            names = [name for picked in chosen.values() for name in picked]
+            print(f"{len(names)} mutants of {len(modules)} modules ({'all' if args.all else f'{size} a module'})")
+            if run_mutmut(copy, names, args.jobs) != 0:
+                print("mutmut failed (its log is above): no score")
+                return 2
+            scores = read_scores(copy, chosen)
+    if with_mod:
+        every = {mutant.name: mutant for mutant in mod_mutants(ROOT)}
+        generated[MOD] = list(every)
+        picked = sample(list(every), 0 if args.all else int(config["mod"]["size"]), str(config["seed"]))
+        print(f"{len(picked)} mutants of the mod ({len(every)} generated)")
+        scores[MOD] = run_mod(ROOT, [every[name] for name in picked])
     print(table(scores, floors, {module: len(names) for module, names in generated.items()}))
     for module, score in sorted(scores.items()):
-        print(f"survived in {module}: {', '.join(name.rpartition('.')[2] for name in score.survivors) or 'none'}")
+        shown = score.survivors if module == MOD else [name.rpartition(".")[2] for name in score.survivors]
+        print(f"survived in {module}: {', '.join(shown) or 'none'}")
     print(f"{time.monotonic() - started:.0f}s")
     if args.record:
         key = "all" if args.all else "sample"
         for module, floor in raised(floors, scores).items():
-            entry = config["modules"].setdefault(module, {})
+            entry = config["mod"] if module == MOD else config["modules"].setdefault(module, {})
             score = scores[module]
             entry[key] = {"killed": score.killed, "run": score.total, "generated": len(generated[module])}
             if not args.all:
                 entry["floor"] = floor
         write_config(ROOT, config)
         return 0
-    problems = failures(scores, {m: floors[m] for m in modules if m in floors} if args.only else floors)
+    run = [*modules, *([MOD] if with_mod else [])]
+    problems = failures(scores, {m: floors[m] for m in run if m in floors} if args.only else floors)
     for problem in problems:
         print(problem)
     return 1 if problems and not args.all else 0

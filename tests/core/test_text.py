@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -22,6 +23,7 @@ from session_workflow.core.text import (
     without_comments,
 )
 from session_workflow.workstate.section import WorkState, section, slug_of_issue_url
+from session_workflow.workstate.state import decode
 from tests.mod_tables import check_mod_table
 from tests.reliability.strategies import char_text
 from tests.shell import assert_splits, bash_words, hostile_words
@@ -197,7 +199,84 @@ def python_text_cases() -> dict[str, object]:
         sections.append({"fields": fields, "slug": slug, "text": section(WorkState(**fields), False, slug)})  # type: ignore[arg-type]
     quotes = [{"path": path, "quoted": shell_quote(path)} for path in MOD_QUOTED_PATHS]
     commands = [{"words": words, "command": shell_command(*words)} for words in MOD_COMMANDS]
-    return {"sections": sections, "quotes": quotes, "commands": commands}
+    return {"sections": sections, "quotes": quotes, "commands": commands, "states": state_file_cases()}
+
+
+# Every bound the section shares with the mod, crossed by generated fields: the stored URL's 300 characters (a plain
+# URL, and an issue URL whose links the slug would give), the title's 120 and the step's 60 code points in ASCII,
+# two-, three- and four-byte (astral: two UTF-16 units) characters, and all of them at once against 1024 bytes.
+PADS = ("a", "é", "中", "🙂")
+
+
+def section_fields(**values: object) -> dict[str, object]:
+    return values
+
+
+GENERATED_SECTION_FIELDS: list[dict[str, object]] = [
+    *(
+        {"ticket": 34, "title": "t", "map": 2, "url": "https://t.example/" + "u" * (length - 18), "step": "s"}
+        for length in range(296, 305)
+    ),
+    *(
+        {
+            "ticket": 34,
+            "title": "t",
+            "map": 2,
+            "url": f"https://github.com/o/r/issues/{'0' * (length - 32)}34",
+            "step": "s",
+        }
+        for length in range(296, 305)
+    ),
+    *(section_fields(ticket=7, title=pad * n, map=None, url=None, step="s") for pad in PADS for n in (119, 120, 121)),
+    *(section_fields(ticket=7, title="t", map=None, url=None, step=pad * n) for pad in PADS for n in (59, 60, 61)),
+    *(
+        {
+            "ticket": "P-" + "9" * 62,
+            "title": pad * 121,
+            "map": 10**12 - 1,
+            "url": "http://x.example/" + "v" * 283,
+            "step": pad * 61,
+            "paused": True,
+            "auto": True,
+        }
+        for pad in PADS
+    ),
+]
+
+
+def state_file_cases() -> list[dict[str, object]]:
+    """Work-state files generated around the bounds the mod's reader shares with Python's (``decode``): 64 KiB in
+    UTF-8 bytes (not UTF-16 units: padded with one-, two-, three- and four-byte characters, at the byte bound and at
+    the count where the UTF-16 units would reach it), a 256-character owner, a 64-character tracker id, an issue
+    number under 10^12. Each is ``prefix + pad * count + suffix``; ``owner`` is the session Python's reader gives
+    the state to (None: refused, or no owner it can name), which the mod's ``parseWorkState`` must give too."""
+    base: dict[str, object] = {"version": 1, "ticket": 34, "title": "Fix the parser", "map": 12, "step": "plan"}
+    variants: list[tuple[dict[str, object], str, set[int]]] = []
+    for pad in PADS:
+        document = {**base, "session": "owner-1", "notes": "@PAD@"}
+        fixed = utf8_len(json.dumps(document, ensure_ascii=False)) - len("@PAD@")
+        at_bytes = (65_536 - fixed) // utf8_len(pad)
+        at_units = (65_536 - fixed) // utf16_len(pad)
+        counts = {at_bytes + step for step in (-1, 0, 1, 2)} | {at_units + step for step in (-1, 0, 1)}
+        counts.add((80_000 - fixed) // utf8_len(pad))
+        variants.append((document, pad, counts))
+    for length in (255, 256, 257):
+        variants.append(({**base, "session": "s" * length}, "", {0}))
+        variants.append(({**base, "session": "é" + "s" * (length - 1)}, "", {0}))
+    for length in (63, 64, 65):
+        variants.append(({**base, "session": "owner-1", "ticket": "P" * length}, "", {0}))
+    for number in (0, 1, 10**12 - 1, 10**12):
+        variants.append(({**base, "session": "owner-1", "ticket": number}, "", {0}))
+        variants.append(({**base, "session": "owner-1", "map": number}, "", {0}))
+    cases: list[dict[str, object]] = []
+    for document, pad, counts in variants:
+        text = json.dumps(document, ensure_ascii=False)
+        prefix, suffix = text.split("@PAD@") if "@PAD@" in text else (text, "")
+        for count in sorted(counts):
+            decoded = decode((prefix + pad * count + suffix).encode("utf-8"))
+            owner = decoded[0].session if decoded is not None else None
+            cases.append({"prefix": prefix, "pad": pad, "count": count, "suffix": suffix, "owner": owner})
+    return cases
 
 
 MOD_SECTION_FIELDS: list[dict[str, object]] = [
@@ -223,6 +302,7 @@ MOD_SECTION_FIELDS: list[dict[str, object]] = [
         "paused": True,
     },
 ]
+MOD_SECTION_FIELDS += GENERATED_SECTION_FIELDS
 MOD_QUOTED_PATHS = [
     "/p/.claude/anchors/a.md",
     '/home/dev/My Proj/.claude/anchors/it\'s "the" run.md',

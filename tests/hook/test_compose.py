@@ -127,6 +127,20 @@ def test_anchor_opt_out(calls: list[str], env: dict[str, str]) -> None:
     assert "[anchor]" not in composition.text  # never the part
 
 
+def test_a_switched_off_anchor_is_no_restored_state_for_the_users_words(
+    calls: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """At compact, the line saying the anchor is switched off restores nothing: the user's quoted prompts do not
+    ride along with it (the recovery part follows restored state only)."""
+    for module in (workstate_part, tasks):
+        monkeypatch.setattr(module, "prepare", lambda ctx: None)
+    text = compose.compose(
+        HookContext.from_payload({"source": "compact"}, {"SESSION_WORKFLOW_ANCHOR_HOOKS": "0"}, 0.0)
+    ).text
+    assert "control anchor is not shown" in text
+    assert "recovery" not in calls and "[recovery]" not in text
+
+
 # --- issue 33, item 4: a switched-off part says so, and where the variable is set --------------------------------
 
 OFF_LINE = "session-workflow: this session's control anchor is not shown: {name}='{value}' switches it off, {where}."
@@ -242,7 +256,14 @@ def test_budget_is_cap_minus_later_floors() -> None:
     assert utf16_len(result.text) <= compose.CAP_UTF16
     assert state.budgets == [1024]
     assert anchor.budgets[0] == 8000
-    assert tasks.budgets[0] >= 300 and recovery.budgets[0] >= 200
+    # Exactly what is left of 10,000 units once the header, the 200 kept for the closing lines, each part before
+    # and each separator ("\n\n", 2 units, before every part) are counted: a separator left out of the count
+    # would give a later part more than the cap holds.
+    left = 10_000 - 200 - utf16_len(compose.header("compact")) - (2 + 1024) - (2 + 8000)
+    assert tasks.budgets == [left - 2 - (2 + 200)]
+    assert recovery.budgets == [left - 2 - tasks.budgets[0] - 2]
+    assert recovery.budgets == [200]
+    assert utf16_len(result.text) == 10_000 - 200
     assert result.omitted == []
 
 
@@ -488,3 +509,11 @@ def test_a_new_part_is_one_registry_entry(monkeypatch: pytest.MonkeyPatch, calls
     monkeypatch.setattr(compose, "PARTS", (*compose.PARTS, extra))
     assert compose.compose(_ctx("compact")).text.endswith("[recovery]\n\n[notes]")
     assert "[notes]" not in compose.compose(_ctx("resume")).text
+
+
+def test_the_ledger_entry_is_stamped_in_utc_iso_seconds() -> None:
+    """The compaction ledger sorts the hooks' lines and the mod's reminders as one list by this stamp."""
+    ctx = HookContext.from_payload({"source": "compact", "session_id": "s1"}, {}, 2_000_000_000.0)
+    entry = compose.ledger_entry(ctx, compose.allocate("compact", [FakePart("anchor", "A", 100)]))
+    assert entry["ts"] == "2033-05-18T03:33:20Z"
+    assert entry["source"] == "compact" and entry["session"] == "s1" and entry["parts"] == "anchor=1"

@@ -17,6 +17,7 @@ import pytest
 
 from session_workflow.anchor import registry
 from session_workflow.anchor.writer import close_anchor, create_anchor
+from session_workflow.core import folders
 from session_workflow.hook import tool_edit
 from tests.trust import state_env
 
@@ -320,6 +321,38 @@ def test_markers_of_failed_calls_are_swept(project: Project) -> None:
     assert len(list(folder.iterdir())) == 1 and not stale.exists()
 
 
+def pending_folder() -> Path:
+    return Path(os.environ["XDG_STATE_HOME"]) / "session-workflow" / tool_edit.PENDING_FOLDER
+
+
+@pytest.mark.parametrize("mode", [0o777, 0o702, 0o720, 0o1777])
+def test_a_markers_folder_others_can_write_carries_no_trust(project: Project, mode: int) -> None:
+    """Edit markers in a folder others can write (0777, the group or everyone, sticky or not): another user could
+    plant one, so no marker is written there and an Edit does not keep the anchor's trust."""
+    folder = pending_folder()
+    folder.mkdir(mode=0o700)
+    folder.chmod(mode)
+    folders._checked.clear()  # each hook is a process of its own: no verdict carried from an earlier check
+    assert project.edit() == (False, False)
+    assert list(folder.iterdir()) == []
+    assert not registry.is_ours(state_env(), str(project.anchor))
+
+
+def test_a_marker_in_a_folder_others_came_to_write_is_not_taken(project: Project) -> None:
+    """A marker PreToolUse left is not taken by PostToolUse once its folder is writable by others: the marker
+    there may be anyone's."""
+    project.calls += 1
+    pre = project.payload("PreToolUse", project.anchor)
+    assert tool_edit.before_edit(raw(pre), state_env(), project.now)
+    pending_folder().chmod(0o777)
+    folders._checked.clear()
+    project.anchor.write_bytes(EDITED)
+    response = {"filePath": str(project.anchor), "oldString": "a", "newString": "b"}
+    post = {**pre, "hook_event_name": "PostToolUse", "tool_response": response}
+    assert tool_edit.after_edit(raw(post), state_env(), project.now) is False
+    assert not registry.is_ours(state_env(), str(project.anchor))
+
+
 @pytest.mark.parametrize("age", [61, 1800, 3599])
 def test_a_young_marker_survives_the_sweep_while_its_write_waits(project: Project, age: int) -> None:
     """A Write waiting for the user's approval may take many minutes: its marker, younger than an hour, outlives
@@ -501,3 +534,21 @@ def test_an_anchor_edit_takes_the_lock_without_a_lock_library(project: Project, 
     imported = {line.rsplit("|", 1)[-1].strip() for line in stderr.splitlines() if "|" in line}
     assert sessions_of(project.anchor) == [SESSION, OTHER]  # vouched again: the lock was taken
     assert imported & {"filelock", "typing", "logging", "inspect", "json", "re", "site"} == set()
+
+
+def test_the_entry_hands_its_handler_the_payload_the_environment_and_the_clock(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import io
+
+    seen: list[tuple[bytes, object, float]] = []
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b'{"tool_name": "Edit"}')))
+
+    def handler(raw: bytes, env: object, now: float) -> bool:
+        seen.append((raw, env, now))
+        return False
+
+    before = time.time()
+    tool_edit.run(handler, "PreToolUse")
+    ((raw, env, now),) = seen
+    assert raw == b'{"tool_name": "Edit"}' and env is os.environ and before <= now <= time.time()

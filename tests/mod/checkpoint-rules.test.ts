@@ -12,6 +12,7 @@ import {
   thresholdInForce,
   writerEvents,
 } from '../../hooks/mod/checkpoint'
+import { shellCommand } from '../../hooks/mod/text'
 import { HANG_GUARD } from './hang-guard'
 import { PYTHON_RECORDS } from './python-records'
 
@@ -79,6 +80,31 @@ describe('the reminder line', () => {
       "Context at 820k tokens, auto-compaction at 967k: write the cursor of this session's anchor down now (session-workflow anchor list; anchor step FILE \"…\")",
     )
     for (const text of [line, fallback]) expect(new TextEncoder().encode(text).length).toBeLessThanOrEqual(300)
+  })
+})
+
+describe('the reminder line, over generated paths', () => {
+  test('at most 300 UTF-8 bytes whatever the path holds; a path named whenever its shortest line fits', HANG_GUARD, () => {
+    // Paths of one- to four-byte characters (an astral one is two UTF-16 units), one character longer at a time,
+    // so every byte count around the bound is met: a count in UTF-16 units lets a non-ASCII path's line past
+    // 300 bytes, a `<` drops the line that fills exactly 300.
+    const fill = { tokens: 820_000, threshold: 967_000 }
+    let exact = 0
+    for (const pad of ['d', 'é', '中', '🙂']) {
+      for (let count = 1; count <= 280; count++) {
+        const path = `/p/${pad.repeat(count)}/.claude/anchors/run.md`
+        const command = shellCommand('session-workflow', 'anchor', 'step', path)
+        const shortest = new TextEncoder().encode(`Checkpoint now: ${command} "done: …; next: …"`).length
+        exact += shortest === 300 ? 1 : 0
+        for (const ticket of [null, { label: '#34', step: 'plan' }]) {
+          const line = reminderLine(path, fill, ticket)
+          const where = `${JSON.stringify(pad)} x ${count}`
+          expect(new TextEncoder().encode(line).length, where).toBeLessThanOrEqual(300)
+          expect(line.includes(command), where).toBe(shortest <= 300)
+        }
+      }
+    }
+    expect(exact).toBeGreaterThan(0)
   })
 })
 

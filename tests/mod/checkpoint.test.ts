@@ -542,6 +542,22 @@ describe('the status line', () => {
     expect(await bash($, world, 'ls', 55_000)).toContain(`anchor step ${ANCHOR}`)
   })
 
+  const keptAnchor = { path: ANCHOR, title: 'Port the parser', step: 3, writtenAt: 0 }
+  for (const [field, value] of [
+    ['path', `${ROOT}/notes.md`],
+    ['path', 7],
+    ['title', 7],
+    ['step', '3'],
+    ['writtenAt', null],
+  ] as const) {
+    test(`a stored entry whose ${field} is ${JSON.stringify(value)} is not recalled`, HANG_GUARD, async ($, on) => {
+      const world = rig(on, { keptAnchors: { [SESSION]: { ...keptAnchor, [field]: value } } })
+      world.files.set(`${ROOT}/notes.md`, '# Notes\n')
+      await $.session.start({ cwd: ROOT, surface: null, isInteractive: false })
+      expect(await row($, world)).toBeNull()
+    })
+  }
+
   test('a recalled anchor that is gone from disk is not recalled', HANG_GUARD, async ($, on) => {
     const kept = { path: ANCHOR, title: 'Port the parser', step: 3, writtenAt: 0 }
     const world = rig(on, { keptAnchors: { [SESSION]: kept } })

@@ -2,7 +2,8 @@
 // (tests/core/test_text.py holds Python's `one_line` to the same table), and the section and the shell quoting
 // against what Python gives for the same inputs (tests/mod/python-text.ts, generated and checked by that test).
 import { describe, expect, test } from 'claude-code/testing'
-import { BREAKING_SPANS, INVISIBLE_SPANS, oneLine, sectionOf, shellCommand, shellQuote } from '../../hooks/mod/text'
+import { BREAKING_SPANS, INVISIBLE_SPANS, columns, oneLine, sectionOf, shellCommand, shellQuote } from '../../hooks/mod/text'
+import { parseWorkState } from '../../hooks/mod/workstate'
 import type { SectionFields } from '../../hooks/mod/text'
 import { PYTHON_TEXT } from './python-text'
 import { HANG_GUARD } from './hang-guard'
@@ -42,11 +43,33 @@ describe('oneLine', () => {
   })
 })
 
+describe('columns', () => {
+  test('two for each East Asian wide range the status row counts, one just outside them', HANG_GUARD, () => {
+    // Every point below is W or F (wide) or N, Na, A or H (narrow) in Unicode's East Asian Width.
+    const wide = [0x231a, 0x2693, 0x1100, 0x115f, 0x2e80, 0xa4cf, 0xac00, 0xd7a3, 0xf900, 0xfaff, 0xfe30, 0xfe4f]
+    wide.push(0xff00, 0xff60, 0xffe0, 0xffe6, 0x1f300, 0x20000, 0x3fffd)
+    const narrow = [0x41, 0xe9, 0x2692, 0x10ff, 0x1160, 0xa4d0, 0xfb00, 0xfe2f, 0xff61, 0x1fb00]
+    for (const code of wide) expect(columns(String.fromCodePoint(code)), code.toString(16)).toBe(2)
+    for (const code of narrow) expect(columns(String.fromCodePoint(code)), code.toString(16)).toBe(1)
+  })
+})
+
 describe('as the Python side gives them', () => {
   test('the work-state section of each state', HANG_GUARD, () => {
     for (const { fields, slug, text } of PYTHON_TEXT.sections) {
       const state: SectionFields = { paused: false, auto: false, ...(fields as Omit<SectionFields, 'paused' | 'auto'>) }
       expect(sectionOf(state, slug), JSON.stringify(fields).slice(0, 80)).toBe(text)
+    }
+  })
+
+  test('a state file is in play with the owner Python gives it, its 64 KiB counted in bytes', HANG_GUARD, () => {
+    // Generated around every bound the two readers share: the file's 65,536 UTF-8 bytes padded with one- to
+    // four-byte characters (an astral one is two UTF-16 units), the owner's 256 characters, the tracker id's 64,
+    // an issue number under 10^12.
+    expect(PYTHON_TEXT.states.length).toBeGreaterThan(40)
+    for (const { prefix, pad, count, suffix, owner } of PYTHON_TEXT.states) {
+      const raw = `${prefix}${pad.repeat(count)}${suffix}`
+      expect(parseWorkState(raw)?.owner ?? null, `${JSON.stringify(pad)} x ${count}, ${prefix.slice(-80)}`).toBe(owner)
     }
   })
 

@@ -139,6 +139,17 @@ describe('prompt.compose', () => {
     expect(await ourText($)).toBe(sectionText(TICKET_34))
   })
 
+  test("adds nothing for a state file in a sibling folder whose name extends the project's", HANG_GUARD, async ($, on) => {
+    // `/home/dev/project-evil` starts with `/home/dev/project` but is not inside it: the root is a folder, matched
+    // with its separator.
+    const world = rig(on)
+    world.files.set(STATE_PATH, workState(TICKET_34))
+    world.links.set(STATE_PATH, `${ROOT}-evil/.claude/session-workflow/work-state.json`)
+    expect(await compose($)).toEqual({ sections: ENGINE_SECTIONS })
+    world.links.set(STATE_PATH, `${ROOT}/-evil/.claude/session-workflow/work-state.json`)
+    expect(await ourText($)).toBe(sectionText(TICKET_34))
+  })
+
   test('adds nothing when another session owns the state (orphaned)', HANG_GUARD, async ($, on) => {
     const world = rig(on)
     world.files.set(STATE_PATH, workState({ ...TICKET_34, session: 'another-session' }))

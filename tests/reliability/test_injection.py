@@ -98,7 +98,7 @@ class World:
         self.cwd = os.path.join(box.root, SENTINEL + "cwd" + name_part(hostile()))
         os.makedirs(self.start, exist_ok=True)
         os.makedirs(self.cwd, exist_ok=True)
-        age = draw(st.sampled_from((60.0, 30 * 3600.0)))
+        self.age = age = draw(st.sampled_from((60.0, 30 * 3600.0)))
         parked = f"parked: {hostile()}\n".replace("\n", " ").rstrip() + "\n" if draw(st.booleans()) else ""
         for folder, count in ((self.start, draw(st.integers(1, 3))), (self.cwd, draw(st.integers(0, 2)))):
             for index in range(count):
@@ -125,15 +125,21 @@ def test_no_field_escapes(size: Size, tally: Tally) -> None:
         with sandbox() as box:
             world = World(box, data)
             payload = box.payload(event, source=source, cwd=world.cwd)
-            text = check_run(box, event, payload, run_in_process(event, payload, box.env()))
-            if text is None:
-                return
+            # The hostile folder is the project the hooks read (its anchors, its work state), as Claude Code names it.
+            text = check_run(
+                box, event, payload, run_in_process(event, payload, box.env(CLAUDE_PROJECT_DIR=world.start))
+            )
             if event == "SessionStart":
+                # Every source names this session's work state, and each but a startup past its window the anchor:
+                # a block that is missing (or has no anchor part) would check nothing and pass.
+                assert text is not None, source
                 block = check_block(text, source)
+                assert block.starting(CONTROL_LINES) or (source == "startup" and world.age > 6 * 3600), source
+                tally.add("blocks checked")
                 check_counts(block)
                 check_tasks_are_real(block, [box.tasks()])
                 check_confined(block, source)
-            else:
+            elif text is not None:
                 check_confined(Block([], text.split("\n")), None)
 
     prop()

@@ -153,7 +153,11 @@ def test_claude_project_dir_from_an_env_block_aims_no_writer_elsewhere(tmp_path:
 
 
 def session_start(box: Sandbox, env: dict[str, str]) -> str:
-    return hook_text("SessionStart", run_in_process("SessionStart", box.payload("SessionStart"), env)) or ""
+    """The SessionStart block for ``env``; every caller's world has state to show, so an empty one fails here
+    (a test that only asserts what is absent would pass on no block at all)."""
+    text = hook_text("SessionStart", run_in_process("SessionStart", box.payload("SessionStart"), env))
+    assert text is not None, "the hook printed nothing"
+    return text
 
 
 def test_a_relative_tasks_root_and_list_id_show_none_of_the_repositorys_text(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -78,3 +78,37 @@ def test_the_copy_gets_mutmut_config_and_the_checkout_stays_clean(tmp_path: Path
     assert names and all(name.startswith("session_workflow.anchor.frame.x") for name in names)
     after = subprocess.run(["git", "status", "--porcelain", "--ignored"], cwd=REPO, capture_output=True, text=True)
     assert after.stdout == before.stdout
+
+
+def test_the_mods_mutants_swap_each_operator_and_number_outside_comments(tmp_path: Path) -> None:
+    folder = tmp_path / "hooks" / "mod"
+    folder.mkdir(parents=True)
+    (folder / "a.ts").write_text(
+        "// a <= b && c 7\n"
+        "import { x } from './x'\n"
+        "const y = a <= 300 && b !== c || d === 2 // e >= 9\n"
+        "const url = 'https://x.example/' + v3 + e.x1\n",
+        encoding="utf-8",
+    )
+    (folder / "b.md").write_text("a <= b\n", encoding="utf-8")
+    found = mutation.mod_mutants(str(tmp_path))
+    assert [(m.old, m.new, m.line) for m in found] == [
+        ("<=", "<", 3),
+        ("300", "301", 3),
+        ("&&", "||", 3),
+        ("!==", "===", 3),
+        ("||", "&&", 3),
+        ("===", "!==", 3),
+        ("2", "3", 3),
+    ]
+    text = (folder / "a.ts").read_text(encoding="utf-8")
+    assert found[1].apply(text).splitlines()[2] == "const y = a <= 301 && b !== c || d === 2 // e >= 9"
+    assert len({m.name for m in found}) == len(found)
+    names = [m.name for m in found]
+    assert mutation.sample(names, 3, "seed") == mutation.sample(list(reversed(names)), 3, "seed")
+
+
+def test_the_mods_sample_is_configured() -> None:
+    config = json.loads((REPO / mutation.CONFIG).read_text(encoding="utf-8"))
+    assert config["mod"]["size"] > 0 and 0.0 <= config["mod"]["floor"] <= 1.0
+    assert mutation.mod_mutants(str(REPO)), "no mutant of the mod"
