@@ -32,9 +32,11 @@ HEADER = (
 )
 SINCE_ANCHOR = "its anchor was last written"
 SINCE_BOUNDARY = "the compaction before"
+# On resume only, background shells only (measured, references/how-it-works.md): Claude Code reports each task
+# of the ended process as "stopped ... may have been stopped", but does not stop a background shell when it exits.
 IN_FLIGHT_HEADER = (
-    "STARTED, NEVER REPORTED FINISHED (the process that ran them has ended: check the output file before starting"
-    " again):"
+    "BACKGROUND SHELLS NEVER REPORTED FINISHED (the Claude Code process that started them ended without stopping"
+    " them: each may still be running — do not start it again; check with `ps` and its output file):"
 )
 # The lines worth cutting out of the tail: a tool call, its result, a task notification, a boundary.
 USE_MARKER = b'"type":"tool_use"'
@@ -47,6 +49,8 @@ BACKGROUND_SIGNS = (b'"backgroundTaskId"', b'"async_launched"', b'"TaskStop"', b
 ANCHOR_SIGN = b"session-workflow anchor "
 ANCHORS_SIGN = b".claude/anchors/"
 WRITE_VERBS = ("new", "step", "write", "restore", "close", "adopt")
+SHELL = "background shell"
+AGENT = "subagent"
 FILE_TOOLS = ("Write", "Edit", "MultiEdit", "NotebookEdit")
 STOP_TOOLS = ("TaskStop", "KillShell")
 AGENT_TOOLS = ("Agent", "Task")
@@ -130,8 +134,14 @@ class Scan:
         self.since_anchor = False
 
 
+def shown_path(path: str, base: str) -> str:
+    """``path`` relative to the project when inside it (shorter), else as it is."""
+    inside = base and path.startswith(base.rstrip("/") + "/") and len(path) > len(base.rstrip("/")) + 1
+    return path[len(base.rstrip("/")) + 1 :] if inside else path
+
+
 def _result_line(
-    name: str, tool_input: dict[str, object], block: dict[str, object], result: object
+    name: str, tool_input: dict[str, object], block: dict[str, object], result: object, base: str = ""
 ) -> list[tuple[int, str]]:
     """The action lines of one finished tool call (none for a read-only tool or a background start)."""
     failed = block.get("is_error") is True
@@ -184,11 +194,11 @@ def _flight(name: str, tool_input: dict[str, object], block: dict[str, object], 
         end = text.find(".output", start)
         output = text[start + 28 : end + 7] if start >= 0 and end >= 0 else ""
         label = str(tool_input.get("description") or tool_input.get("command") or "")
-        return Flight("background shell", str(result["backgroundTaskId"]), label, output)
+        return Flight(SHELL, str(result["backgroundTaskId"]), label, output)
     if name in AGENT_TOOLS and result.get("isAsync") is True and isinstance(result.get("agentId"), str):
-        output = result.get("outputFile")
+        file = result.get("outputFile")
         label = str(tool_input.get("description") or "")
-        return Flight("subagent", str(result["agentId"]), label, output if isinstance(output, str) else "")
+        return Flight(AGENT, str(result["agentId"]), label, file if isinstance(file, str) else "")
     return None
 
 
@@ -300,7 +310,7 @@ class RecordPart(PreparedPart):
     def __init__(self, found: Scan, show_flights: bool) -> None:
         self.lines = fold(found.actions)
         self.older = found.older
-        self.flights = found.flights if show_flights else []
+        self.flights = [flight for flight in found.flights if flight.kind == SHELL] if show_flights else []
         self.total = len(found.actions) + found.older
         self.shown = 0
         self.header = HEADER.format(since=SINCE_ANCHOR if found.since_anchor else SINCE_BOUNDARY)
@@ -354,14 +364,14 @@ def more_line(count: int) -> str:
 def prepare(ctx: HookContext) -> RecordPart | None:
     """The run record on ``compact`` and ``resume``; None when the window holds nothing to say.
 
-    Work in flight is shown on resume only: measured on 2.1.332, a compaction in a live process re-attaches a
-    ``task_status`` "still running, do not spawn a duplicate" reminder for every live background shell and agent
-    itself, while a resumed session is a new process that attaches none.
+    Work in flight is Claude Code's to say, measured on 2.1.332: after a compaction it attaches a ``task_status``
+    "still running, do not spawn a duplicate" reminder for each live background shell and subagent, and a resumed
+    session gets a "stopped: didn't finish before the previous session ended" notification for each one that
+    never reported. What it lacks is that a background shell outlives the process that started it: on resume the
+    record names those shells as possibly still running.
     """
     if ctx.source not in ("compact", "resume") or not ctx.transcript_path:
         return None
     found = scan(ctx.transcript_path, ctx.source, next(iter(ctx.project_dirs()), ""))
-    show_flights = ctx.source == "resume"
-    if not found.actions and not found.older and not (show_flights and found.flights):
-        return None
-    return RecordPart(found, show_flights)
+    part = RecordPart(found, ctx.source == "resume")
+    return part if part.total or part.flights else None
