@@ -15,7 +15,7 @@ from __future__ import annotations
 from session_workflow.core.boundedio import iter_marked_lines_from_end
 from session_workflow.core.jsonload import loads
 from session_workflow.core.parts import PreparedPart
-from session_workflow.core.text import cut_utf8, escaped, utf8_len
+from session_workflow.core.text import ELLIPSIS, escaped, utf8_len
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -61,8 +61,20 @@ QUIET_TOOLS = frozenset(
 
 
 def span(text: str, limit: int = VALUE_BYTES) -> str:
-    """``text`` on one visible line in a code span it cannot close (a backtick is escaped), cut to ``limit``."""
-    return "`" + cut_utf8(escaped(text, "`"), limit) + "`"
+    """``text`` on one visible line in a code span it cannot close (a backtick is escaped), cut to ``limit`` bytes
+    between whole characters, so no escape is left half written."""
+    shown = escaped(text[:limit], "`")
+    if utf8_len(shown) <= limit and len(text) <= limit:
+        return "`" + shown + "`"
+    pieces = []
+    used = utf8_len(ELLIPSIS)
+    for char in text[:limit]:
+        piece = escaped(char, "`")
+        used += utf8_len(piece)
+        if used > limit:
+            break
+        pieces.append(piece)
+    return "`" + "".join(pieces) + ELLIPSIS + "`"
 
 
 def _text_of(content: object) -> str:
