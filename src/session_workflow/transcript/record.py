@@ -38,10 +38,11 @@ IN_FLIGHT_HEADER = (
     "BACKGROUND SHELLS NEVER REPORTED FINISHED (the Claude Code process that started them ended without stopping"
     " them: each may still be running — do not start it again; check with `ps` and its output file):"
 )
-# The lines worth cutting out of the tail: a tool call, its result, a task notification, a boundary.
-USE_MARKER = b'"type":"tool_use"'
+# The lines worth cutting out of the tail: a tool call, its result, a task notification, a boundary (keys and
+# values alone, whatever the separators; a boundary as Claude Code writes it, as ``recovery`` finds it).
+USE_MARKER = b'"tool_use"'
 RESULT_MARKER = b'"toolUseResult"'
-NOTICE_MARKER = b'"kind":"task-notification"'
+NOTICE_MARKER = b'"task-notification"'
 BOUNDARY_MARKER = b'"subtype":"compact_boundary"'
 MARKERS = (USE_MARKER, RESULT_MARKER, NOTICE_MARKER, BOUNDARY_MARKER)
 # Cheap signs, searched before any parse, that a line may start or stop work in flight or write the anchor.
