@@ -28,6 +28,7 @@ from session_workflow.anchor.registry import adopt_command
 from session_workflow.anchor.text import (
     closed_name,
     cursor_next_action,
+    newest_step_next,
 )
 from session_workflow.core.gitignore import ensure_gitignore
 from session_workflow.core.locations import anchors_dir
@@ -229,11 +230,16 @@ def prepare(ctx: HookContext) -> AnchorPart | UntrustedPart | None:
     return AnchorPart(block, scan, ctx, folders, "\n".join(parallel_notes(selection.tracks) + notes))
 
 
-def precompact_facts(ctx: HookContext) -> tuple[str, str | None] | None:
-    """(absolute anchor path, the cursor's next-action line or None) for the PreCompact hook; None without one."""
+def precompact_facts(ctx: HookContext, stepped: bool = False) -> tuple[str, str | None] | None:
+    """(absolute anchor path, the cursor's next-action line or None) for the PreCompact hook; None without one.
+
+    ``stepped``: the anchor's newest write was an ``anchor step``, so its ``next:`` (when it names one) is newer
+    than the cursor's ``Next action`` line, which only a whole write changes.
+    """
     chosen = select(ctx).chosen
     if chosen is None:
         return None
     section = chosen.anchor.cursor_section if chosen.anchor is not None else None
-    line = cursor_next_action(section) if section is not None else None
+    newest = newest_step_next(section) if section is not None and stepped else None
+    line = newest or (cursor_next_action(section) if section is not None else None)
     return os.path.abspath(chosen.path), (cut_utf16(one_line(line), LINE_CAP) if line else None)

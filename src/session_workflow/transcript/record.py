@@ -46,7 +46,13 @@ NOTICE_MARKER = b'"task-notification"'
 BOUNDARY_MARKER = b'"subtype":"compact_boundary"'
 MARKERS = (USE_MARKER, RESULT_MARKER, NOTICE_MARKER, BOUNDARY_MARKER)
 # Cheap signs, searched before any parse, that a line may start or stop work in flight or write the anchor.
-BACKGROUND_SIGNS = (b'"backgroundTaskId"', b'"async_launched"', b'"TaskStop"', b'"KillShell"')
+FLIGHT_SIGNS = (
+    b'"backgroundTaskId"',
+    b'"async_launched"',
+    b'"run_in_background"',
+    b'"TaskStop"',
+    b'"KillShell"',
+)
 ANCHOR_SIGN = b"session-workflow anchor "
 ANCHORS_SIGN = b".claude/anchors/"
 WRITE_VERBS = ("new", "step", "write", "restore", "close", "adopt")
@@ -136,15 +142,17 @@ class Flight:
 class Scan:
     """What the tail held since the cut: action lines newest first (``(rank, text)``: 0 failures, then commits,
     files, task changes, commands that ended well), the older actions only counted, work in flight (oldest first),
-    and whether an anchor write or a boundary started the window."""
+    and whether an anchor write (a step or another) or a boundary started the window."""
 
-    __slots__ = ("actions", "flights", "older", "since_anchor")
+    __slots__ = ("actions", "flights", "older", "since_anchor", "stepped")
 
     def __init__(self) -> None:
         self.actions: list[tuple[int, str]] = []
         self.older = 0
         self.flights: list[Flight] = []
         self.since_anchor = False
+        # The newest anchor write was an ``anchor step``: its ``next:`` is newer than the cursor's line.
+        self.stepped = False
 
 
 def shown_path(path: str, base: str) -> str:
@@ -225,25 +233,33 @@ def _notified_id(record: dict[str, object]) -> str | None:
     return _between(text, "<task-id>", "</task-id>")
 
 
+def _quiet(line: bytes) -> bool:
+    """Whether a tool call line (not parsed) is a read-only tool's, as Claude Code writes its name."""
+    return any(b'"name":"' + name.encode() + b'"' in line for name in QUIET_TOOLS)
+
+
 def scan(path: str, source: str, base: str = "", max_bytes: int = TAIL_BYTES) -> Scan:
     """The run record's facts from the transcript's tail, read backwards from its end.
 
     The window is this session's actions after its newest successful anchor write; without one in it, after the
     newest compaction boundary (on ``compact`` a boundary with nothing after it is the compaction under way, so
-    the one before it). Tool results come after their calls in the file, so each call meets its result first.
+    the one before it). Work in flight is looked for up to that boundary, past the anchor write: a shell started
+    before the cursor was written may still run. Tool results come after their calls in the file, so going
+    backwards each call meets its result, and a task its notification, first. Past ``MAX_PARSED`` actions, and
+    past the anchor write, only lines a byte search says may matter are parsed.
     """
     found = Scan()
     results: dict[str, tuple[dict[str, object], object]] = {}
     stopped: set[str] = set()
     parsed = 0
-    markers = list(MARKERS)
-    for line in iter_marked_lines_from_end(path, max_bytes, markers):
+    cut = False
+    for line in iter_marked_lines_from_end(path, max_bytes, list(MARKERS)):
         boundary = BOUNDARY_MARKER in line
         use = USE_MARKER in line
-        if not boundary and parsed >= MAX_PARSED and NOTICE_MARKER not in line:
-            signs = BACKGROUND_SIGNS if not use else (*BACKGROUND_SIGNS, ANCHOR_SIGN, ANCHORS_SIGN)
+        if (cut or parsed >= MAX_PARSED) and not boundary and NOTICE_MARKER not in line:
+            signs = FLIGHT_SIGNS if cut or not use else (*FLIGHT_SIGNS, ANCHOR_SIGN, ANCHORS_SIGN)
             if not any(sign in line for sign in signs):
-                found.older += use
+                found.older += use and not cut and not _quiet(line)
                 continue
         try:
             record = loads(line)
@@ -272,19 +288,21 @@ def scan(path: str, source: str, base: str = "", max_bytes: int = TAIL_BYTES) ->
             if not isinstance(block, dict) or block.get("type") != "tool_use":
                 continue
             name, tool_input = str(block.get("name")), block.get("input")
-            if not isinstance(tool_input, dict):
-                continue
             outcome = results.get(str(block.get("id")))
-            if outcome is None:  # no result yet: the call under way when the transcript was read
+            if not isinstance(tool_input, dict) or outcome is None:  # no result: the call under way
                 continue
-            if is_anchor_write(name, tool_input) and outcome[0].get("is_error") is not True:
-                found.since_anchor = True
-                return _finished(found, stopped)
-            if name in STOP_TOOLS and outcome[0].get("is_error") is not True:
+            succeeded = outcome[0].get("is_error") is not True
+            if not cut and succeeded and is_anchor_write(name, tool_input):
+                found.since_anchor = cut = True
+                found.stepped = name == "Bash" and "session-workflow anchor step" in str(tool_input.get("command"))
+                continue
+            if name in STOP_TOOLS and succeeded:
                 stopped.add(str(tool_input.get("task_id") or tool_input.get("shell_id") or ""))
             flight = _flight(name, tool_input, *outcome)
             if flight is not None and flight.task_id not in stopped:
                 found.flights.insert(0, flight)
+            if cut:
+                continue
             if parsed < MAX_PARSED:
                 found.actions.extend(reversed(_result_line(name, tool_input, *outcome, base)))
             elif name not in QUIET_TOOLS:
