@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 
 from session_workflow.anchor import registry
-from session_workflow.anchor.age import tier_for
+from session_workflow.anchor.age import FULL, tier_for
 from session_workflow.anchor.block import (
     CAP,
     LINE_CAP,
@@ -24,6 +24,7 @@ from session_workflow.anchor.block import (
 )
 from session_workflow.anchor.choice import idle_seconds, select, startup_window
 from session_workflow.anchor.discover import OTHERS_NAMED
+from session_workflow.anchor.frame import body_sections
 from session_workflow.anchor.registry import adopt_command
 from session_workflow.anchor.text import (
     closed_name,
@@ -71,15 +72,24 @@ class AnchorPart(PreparedPart):
         self.notes = notes
         self.floor = utf16_len(block.floor_text())
         self._rendered_text = ""
+        self._block_budget = 0
 
     def render(self, budget: int) -> str:
         text = ""
         if self.notes:
             room = budget - utf16_len(self.notes) - 1
             text = with_notes(self.block.render(room), self.notes, budget) or "" if room > 0 else ""
+        self._block_budget = room if text else budget
         text = text or self.block.render(budget)
         self._rendered_text = text
         return text
+
+    def dropped_sections(self) -> int:
+        """How many HEAD sections the sent block left out for space (all of them when only its floor fitted)."""
+        if not self._rendered_text or self.block.tier != FULL or self.block.unfilled:
+            return 0
+        fit = self.block.render_full(self._block_budget)[1]
+        return len(fit.dropped) if fit is not None else len(body_sections(self.block.anchor.sections))
 
     def stable(self, text: str) -> str:
         """``text`` with the ages the block states and its startup-only caveat masked: an anchor that is only older
@@ -97,10 +107,12 @@ class AnchorPart(PreparedPart):
 
     def ledger_facts(self) -> dict[str, object]:
         step = self.block.anchor.frontmatter.get("step", "")
+        dropped = self.dropped_sections()
         return {
             "anchor": self.block.candidate.path if self._rendered_text else None,
             "step": one_line(step)[:20] or None if self._rendered_text else None,
             "tier": self.block.tier,
+            **({"anchor_dropped": dropped} if dropped else {}),
         }
 
 

@@ -346,6 +346,7 @@ class RecordPart(PreparedPart):
         self.shown = 0
         self.header = HEADER.format(since=SINCE_ANCHOR if found.since_anchor else SINCE_BOUNDARY)
         self.full = self._render(1 << 30)
+        self.shown = 0  # until the composer renders it
         self.cap = min(utf8_len(self.full), CAP_BYTES)
         self.floor = min(self.cap, utf8_len(self.header) + 1 + utf8_len(more_line(self.total)))
 
@@ -379,7 +380,8 @@ class RecordPart(PreparedPart):
         return "\n".join(lines)
 
     def ledger_facts(self) -> dict[str, object]:
-        """Counts only: a command line can carry a secret, so no text of the record is kept."""
+        """Counts only: a command line can carry a secret, so no text of the record is kept. ``record_cut``: the
+        action lines not shown (with the actions past the parse limit); ``record_folded``: repeats folded."""
         return {
             "record_actions": self.total,
             "record_folded": self.total - self.older - len(self.lines),
