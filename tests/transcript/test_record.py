@@ -177,6 +177,20 @@ def test_without_an_anchor_write_the_window_opens_at_the_last_boundary(tmp_path:
     assert "make this thread" in rendered(calls.save(tmp_path / "t.jsonl"), "compact")
 
 
+def test_the_window_stays_open_across_compactions_back_to_the_anchor_write(tmp_path: Path) -> None:
+    """The cursor still lacks what ran after it, however many compactions came since."""
+    calls = Calls()
+    calls.bash("make before the step")
+    calls.step()
+    calls.bash("make first thread")
+    calls.boundary()
+    calls.bash("make second thread")
+    calls.boundary()
+    text = rendered(calls.save(tmp_path / "t.jsonl"), "resume")
+    assert "make first thread" in text and "make second thread" in text and "before the step" not in text
+    assert "since its anchor was last written" in text
+
+
 def test_other_sources_and_an_empty_window_get_nothing(tmp_path: Path) -> None:
     calls = Calls()
     calls.step()

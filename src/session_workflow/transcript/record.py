@@ -241,10 +241,12 @@ def _quiet(line: bytes) -> bool:
 def scan(path: str, source: str, base: str = "", max_bytes: int = TAIL_BYTES) -> Scan:
     """The run record's facts from the transcript's tail, read backwards from its end.
 
-    The window is this session's actions after its newest successful anchor write; without one in it, after the
-    newest compaction boundary (on ``compact`` a boundary with nothing after it is the compaction under way, so
-    the one before it). Work in flight is looked for up to that boundary, past the anchor write: a shell started
-    before the cursor was written may still run. Tool results come after their calls in the file, so going
+    The window is this session's actions after its newest successful anchor write, across compactions (the
+    cursor still lacks them); with none in the tail, after the newest compaction boundary (measured on 2.1.332,
+    SessionStart(compact) runs before Claude Code writes the compaction's own boundary; should one with nothing
+    after it come first, it is that compaction's and the one before it counts). Work in flight is looked for
+    past the anchor write, up to the boundary before it: a shell started before the cursor was written may still
+    run. Tool results come after their calls in the file, so going
     backwards each call meets its result, and a task its notification, first. Past ``MAX_PARSED`` actions, and
     past the anchor write, only lines a byte search says may matter are parsed.
     """
@@ -253,6 +255,7 @@ def scan(path: str, source: str, base: str = "", max_bytes: int = TAIL_BYTES) ->
     stopped: set[str] = set()
     parsed = 0
     cut = False
+    at_boundary: tuple[int, int, int] | None = None
     for line in iter_marked_lines_from_end(path, max_bytes, list(MARKERS)):
         boundary = BOUNDARY_MARKER in line
         use = USE_MARKER in line
@@ -269,9 +272,13 @@ def scan(path: str, source: str, base: str = "", max_bytes: int = TAIL_BYTES) ->
             continue
         kind = record.get("type")
         if boundary and kind == "system" and record.get("subtype") == "compact_boundary":
+            if cut:
+                break
             if source == "compact" and not results and not found.actions and not found.older:
                 continue
-            break
+            # The window opens here unless an anchor write turns up further back: look on for one.
+            at_boundary = at_boundary or (len(found.actions), found.older, len(found.flights))
+            continue
         message = record.get("message")
         content = message.get("content") if isinstance(message, dict) else None
         if kind == "user":
@@ -308,6 +315,10 @@ def scan(path: str, source: str, base: str = "", max_bytes: int = TAIL_BYTES) ->
             elif name not in QUIET_TOOLS:
                 found.older += 1
             parsed += 1
+    if at_boundary and not cut:  # no anchor write in the tail: the window is the newest thread's
+        actions, older, flights = at_boundary
+        found.actions, found.older = found.actions[:actions], older
+        found.flights = found.flights[len(found.flights) - flights :]
     return _finished(found, stopped)
 
 
