@@ -462,7 +462,9 @@ def action_lines(project: str, sid: str, count: int) -> list[bytes]:
         result = {"stdout": output, "stderr": "", "interrupted": False, "isImage": False}
         return "Bash", {"command": command}, output, result, False
 
-    lines = [call(0, *bash('session-workflow anchor step "bench: cursor; next: the 2,000 actions"', "Step 3"))]
+    anchor = os.path.join(project, ".claude", "anchors", anchor_name(0))
+    step = bash(f'session-workflow anchor step {anchor} "bench: cursor; next: the actions"', f"step 2 -> 3  {anchor}")
+    lines = [call(0, *step)]
     for index in range(1, count + 1):
         if index % 50 == 0:
             step = bash(f"git commit -am 'bench change {index}'", f"[main {index:07x}] bench change {index}")

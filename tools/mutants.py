@@ -1025,6 +1025,9 @@ MUTANTS = [
     # Issue 43: the run record.
     Mutant("run record 1 KB -> 1,100 bytes", "transcript/record.py", "CAP_BYTES = 1024", "CAP_BYTES = 1100", RECORD),
     Mutant(
+        "run record counts 500 -> 520 calls", "transcript/record.py", "MAX_COUNTED = 500", "MAX_COUNTED = 520", RECORD
+    ),
+    Mutant(
         "run record: failures not first",
         "transcript/record.py",
         'return [(0, f"- FAILED ({status}): {span(command)}")]',
@@ -1034,8 +1037,8 @@ MUTANTS = [
     Mutant(
         "run record: a failed anchor write opens the window",
         "transcript/record.py",
-        "if not cut and succeeded and is_anchor_write(name, tool_input):",
-        "if not cut and is_anchor_write(name, tool_input):",
+        "if succeeded and is_anchor_write(name, tool_input):",
+        "if is_anchor_write(name, tool_input):",
         RECORD,
     ),
     Mutant(

@@ -62,7 +62,10 @@ class Calls:
         self.call(tool, {"file_path": path, "content": "x"}, "ok", type="create", filePath=path)
 
     def step(self, text: str = "did a; next: do b", code: int = 0) -> None:
-        self.bash(f"session-workflow anchor step {json.dumps(text)}", code, "Step 4 recorded")
+        # The writer's output names the anchor's file, as ``anchor step`` prints it.
+        self.bash(
+            f"session-workflow anchor step {json.dumps(text)}", code, f"step 3 -> 4  {PROJECT}/.claude/anchors/a.md"
+        )
 
     def boundary(self) -> None:
         self.records.append({**entry("system", ""), "subtype": "compact_boundary", "content": "Conversation compacted"})
@@ -271,10 +274,23 @@ def test_older_actions_past_the_parse_limit_are_counted(tmp_path: Path) -> None:
     for index in range(260):
         calls.bash(f"make step-{index}")
     found = scan(str(calls.save(tmp_path / "t.jsonl")), "compact")
-    assert len(found.actions) == 200 and found.older == 60
+    assert len(found.actions) == 64 and found.older == 196
     text = RecordPart(found, False).render(1024)
-    assert text.splitlines()[-1].endswith("more actions")
+    assert text.splitlines()[-1].endswith("more actions") and len(text.splitlines()) > 5
     assert int(text.splitlines()[-1][1:].split()[0]) == 260 - (len(text.splitlines()) - 2)
+
+
+@pytest.mark.parametrize(("older", "unread"), [(499, False), (500, True), (501, True)])
+def test_past_500_counted_calls_older_ones_are_not_read(tmp_path: Path, older: int, unread: bool) -> None:
+    """64 calls parsed, then at most 500 counted: a run that wrote its anchor longer ago is told so."""
+    calls = Calls()
+    calls.step()
+    for index in range(64 + older):
+        calls.bash(f"make step-{index}")
+    found = scan(str(calls.save(tmp_path / "t.jsonl")), "compact")
+    assert (found.since_anchor, found.unread, found.older) == (not unread, unread, min(older, 500))
+    last = RecordPart(found, False).render(1024).splitlines()[-1]
+    assert last.endswith(", and older ones not read") is unread
 
 
 def test_resume_names_a_background_shell_never_reported_finished(tmp_path: Path) -> None:

@@ -24,7 +24,9 @@ if TYPE_CHECKING:
 TAIL_BYTES = 4 << 20
 CAP_BYTES = 1024
 # Actions parsed in full, newest first; older ones in the window are only counted (a line search, no parse).
-MAX_PARSED = 200
+MAX_PARSED = 64
+# Calls past those only counted, at most this many: past it the record says older ones were not read.
+MAX_COUNTED = 500
 VALUE_BYTES = 120
 HEADER = (
     "RUN RECORD (from Claude Code's transcript: what this session did since {since}; ran, not verified done — check"
@@ -32,6 +34,7 @@ HEADER = (
 )
 SINCE_ANCHOR = "its anchor was last written"
 SINCE_BOUNDARY = "the compaction before"
+SINCE_UNREAD = "its anchor was last written, longer ago than the part of the transcript read"
 # On resume only, background shells only (measured, references/how-it-works.md): Claude Code reports each task
 # of the ended process as "stopped ... may have been stopped", but does not stop a background shell when it exits.
 IN_FLIGHT_HEADER = (
@@ -45,16 +48,20 @@ RESULT_MARKER = b'"toolUseResult"'
 NOTICE_MARKER = b'"task-notification"'
 BOUNDARY_MARKER = b'"subtype":"compact_boundary"'
 MARKERS = (USE_MARKER, RESULT_MARKER, NOTICE_MARKER, BOUNDARY_MARKER)
-# Cheap signs, searched before any parse, that a line may start or stop work in flight or write the anchor.
-FLIGHT_SIGNS = (
+# Past the parse limit: calls (to count), and only the results that may matter (an anchor writer's output names
+# its file; a background start's carries its id), so the pass cuts out half as many lines.
+LIGHT_MARKERS = (
+    USE_MARKER,
+    NOTICE_MARKER,
+    BOUNDARY_MARKER,
+    b".claude/anchors/",
     b'"backgroundTaskId"',
     b'"async_launched"',
-    b'"run_in_background"',
-    b'"TaskStop"',
-    b'"KillShell"',
 )
+# Cheap signs, searched before any parse (``_may_matter``), that a call may write the anchor.
 ANCHOR_SIGN = b"session-workflow anchor "
 ANCHORS_SIGN = b".claude/anchors/"
+
 WRITE_VERBS = ("new", "step", "write", "restore", "close", "adopt")
 SHELL = "background shell"
 AGENT = "subagent"
@@ -144,11 +151,13 @@ class Scan:
     files, task changes, commands that ended well), the older actions only counted, work in flight (oldest first),
     and whether an anchor write (a step or another) or a boundary started the window."""
 
-    __slots__ = ("actions", "flights", "older", "since_anchor", "stepped")
+    __slots__ = ("actions", "flights", "older", "since_anchor", "stepped", "unread")
 
     def __init__(self) -> None:
         self.actions: list[tuple[int, str]] = []
         self.older = 0
+        # The window goes on past the calls counted (``MAX_COUNTED``): its start was not read.
+        self.unread = False
         self.flights: list[Flight] = []
         self.since_anchor = False
         # The newest anchor write was an ``anchor step``: its ``next:`` is newer than the cursor's line.
@@ -233,9 +242,44 @@ def _notified_id(record: dict[str, object]) -> str | None:
     return _between(text, "<task-id>", "</task-id>")
 
 
+QUIET_NAMES = frozenset(name.encode() for name in QUIET_TOOLS)
+NAME_KEY = b'"name":"'
+
+
 def _quiet(line: bytes) -> bool:
-    """Whether a tool call line (not parsed) is a read-only tool's, as Claude Code writes its name."""
-    return any(b'"name":"' + name.encode() + b'"' in line for name in QUIET_TOOLS)
+    """Whether a tool call line (not parsed) is a read-only tool's: its first ``"name"`` is the tool's."""
+    at = line.find(NAME_KEY)
+    return at >= 0 and line[at + 8 : line.find(b'"', at + 8)] in QUIET_NAMES
+
+
+def _may_matter(line: bytes, use: bool) -> bool:
+    """Whether a line past the parse limit may start or stop work in flight or write the anchor: plain ``in``
+    tests, no generator (this runs for each of hundreds of lines)."""
+    if not use:
+        return b'"backgroundTaskId"' in line or b'"async_launched"' in line or ANCHORS_SIGN in line
+    if b'"run_in_background"' in line or b'"TaskStop"' in line or b'"KillShell"' in line:
+        return True
+    return ANCHOR_SIGN in line or ANCHORS_SIGN in line
+
+
+def _results_of(
+    record: dict[str, object], content: object, results: dict[str, tuple[dict[str, object], object]]
+) -> None:
+    """Keep each tool result of a user record by its call's id."""
+    for block in content if isinstance(content, list) else []:
+        if isinstance(block, dict) and block.get("type") == "tool_result":
+            results[str(block.get("tool_use_id"))] = (block, record.get("toolUseResult"))
+
+
+def _keep_results(line: bytes, results: dict[str, tuple[dict[str, object], object]]) -> None:
+    """Parse a result line left aside and keep its results."""
+    try:
+        record = loads(line)
+    except (ValueError, RecursionError):
+        return
+    message = record.get("message") if isinstance(record, dict) else None
+    if isinstance(record, dict) and isinstance(message, dict) and record.get("type") == "user":
+        _results_of(record, message.get("content"), results)
 
 
 def scan(path: str, source: str, base: str = "", max_bytes: int = TAIL_BYTES) -> Scan:
@@ -244,26 +288,35 @@ def scan(path: str, source: str, base: str = "", max_bytes: int = TAIL_BYTES) ->
     The window is this session's actions after its newest successful anchor write, across compactions (the
     cursor still lacks them); with none in the tail, after the newest compaction boundary (measured on 2.1.332,
     SessionStart(compact) runs before Claude Code writes the compaction's own boundary; should one with nothing
-    after it come first, it is that compaction's and the one before it counts). Work in flight is looked for
-    past the anchor write, up to the boundary before it: a shell started before the cursor was written may still
-    run. Tool results come after their calls in the file, so going
-    backwards each call meets its result, and a task its notification, first. Past ``MAX_PARSED`` actions, and
-    past the anchor write, only lines a byte search says may matter are parsed.
+    after it come first, it is that compaction's and the one before it counts). Tool results come after their
+    calls in the file, so going backwards each call meets its result, and a task its notification, first. Past
+    ``MAX_PARSED`` calls only lines a byte search says may matter are parsed and the others counted, up to
+    ``MAX_COUNTED``: a run that has not written its anchor for longer gets "older ones not read", not a pass
+    over its whole tail.
     """
     found = Scan()
     results: dict[str, tuple[dict[str, object], object]] = {}
     stopped: set[str] = set()
     parsed = 0
-    cut = False
     at_boundary: tuple[int, int, int] | None = None
-    for line in iter_marked_lines_from_end(path, max_bytes, list(MARKERS)):
+    pending = b""
+    markers = list(MARKERS)
+    for line in iter_marked_lines_from_end(path, max_bytes, markers):
         boundary = BOUNDARY_MARKER in line
         use = USE_MARKER in line
-        if (cut or parsed >= MAX_PARSED) and not boundary and NOTICE_MARKER not in line:
-            signs = FLIGHT_SIGNS if cut or not use else (*FLIGHT_SIGNS, ANCHOR_SIGN, ANCHORS_SIGN)
-            if not any(sign in line for sign in signs):
-                found.older += use and not cut and not _quiet(line)
+        if parsed >= MAX_PARSED and not boundary and NOTICE_MARKER not in line:
+            if not _may_matter(line, use):
+                if not use:  # the result of the call on the next line back, should that one matter
+                    pending = line
+                elif not _quiet(line):
+                    found.older += 1
+                    if found.older >= MAX_COUNTED:  # with a boundary passed, the window opens there
+                        found.unread = not at_boundary
+                        break
                 continue
+            if use and pending:  # a call that matters: its result first
+                _keep_results(pending, results)
+            pending = b""
         try:
             record = loads(line)
         except (ValueError, RecursionError):
@@ -272,8 +325,6 @@ def scan(path: str, source: str, base: str = "", max_bytes: int = TAIL_BYTES) ->
             continue
         kind = record.get("type")
         if boundary and kind == "system" and record.get("subtype") == "compact_boundary":
-            if cut:
-                break
             if source == "compact" and not results and not found.actions and not found.older:
                 continue
             # The window opens here unless an anchor write turns up further back: look on for one.
@@ -285,9 +336,7 @@ def scan(path: str, source: str, base: str = "", max_bytes: int = TAIL_BYTES) ->
             notified = _notified_id(record)
             if notified is not None:
                 stopped.add(notified)
-            for block in content if isinstance(content, list) else []:
-                if isinstance(block, dict) and block.get("type") == "tool_result":
-                    results[str(block.get("tool_use_id"))] = (block, record.get("toolUseResult"))
+            _results_of(record, content, results)
             continue
         if kind != "assistant":
             continue
@@ -296,28 +345,32 @@ def scan(path: str, source: str, base: str = "", max_bytes: int = TAIL_BYTES) ->
                 continue
             name, tool_input = str(block.get("name")), block.get("input")
             outcome = results.get(str(block.get("id")))
-            if not isinstance(tool_input, dict) or outcome is None:  # no result: the call under way
+            if not isinstance(tool_input, dict):
+                continue
+            if outcome is None:  # no result: the call under way, or (a stop) its result not cut out
+                if name in STOP_TOOLS and parsed >= MAX_PARSED:
+                    stopped.add(str(tool_input.get("task_id") or tool_input.get("shell_id") or ""))
                 continue
             succeeded = outcome[0].get("is_error") is not True
-            if not cut and succeeded and is_anchor_write(name, tool_input):
-                found.since_anchor = cut = True
+            if succeeded and is_anchor_write(name, tool_input):
+                found.since_anchor = True
                 found.stepped = name == "Bash" and "session-workflow anchor step" in str(tool_input.get("command"))
-                continue
+                return _finished(found, stopped)
             if name in STOP_TOOLS and succeeded:
                 stopped.add(str(tool_input.get("task_id") or tool_input.get("shell_id") or ""))
             flight = _flight(name, tool_input, *outcome)
             if flight is not None and flight.task_id not in stopped:
                 found.flights.insert(0, flight)
-            if cut:
-                continue
             if parsed < MAX_PARSED:
                 found.actions.extend(reversed(_result_line(name, tool_input, *outcome, base)))
             elif name not in QUIET_TOOLS:
                 found.older += 1
             parsed += 1
-    if at_boundary and not cut:  # no anchor write in the tail: the window is the newest thread's
+            if parsed == MAX_PARSED:  # from here on calls are counted, and only results that may matter cut out
+                markers[:] = LIGHT_MARKERS
+    if at_boundary:  # no anchor write in the tail: the window is the newest thread's
         actions, older, flights = at_boundary
-        found.actions, found.older = found.actions[:actions], older
+        found.actions, found.older, found.unread = found.actions[:actions], older, False
         found.flights = found.flights[len(found.flights) - flights :]
     return _finished(found, stopped)
 
@@ -355,11 +408,13 @@ class RecordPart(PreparedPart):
         self.flights = [flight for flight in found.flights if flight.kind == SHELL] if show_flights else []
         self.total = len(found.actions) + found.older
         self.shown = 0
-        self.header = HEADER.format(since=SINCE_ANCHOR if found.since_anchor else SINCE_BOUNDARY)
+        since = SINCE_ANCHOR if found.since_anchor else SINCE_UNREAD if found.unread else SINCE_BOUNDARY
+        self.header = HEADER.format(since=since)
+        self.unread = found.unread
         self.full = self._render(1 << 30)
         self.shown = 0  # until the composer renders it
         self.cap = min(utf8_len(self.full), CAP_BYTES)
-        self.floor = min(self.cap, utf8_len(self.header) + 1 + utf8_len(more_line(self.total)))
+        self.floor = min(self.cap, utf8_len(self.header) + 1 + utf8_len(more_line(self.total, self.unread)))
 
     def render(self, budget: int) -> str:
         return self._render(min(budget, CAP_BYTES))
@@ -371,19 +426,19 @@ class RecordPart(PreparedPart):
         pending = [(line, 0) for line in heads] + self.lines
         lines = [self.header]
         used = utf8_len(self.header)
-        reserve = 1 + utf8_len(more_line(self.total))
+        reserve = 1 + utf8_len(more_line(self.total, self.unread))
         hidden = self.older
         shown = 0
         for index, (line, times) in enumerate(pending):
             last = index == len(pending) - 1 and not self.older
-            if hidden or used + 1 + utf8_len(line) + (0 if last else reserve) > room:
+            if hidden > self.older or used + 1 + utf8_len(line) + (0 if last else reserve) > room:
                 hidden += times
                 continue
             lines.append(line)
             used += 1 + utf8_len(line)
             shown += times > 0
         if hidden:
-            lines.append(more_line(hidden))
+            lines.append(more_line(hidden, self.unread))
             used += 1 + utf8_len(lines[-1])
         if len(lines) == 1 or used > room:
             return ""
@@ -401,8 +456,9 @@ class RecordPart(PreparedPart):
         }
 
 
-def more_line(count: int) -> str:
-    return f"…{count} more action{'s' if count != 1 else ''}"
+def more_line(count: int, unread: bool = False) -> str:
+    """The count of actions not shown (and, past what was read, that older ones were not counted)."""
+    return f"…{count} more action{'s' if count != 1 else ''}" + (", and older ones not read" if unread else "")
 
 
 def prepare(ctx: HookContext) -> RecordPart | None:
