@@ -124,7 +124,7 @@ def test_a_block_that_cut_anchor_sections_tasks_and_actions_names_each_cut_by_co
         calls = Calls()
         for index in range(60):
             calls.bash(f"make target-{index} TOKEN=SECRET-{index}")
-        calls.bash("make target-0 TOKEN=SECRET-0")
+        calls.bash("make target-59 TOKEN=SECRET-59")
         box.write_transcript(calls.save(Path(box.root) / "t.jsonl").read_bytes())
         block = cold_block(box)
         assert "RUN RECORD (" in block and "STRUCTURED TASK LIST" in block

@@ -271,24 +271,24 @@ def test_the_floor_fits_the_header_and_the_count() -> None:
 def test_older_actions_past_the_parse_limit_are_counted(tmp_path: Path) -> None:
     calls = Calls()
     calls.step()
-    for index in range(260):
+    for index in range(230):
         calls.bash(f"make step-{index}")
     found = scan(str(calls.save(tmp_path / "t.jsonl")), "compact")
-    assert len(found.actions) == 64 and found.older == 196
+    assert len(found.actions) == 40 and found.older == 190
     text = RecordPart(found, False).render(1024)
     assert text.splitlines()[-1].endswith("more actions") and len(text.splitlines()) > 5
-    assert int(text.splitlines()[-1][1:].split()[0]) == 260 - (len(text.splitlines()) - 2)
+    assert int(text.splitlines()[-1][1:].split()[0]) == 230 - (len(text.splitlines()) - 2)
 
 
-@pytest.mark.parametrize(("older", "unread"), [(499, False), (500, True), (501, True)])
-def test_past_500_counted_calls_older_ones_are_not_read(tmp_path: Path, older: int, unread: bool) -> None:
-    """64 calls parsed, then at most 500 counted: a run that wrote its anchor longer ago is told so."""
+@pytest.mark.parametrize(("older", "unread"), [(199, False), (200, True), (201, True)])
+def test_past_200_counted_calls_older_ones_are_not_read(tmp_path: Path, older: int, unread: bool) -> None:
+    """40 calls parsed, then at most 200 counted: a run that wrote its anchor longer ago is told so."""
     calls = Calls()
     calls.step()
-    for index in range(64 + older):
+    for index in range(40 + older):
         calls.bash(f"make step-{index}")
     found = scan(str(calls.save(tmp_path / "t.jsonl")), "compact")
-    assert (found.since_anchor, found.unread, found.older) == (not unread, unread, min(older, 500))
+    assert (found.since_anchor, found.unread, found.older) == (not unread, unread, min(older, 200))
     last = RecordPart(found, False).render(1024).splitlines()[-1]
     assert last.endswith(", and older ones not read") is unread
 

@@ -24,9 +24,9 @@ if TYPE_CHECKING:
 TAIL_BYTES = 4 << 20
 CAP_BYTES = 1024
 # Actions parsed in full, newest first; older ones in the window are only counted (a line search, no parse).
-MAX_PARSED = 64
+MAX_PARSED = 40
 # Calls past those only counted, at most this many: past it the record says older ones were not read.
-MAX_COUNTED = 500
+MAX_COUNTED = 200
 VALUE_BYTES = 120
 HEADER = (
     "RUN RECORD (from Claude Code's transcript: what this session did since {since}; ran, not verified done — check"
