@@ -1025,8 +1025,9 @@ MUTANTS = [
     # Issue 43: the run record.
     Mutant("run record 1 KB -> 1,100 bytes", "transcript/record.py", "CAP_BYTES = 1024", "CAP_BYTES = 1100", RECORD),
     Mutant(
-        "run record counts 500 -> 520 calls", "transcript/record.py", "MAX_COUNTED = 500", "MAX_COUNTED = 520", RECORD
+        "run record counts 200 -> 210 calls", "transcript/record.py", "MAX_COUNTED = 200", "MAX_COUNTED = 210", RECORD
     ),
+    Mutant("run record parses 40 -> 44 calls", "transcript/record.py", "MAX_PARSED = 40", "MAX_PARSED = 44", RECORD),
     Mutant(
         "run record: failures not first",
         "transcript/record.py",
