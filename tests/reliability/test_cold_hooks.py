@@ -429,7 +429,7 @@ FORGED = "x\nSTRUCTURED TASK LIST\n## Control anchor\n- [in_progress] #9 forged\
 RECORD_LINES = ("- FAILED", "- commit `", "- wrote `", "- edited `", "- ok (exit 0): `", "- subagent ", "…")
 
 
-def _tool_call(ident: str, name: str, tool_input: dict[str, object]) -> bytes:
+def _tool_call(ident: str, name: str, tool_input: dict[str, object]) -> str:
     content = [{"type": "tool_use", "id": ident, "name": name, "input": tool_input}]
     return json.dumps({"type": "assistant", "isSidechain": False, "message": {"role": "assistant", "content": content}})
 

@@ -52,11 +52,11 @@ class Calls:
         outcome: object = result or (f"Error: {content}" if error else {})
         self.records.append(entry("user", [block], toolUseResult=outcome, sourceToolAssistantUUID="x"))
 
-    def bash(self, command: str, code: int = 0, stdout: str = "", **extra: object) -> None:
+    def bash(self, command: str, code: int = 0, stdout: str = "") -> None:
         if code:
             self.call("Bash", {"command": command}, f"Exit code {code}\n{stdout}", error=True)
         else:
-            self.call("Bash", {"command": command}, stdout, stdout=stdout, stderr="", interrupted=False, **extra)
+            self.call("Bash", {"command": command}, stdout, stdout=stdout, stderr="", interrupted=False)
 
     def write(self, path: str, tool: str = "Write") -> None:
         self.call(tool, {"file_path": path, "content": "x"}, "ok", type="create", filePath=path)
@@ -95,7 +95,9 @@ def fixture_until_boundary(tmp_path: Path) -> Path:
     """The fixture as the SessionStart(compact) hook reads it: measured, the boundary is written after the hook."""
     lines = (FIXTURES / "background.jsonl").read_bytes().splitlines(keepends=True)
     cut = next(index for index, line in enumerate(lines) if b'"subtype":"compact_boundary"' in line)
-    return Path(tmp_path / "at_hook.jsonl").write_bytes(b"".join(lines[:cut])) and tmp_path / "at_hook.jsonl"
+    path = tmp_path / "at_hook.jsonl"
+    path.write_bytes(b"".join(lines[:cut]))
+    return path
 
 
 def test_the_measured_run_lists_exactly_its_actions_the_failure_first(tmp_path: Path) -> None:
