@@ -19,6 +19,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any, Callable
@@ -208,46 +209,60 @@ def record_resume(c: Claude) -> list[dict[str, Any]]:
     return c.transcript(sid)
 
 
-SUBAGENT_PROMPT = "SUBAGENT-PROMPT: look around"
+SUBAGENT_PROMPT = "SUBAGENT-PROMPT: survey the parser"
+GIT = "git -c user.name=t -c user.email=t@example.invalid"
 
 
-def record_background(c: Claude) -> list[dict[str, Any]]:
-    """Issue 43's run: a passing and a failing command, two writes, a commit, a background shell and a background
-    subagent, then ``/compact`` while both still run (Claude Code attaches a ``task_status`` for each), then
-    their ``<task-notification>`` records."""
-    sid = new_session_id()
+class Subagent:
+    """Answers the subagent's own requests only once released: it stays in flight as long as a run needs."""
 
-    def subagent(body: dict[str, Any]) -> F.Reply | None:  # answered after a pause: still running at /compact
+    def __init__(self) -> None:
+        self.release = threading.Event()
+
+    def __call__(self, body: dict[str, Any]) -> F.Reply | None:
         texts = F.message_texts(body, ("user",))
         if F.offers_tools(body) and not F.is_compaction_request(body) and any(SUBAGENT_PROMPT in t for t in texts[:3]):
-            time.sleep(4)
-            return F.text("subagent finished its work")
+            self.release.wait(60)
+            return F.text("subagent finished")
         return None
 
-    c.api.responder = subagent
-    git = "git -c user.name=t -c user.email=t@example.invalid"
-    c.api.script(
+
+def the_work(claude: Claude) -> list[F.Step]:
+    """Issue 43's run (after an anchor step, or with no anchor): a passing and a failing command, two writes, a
+    commit, a background shell (6 s) and a background subagent, ending on a reply of 90,000 input tokens (over the
+    threshold of ``--autocompact 100000``)."""
+    return [
         F.bash("echo pass-ok", "Pass"),
         F.bash("echo failing >&2; exit 3", "Fail"),
-        F.tool_use("Write", {"file_path": str(c.project / "a.txt"), "content": "a\n"}),
-        F.tool_use("Write", {"file_path": str(c.project / "b.txt"), "content": "b\n"}),
-        F.bash(f"git init -q && {git} add -A && {git} commit -m 'the subject line'", "Commit"),
-        F.tool_use("Bash", {"command": "sleep 4; echo bg-done", "description": "Sleeper", "run_in_background": True}),
+        F.tool_use("Write", {"file_path": str(claude.project / "a.txt"), "content": "a\n"}),
+        F.tool_use("Write", {"file_path": str(claude.project / "b.txt"), "content": "b\n"}),
+        F.bash(f"git init -q && {GIT} add a.txt b.txt && {GIT} commit -m 'the subject line'", "Commit"),
+        F.tool_use("Bash", {"command": "sleep 6; echo bg-done", "description": "Sleeper", "run_in_background": True}),
         F.tool_use(
             "Agent",
             {
-                "description": "Probe subagent",
+                "description": "Survey",
                 "prompt": SUBAGENT_PROMPT,
                 "subagent_type": "general-purpose",
                 "run_in_background": True,
             },
         ),
-        F.text("started both"),
-    )
+        F.text("started both", input_tokens=90_000),
+    ]
+
+
+def record_background(c: Claude) -> list[dict[str, Any]]:
+    """Issue 43's run, then ``/compact`` while the shell and the subagent still run (Claude Code attaches a
+    ``task_status`` for each), then their ``<task-notification>`` records."""
+    sid = new_session_id()
+    subagent = Subagent()
+    c.api.responder = subagent
+    c.api.script(*the_work(c))
     with c.stream(["--allowedTools", "Bash,Write,Agent"], session_id=sid) as s:
         s.send("do the work")
         s.send("/compact keep")
-        time.sleep(6)
+        threading.Timer(2, subagent.release.set).start()
+        time.sleep(8)
         s.send("after the notifications")
         assert s.close() == 0
     return c.transcript(sid)

@@ -12,7 +12,6 @@ leaves the work in flight to that reminder (never the same fact twice), and PreC
 from __future__ import annotations
 
 import json
-import threading
 import time
 from typing import Any
 
@@ -21,50 +20,13 @@ import pytest
 from . import fake_api as F
 from .fake_api import FakeAnthropic
 from .harness import Claude, StreamSession, new_session_id, session_start_contexts
+from .record_transcripts import Subagent, the_work
 
 pytestmark = pytest.mark.e2e
 
 Body = dict[str, Any]
 AUTOCOMPACT_100K = ("--autocompact", "100000")
-SUBAGENT_PROMPT = "SUBAGENT-PROMPT: survey the parser"
-GIT = "git -c user.name=t -c user.email=t@example.invalid"
 HEADER = "RUN RECORD ("
-
-
-class Subagent:
-    """Answers the subagent's own requests only once released: it stays in flight as long as the test needs."""
-
-    def __init__(self) -> None:
-        self.release = threading.Event()
-
-    def __call__(self, body: Body) -> F.Reply | None:
-        texts = F.message_texts(body, ("user",))
-        if F.offers_tools(body) and not F.is_compaction_request(body) and any(SUBAGENT_PROMPT in t for t in texts[:3]):
-            self.release.wait(60)
-            return F.text("subagent finished")
-        return None
-
-
-def the_work(claude: Claude) -> list[F.Step]:
-    """The model's calls after the step (or with no anchor at all): ending on a reply over the threshold."""
-    return [
-        F.bash("echo pass-ok", "Pass"),
-        F.bash("echo failing >&2; exit 3", "Fail"),
-        F.tool_use("Write", {"file_path": str(claude.project / "a.txt"), "content": "a\n"}),
-        F.tool_use("Write", {"file_path": str(claude.project / "b.txt"), "content": "b\n"}),
-        F.bash(f"git init -q && {GIT} add a.txt b.txt && {GIT} commit -m 'the subject line'", "Commit"),
-        F.tool_use("Bash", {"command": "sleep 6; echo bg-done", "description": "Sleeper", "run_in_background": True}),
-        F.tool_use(
-            "Agent",
-            {
-                "description": "Survey",
-                "prompt": SUBAGENT_PROMPT,
-                "subagent_type": "general-purpose",
-                "run_in_background": True,
-            },
-        ),
-        F.text("started both", input_tokens=90_000),
-    ]
 
 
 def started(records: list[dict[str, Any]]) -> tuple[str, str]:

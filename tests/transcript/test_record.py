@@ -13,26 +13,11 @@ from session_workflow.core.text import utf8_len
 from session_workflow.hook import compose
 from session_workflow.transcript import record
 from session_workflow.transcript.record import RecordPart, scan
+from tests.transcript.test_recovery import SESSION
+from tests.transcript.test_recovery import record as entry
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "transcripts"
-SESSION = "4ee416ae-5200-49dc-a88e-4bf4d2730e36"
 PROJECT = "/home/user/proj"
-
-
-def entry(kind: str, content: object, **fields: object) -> dict[str, object]:
-    """A conversation record with the fields Claude Code 2.1.332 writes around the ones a test cares about."""
-    return {
-        "parentUuid": None,
-        "isSidechain": False,
-        "type": kind,
-        "message": {"role": kind, "content": content},
-        "uuid": "00000000-0000-4000-8000-000000000000",
-        "timestamp": "2026-11-29T19:03:42.361Z",
-        "cwd": PROJECT,
-        "sessionId": SESSION,
-        "version": "2.1.332",
-        **fields,
-    }
 
 
 class Calls:
@@ -122,7 +107,7 @@ def test_the_measured_run_finds_the_shell_and_the_subagent_in_flight_at_the_comp
     found = scan(str(fixture_until_boundary(tmp_path)), "compact")
     assert [(flight.kind, flight.description) for flight in found.flights] == [
         ("background shell", "Sleeper"),
-        ("subagent", "Probe subagent"),
+        ("subagent", "Survey"),
     ]
     assert all(flight.output.endswith(f"/tasks/{flight.task_id}.output") for flight in found.flights)
     # Claude Code re-attaches both itself after the compaction: the block does not repeat them.
