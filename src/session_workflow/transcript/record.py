@@ -170,7 +170,7 @@ def shown_path(path: str, base: str) -> str:
     return path[len(base.rstrip("/")) + 1 :] if inside else path
 
 
-def _result_line(
+def action_lines(
     name: str, tool_input: dict[str, object], block: dict[str, object], result: object, base: str = ""
 ) -> list[tuple[int, str]]:
     """The action lines of one finished tool call (none for a read-only tool or a background start)."""
@@ -362,7 +362,7 @@ def scan(path: str, source: str, base: str = "", max_bytes: int = TAIL_BYTES) ->
             if flight is not None and flight.task_id not in stopped:
                 found.flights.insert(0, flight)
             if parsed < MAX_PARSED:
-                found.actions.extend(reversed(_result_line(name, tool_input, *outcome, base)))
+                found.actions.extend(reversed(action_lines(name, tool_input, *outcome, base)))
             elif name not in QUIET_TOOLS:
                 found.older += 1
             parsed += 1
