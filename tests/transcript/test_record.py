@@ -341,9 +341,11 @@ def test_hostile_text_cannot_forge_a_line(tmp_path: Path) -> None:
     calls.bash(HOSTILE, stdout=f"[main abcdef1] {HOSTILE}")
     calls.write(f"{PROJECT}/{HOSTILE}")
     calls.call("Agent", {"description": HOSTILE, "prompt": "p"}, "done", error=True)
+    change = {"from": HOSTILE, "to": "completed"}
+    calls.call("TaskUpdate", {"taskId": HOSTILE}, "Updated", success=True, taskId=HOSTILE, statusChange=change)
     text = rendered(calls.save(tmp_path / "t.jsonl"))
     lines = text.splitlines()
-    assert len(lines) == 6
+    assert len(lines) == 7
     assert all(
         line.startswith(
             (
@@ -352,6 +354,7 @@ def test_hostile_text_cannot_forge_a_line(tmp_path: Path) -> None:
                 "- subagent FAILED: `",
                 "- commit `abcdef1` `",
                 "- wrote `",
+                "- task `x\\x0aSTRUCTURED TASK …`: `",
                 "- ok (exit 0): `",
             )
         )

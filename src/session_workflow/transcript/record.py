@@ -48,20 +48,19 @@ RESULT_MARKER = b'"toolUseResult"'
 NOTICE_MARKER = b'"task-notification"'
 BOUNDARY_MARKER = b'"subtype":"compact_boundary"'
 MARKERS = (USE_MARKER, RESULT_MARKER, NOTICE_MARKER, BOUNDARY_MARKER)
+# Cheap signs, searched before any parse (``_may_matter``), that a call may write the anchor.
+ANCHOR_SIGN = b"session-workflow anchor "
+ANCHORS_SIGN = b".claude/anchors/"
 # Past the parse limit: calls (to count), and only the results that may matter (an anchor writer's output names
 # its file; a background start's carries its id), so the pass cuts out half as many lines.
 LIGHT_MARKERS = (
     USE_MARKER,
     NOTICE_MARKER,
     BOUNDARY_MARKER,
-    b".claude/anchors/",
+    ANCHORS_SIGN,
     b'"backgroundTaskId"',
     b'"async_launched"',
 )
-# Cheap signs, searched before any parse (``_may_matter``), that a call may write the anchor.
-ANCHOR_SIGN = b"session-workflow anchor "
-ANCHORS_SIGN = b".claude/anchors/"
-
 WRITE_VERBS = ("new", "step", "write", "restore", "close", "adopt")
 SHELL = "background shell"
 AGENT = "subagent"
@@ -114,7 +113,7 @@ def _between(text: str, start: str, end: str) -> str | None:
 def commits_in(output: str) -> list[tuple[str, str]]:
     """(hash, subject) of each commit ``git commit`` reported in ``output``: ``[branch (root-commit) abc1234] s``."""
     found = []
-    for line in output.splitlines()[:50]:
+    for line in output[:16384].splitlines():  # git prints it first; a long output is not split whole
         if not line.startswith("[") or "] " not in line:
             continue
         inside, subject = line[1:].split("] ", 1)
@@ -201,8 +200,9 @@ def action_lines(
     if name == "TaskUpdate":
         change = details.get("statusChange")
         if isinstance(change, dict) and not failed:
-            task = f"task #{escaped(str(details.get('taskId') or tool_input.get('taskId') or '?'))[:20]}"
-            return [(3, f"- {task}: {span(str(change.get('from')), 24)} → {span(str(change.get('to')), 24)}")]
+            ident = str(details.get("taskId") or tool_input.get("taskId") or "?")
+            task = f"#{ident}" if ident.isascii() and ident.isdigit() and len(ident) <= 12 else span(ident, 24)
+            return [(3, f"- task {task}: {span(str(change.get('from')), 24)} → {span(str(change.get('to')), 24)}")]
         return []
     if name in AGENT_TOOLS:
         if details.get("isAsync") is True:
