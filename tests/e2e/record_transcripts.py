@@ -19,6 +19,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any, Callable
@@ -208,6 +209,65 @@ def record_resume(c: Claude) -> list[dict[str, Any]]:
     return c.transcript(sid)
 
 
+SUBAGENT_PROMPT = "SUBAGENT-PROMPT: survey the parser"
+GIT = "git -c user.name=t -c user.email=t@example.invalid"
+
+
+class Subagent:
+    """Answers the subagent's own requests only once released: it stays in flight as long as a run needs."""
+
+    def __init__(self) -> None:
+        self.release = threading.Event()
+
+    def __call__(self, body: dict[str, Any]) -> F.Reply | None:
+        texts = F.message_texts(body, ("user",))
+        if F.offers_tools(body) and not F.is_compaction_request(body) and any(SUBAGENT_PROMPT in t for t in texts[:3]):
+            self.release.wait(60)
+            return F.text("subagent finished")
+        return None
+
+
+def the_work(claude: Claude) -> list[F.Step]:
+    """Issue 43's run (after an anchor step, or with no anchor): a passing and a failing command, two writes, a
+    commit, a background shell (6 s) and a background subagent, ending on a reply of 90,000 input tokens (over the
+    threshold of ``--autocompact 100000``)."""
+    return [
+        F.bash("echo pass-ok", "Pass"),
+        F.bash("echo failing >&2; exit 3", "Fail"),
+        F.tool_use("Write", {"file_path": str(claude.project / "a.txt"), "content": "a\n"}),
+        F.tool_use("Write", {"file_path": str(claude.project / "b.txt"), "content": "b\n"}),
+        F.bash(f"git init -q && {GIT} add a.txt b.txt && {GIT} commit -m 'the subject line'", "Commit"),
+        F.tool_use("Bash", {"command": "sleep 6; echo bg-done", "description": "Sleeper", "run_in_background": True}),
+        F.tool_use(
+            "Agent",
+            {
+                "description": "Survey",
+                "prompt": SUBAGENT_PROMPT,
+                "subagent_type": "general-purpose",
+                "run_in_background": True,
+            },
+        ),
+        F.text("started both", input_tokens=90_000),
+    ]
+
+
+def record_background(c: Claude) -> list[dict[str, Any]]:
+    """Issue 43's run, then ``/compact`` while the shell and the subagent still run (Claude Code attaches a
+    ``task_status`` for each), then their ``<task-notification>`` records."""
+    sid = new_session_id()
+    subagent = Subagent()
+    c.api.responder = subagent
+    c.api.script(*the_work(c))
+    with c.stream(["--allowedTools", "Bash,Write,Agent"], session_id=sid) as s:
+        s.send("do the work")
+        s.send("/compact keep")
+        threading.Timer(2, subagent.release.set).start()
+        time.sleep(8)
+        s.send("after the notifications")
+        assert s.close() == 0
+    return c.transcript(sid)
+
+
 def record_interactive(c: Claude) -> list[dict[str, Any]]:
     """The interactive REPL under tmux: typed prompts, a Bash call, /compact,
     a ``!`` bash-mode command and a two-line prompt."""
@@ -279,7 +339,9 @@ def record_interactive(c: Claude) -> list[dict[str, Any]]:
 
 
 def main(argv: list[str]) -> int:
+    """``[OUTDIR] [NAME...]``: every fixture, or the named ones (``background.jsonl``)."""
     outdir = Path(argv[0]) if argv else FIXTURES
+    only = set(argv[1:])
     outdir.mkdir(parents=True, exist_ok=True)
     binary = locate_claude()
     jobs: list[tuple[str, Callable[[Claude], Any]]] = [
@@ -290,8 +352,11 @@ def main(argv: list[str]) -> int:
         ("clear", record_clear),
         ("resume.jsonl", record_resume),
         ("interactive.jsonl", record_interactive),
+        ("background.jsonl", record_background),
     ]
     for name, fn in jobs:
+        if only and name not in only:
+            continue
         tmp = tempfile.mkdtemp(prefix="rec-")
         with F.FakeAnthropic() as api:
             c = sandbox(binary, api, Path(tmp))

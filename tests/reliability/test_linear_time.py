@@ -30,6 +30,7 @@ from session_workflow.anchor.text import (
     clean_for_model,
     is_done_line,
     newest_cursor_step,
+    newest_step_next,
     parse_frontmatter,
     split_sections,
 )
@@ -37,6 +38,7 @@ from session_workflow.core.locations import record_name
 from session_workflow.core.text import escaped, one_line, shell_quote, strip_invisible
 from session_workflow.hook import precompact
 from session_workflow.tasks.store import parse_task, sanitize_list_id
+from session_workflow.transcript.record import action_lines, commits_in, span
 from session_workflow.transcript.recovery import prompt_text, todo_line
 from session_workflow.workstate.section import WorkState, parse_ticket, repo_slug, section
 from session_workflow.workstate.state import origin_url
@@ -208,6 +210,18 @@ def _recovery(line: str) -> None:
     todo_line(line, line)
 
 
+def _run_record(line: str) -> None:
+    """Issue 43: the record's string-method parsers (commit lines, exit codes, spans) on one hostile value."""
+    commits_in(line)
+    commits_in("[main abcdef1] " + line)
+    span(line)
+    block = {"is_error": True, "content": "Exit code " + line}
+    action_lines("Bash", {"command": line}, block, None)
+    action_lines("Bash", {"command": line}, {"content": line}, {"stdout": "[" + line})
+    for found in split_sections(f"## Cursor\n- Step 3: {line}; next: {line}\n- Step 4: {line}\n"):
+        newest_step_next(found)
+
+
 def _tasks(line: str) -> None:
     sanitize_list_id(line)
     parse_task(task_json(1, line, "in_progress", line), 1)
@@ -236,6 +250,7 @@ TARGETS = {
     "work state": (_workstate, ("", *PREFIXES[14:19]), (*SPACES, ("@", "/", "x", ":", "."), ("\\", '"'), TOKENS)),
     "recovery": (_recovery, PREFIXES, KINDRED),
     "tasks": (_tasks, PREFIXES, KINDRED),
+    "run record": (_run_record, PREFIXES, KINDRED),
     "precompact": (_precompact, (*PREFIXES[12:14], "- ", "**"), (*SPACES, ("*", " ", "-"), TOKENS)),
     "flatteners and line rules": (_flatteners, PREFIXES, KINDRED),
 }
