@@ -162,7 +162,7 @@ def test_a_later_step_next_wins_over_the_cursor_line(
     tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes], last_write: str, action: str
 ) -> None:
     project, anchor = _stepped_project(tmp_path, last_write)
-    expected = f"- the control anchor file {anchor} and its next action: {action.removeprefix('next: ')}\n"
+    expected = f"- the control anchor file `{anchor}` and its next action: {action.removeprefix('next: ')}\n"
     assert _run(project, capsysbinary).endswith(expected)
     # Switched off with the run record, the transcript is not read: the cursor's line, as before.
     assert _run(project, capsysbinary, SESSION_WORKFLOW_RUN_RECORD="0").endswith("its next action: port rule 7\n")
@@ -180,7 +180,7 @@ def test_the_work_in_flight_is_named_by_id(tmp_path: Path, capsysbinary: pytest.
     assert _run(project, capsysbinary) == ""  # nothing of ours to keep: nothing at all
     anchor = project.anchor()
     assert _run(project, capsysbinary).split("\n")[1:3] == [
-        f"- the control anchor file {anchor} and its next action: run the exporter tests",
+        f"- the control anchor file `{anchor}` and its next action: run the exporter tests",
         "- the work still in flight, started and not reported finished (not to start again): background shell"
         " `bx1`, subagent `a7`",
     ]
