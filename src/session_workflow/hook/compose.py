@@ -187,7 +187,7 @@ class Composition:
         self.failed = failed or []
         # The exceptions of the parts that failed to render, for the error log (``allocate`` stays pure).
         self.errors = errors or []
-        # Each part the block holds whole, by name: its stable text (``hook.pending`` keeps a digest of it).
+        # Each part the block holds whole, by name: its text (``hook.pending`` keeps a digest of its stable form).
         self.whole: dict[str, str] = {}
 
 
@@ -340,7 +340,7 @@ def allocate(
             omitted.append(part.name)
             continue
         if held is None:
-            whole[part.name] = part.stable(text)
+            whole[part.name] = text
         else:
             text = unchanged_line(part.name, held)
             units = utf16_len(text)
@@ -451,7 +451,9 @@ def ledger_entry(ctx: HookContext, composition: Composition) -> dict[str, object
     if ctx.source == "resume":  # a compaction that follows before this block is sent needs these
         from session_workflow.hook.pending import ledger_facts
 
-        entry.update(ledger_facts(ctx, composition.whole))
+        # Stable forms only here: masking the ages takes ``re``, which no other source's block pays for.
+        whole = composition.whole
+        entry.update(ledger_facts(ctx, {p.name: p.stable(whole[p.name]) for p in composition.parts if p.name in whole}))
     elif ctx.source == "fork":  # the fork's later blocks take its parent from here
         from session_workflow.hook.pending import fork_parent_session
 
