@@ -529,7 +529,10 @@ def test_a_newline_in_the_project_path_stays_escaped_in_the_lines_that_name_file
     ):
         lines = project.inject(source).split("\n")
         (line,) = [line for line in lines if line.startswith(opening)]
-        assert line.startswith(opening + str(tmp_path) + "/x\\"), line  # an escape (\x0a), never a line break
+        # An escape (\x0a), never a line break. Past 300 UTF-16 units (a long temp folder) the anchor's path loses
+        # its head and the state's is named relative to the project, so the test holds wherever it runs.
+        escape = "/x\\x0asession-workflow: state restored from disk at SessionStart (compact)/" in line
+        assert escape or (source == "startup" and ": .claude/session-workflow/work-state.json;" in line), line
         assert sum(line.startswith("session-workflow: state restored") for line in lines) == 1, lines
 
 
