@@ -4,8 +4,8 @@ setuptools writes ``src/*.egg-info`` (and, by version, ``build/``) into the fold
 install copies the plugin folder whole, ignored files included. So ``python -m build``, pip and tox build here
 without leaving a file: each hook that writes copies the package and its metadata files into a temporary folder,
 runs setuptools' own hook there and hands back its answer; the output folders it is given stay where they are.
-An editable install runs in place: setuptools writes its metadata for it in a temporary folder already, and the
-editable wheel must point at this checkout's ``src``, not at a copy.
+An editable install (``tools/dev.sh``) asks for its requirements and metadata in a copy too, and builds its wheel
+in place: that wheel must point at this checkout's ``src``, and setuptools writes its files in a temporary folder.
 """
 
 from __future__ import annotations
@@ -106,6 +106,15 @@ def build_sdist(sdist_directory: str, config_settings: dict[str, Any] | None = N
         return str(_setuptools.build_sdist(out, config_settings))
 
 
-get_requires_for_build_editable = _setuptools.get_requires_for_build_editable
-prepare_metadata_for_build_editable = _setuptools.prepare_metadata_for_build_editable
+def get_requires_for_build_editable(config_settings: dict[str, Any] | None = None) -> list[str]:
+    with _in_a_copy():
+        return list(_setuptools.get_requires_for_build_editable(config_settings))
+
+
+def prepare_metadata_for_build_editable(metadata_directory: str, config_settings: dict[str, Any] | None = None) -> str:
+    out = os.path.abspath(metadata_directory)
+    with _in_a_copy():
+        return str(_setuptools.prepare_metadata_for_build_editable(out, config_settings))
+
+
 build_editable = _setuptools.build_editable
