@@ -16,7 +16,6 @@ import importlib.util
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator
 from typing import Any
 
 # setuptools is the build's own requirement, imported when a frontend calls a hook (not typed for mypy here).
@@ -60,61 +59,48 @@ def copy_sources(root: str, target: str) -> None:
     shutil.copytree(os.path.join(root, "src"), os.path.join(target, "src"), ignore=ignore)
 
 
-@contextlib.contextmanager
-def _in_a_copy() -> Iterator[None]:
+def _in_a_copy(hook: str, *args: Any) -> Any:
+    """setuptools' ``hook`` run in a temporary copy of the checkout (the working directory): its answer."""
     root = os.getcwd()
     with tempfile.TemporaryDirectory(prefix="session-workflow-build-") as copy:
         copy_sources(root, copy)
         os.chdir(copy)
         try:
-            yield
+            return getattr(_setuptools, hook)(*args)
         finally:
             os.chdir(root)
 
 
-def _out(directory: str | None) -> str | None:
-    return None if directory is None else os.path.abspath(directory)
-
-
 def get_requires_for_build_wheel(config_settings: dict[str, Any] | None = None) -> list[str]:
-    with _in_a_copy():
-        return list(_setuptools.get_requires_for_build_wheel(config_settings))
+    return list(_in_a_copy("get_requires_for_build_wheel", config_settings))
 
 
 def get_requires_for_build_sdist(config_settings: dict[str, Any] | None = None) -> list[str]:
-    with _in_a_copy():
-        return list(_setuptools.get_requires_for_build_sdist(config_settings))
+    return list(_in_a_copy("get_requires_for_build_sdist", config_settings))
+
+
+def get_requires_for_build_editable(config_settings: dict[str, Any] | None = None) -> list[str]:
+    return list(_in_a_copy("get_requires_for_build_editable", config_settings))
 
 
 def prepare_metadata_for_build_wheel(metadata_directory: str, config_settings: dict[str, Any] | None = None) -> str:
+    return str(_in_a_copy("prepare_metadata_for_build_wheel", os.path.abspath(metadata_directory), config_settings))
+
+
+def prepare_metadata_for_build_editable(metadata_directory: str, config_settings: dict[str, Any] | None = None) -> str:
     out = os.path.abspath(metadata_directory)
-    with _in_a_copy():
-        return str(_setuptools.prepare_metadata_for_build_wheel(out, config_settings))
+    return str(_in_a_copy("prepare_metadata_for_build_editable", out, config_settings))
 
 
 def build_wheel(
     wheel_directory: str, config_settings: dict[str, Any] | None = None, metadata_directory: str | None = None
 ) -> str:
-    out, metadata = os.path.abspath(wheel_directory), _out(metadata_directory)
-    with _in_a_copy():
-        return str(_setuptools.build_wheel(out, config_settings, metadata))
+    metadata = None if metadata_directory is None else os.path.abspath(metadata_directory)
+    return str(_in_a_copy("build_wheel", os.path.abspath(wheel_directory), config_settings, metadata))
 
 
 def build_sdist(sdist_directory: str, config_settings: dict[str, Any] | None = None) -> str:
-    out = os.path.abspath(sdist_directory)
-    with _in_a_copy():
-        return str(_setuptools.build_sdist(out, config_settings))
-
-
-def get_requires_for_build_editable(config_settings: dict[str, Any] | None = None) -> list[str]:
-    with _in_a_copy():
-        return list(_setuptools.get_requires_for_build_editable(config_settings))
-
-
-def prepare_metadata_for_build_editable(metadata_directory: str, config_settings: dict[str, Any] | None = None) -> str:
-    out = os.path.abspath(metadata_directory)
-    with _in_a_copy():
-        return str(_setuptools.prepare_metadata_for_build_editable(out, config_settings))
+    return str(_in_a_copy("build_sdist", os.path.abspath(sdist_directory), config_settings))
 
 
 build_editable = _setuptools.build_editable
