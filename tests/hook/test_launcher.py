@@ -56,7 +56,7 @@ def test_an_entry_inside_the_project_is_skipped(world: tuple[Path, Path], where:
     cwd = project if where == "cwd" else Path("/")
     given = project if where == "project dir" else None
     done = launch(f"{project}/.venv/bin:{outside}", cwd, "x", project=given)
-    assert done.stdout.split()[0] == f"{outside}/python3"
+    assert done.stdout.startswith(f"{outside}/python3 ")
 
 
 @pytest.mark.parametrize("entry", ["", ".venv/bin", "./.venv/bin", "~/bin", "../elsewhere/bin"])
@@ -65,19 +65,19 @@ def test_a_relative_entry_is_skipped(world: tuple[Path, Path], entry: str) -> No
     project, outside = world
     fake_python(project.parent / "elsewhere" / "bin")
     done = launch(f"{entry}:{outside}", project, "x")
-    assert done.stdout.split()[0] == f"{outside}/python3"
+    assert done.stdout.startswith(f"{outside}/python3 ")
 
 
 def test_a_link_into_the_project_is_resolved_and_skipped(world: tuple[Path, Path], tmp_path: Path) -> None:
     project, outside = world
     (tmp_path / "link").symlink_to(project)
     for entry in (f"{tmp_path}/link/.venv/bin", f"{outside}/../../project/.venv/bin"):
-        assert launch(f"{entry}:{outside}", project, "x").stdout.split()[0] == f"{outside}/python3"
+        assert launch(f"{entry}:{outside}", project, "x").stdout.startswith(f"{outside}/python3 ")
 
 
 def test_a_session_at_the_root_still_finds_its_python3(world: tuple[Path, Path]) -> None:
     _project, outside = world
-    assert launch(str(outside), Path("/"), "x").stdout.split()[:2] == [f"{outside}/python3", "/"]
+    assert launch(str(outside), Path("/"), "x").stdout.startswith(f"{outside}/python3 / ")
 
 
 def test_globs_in_path_are_not_expanded(world: tuple[Path, Path], tmp_path: Path) -> None:
