@@ -10,16 +10,21 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 STUB_TOX = """#!/bin/sh
+case "$*" in *-l) sed -n 's/^envlist = //p' tox.ini | tr -d ' ' | tr , '\\n'; exit 0 ;; esac
 printf '%s\\n' "$*" >> "$TOX_CALLS"
 case "$*" in *"$TOX_FAILS"*) exit 1 ;; esac
 """
 
 
-def run_ci(tmp_path: Path, *args: str, ci: str | None, fails: str = "no step") -> tuple[int, list[str]]:
+def run_ci(
+    tmp_path: Path, *args: str, ci: str | None, fails: str = "no step", added: str = ""
+) -> tuple[int, list[str]]:
     root = tmp_path / "checkout"
     (root / ".ci").mkdir(parents=True)
     (root / "tools").mkdir()
     shutil.copy2(REPO / ".ci" / "run", root / ".ci" / "run")
+    tox_ini = (REPO / "tox.ini").read_text(encoding="utf-8")
+    (root / "tox.ini").write_text(tox_ini.replace("\nenvlist = ", f"\nenvlist = {added}", 1), encoding="utf-8")
     (root / "tools" / "install_claude_cli.sh").write_text("exit 0\n", encoding="utf-8")
     cache = tmp_path / "cache"
     tox = cache / "ci-venv" / "bin" / "tox"
@@ -57,3 +62,8 @@ def test_every_step_runs_and_one_failing_fails_the_run(tmp_path: Path) -> None:
     envs = sorted(env for call in calls for env in call.rsplit(" -e ", 1)[1].split(","))
     listed = next(line for line in (REPO / "tox.ini").read_text(encoding="utf-8").splitlines() if "envlist" in line)
     assert envs == sorted(name.strip() for name in listed.split("=", 1)[1].split(","))  # all of tox's envlist
+
+
+def test_an_env_no_step_names_runs_last(tmp_path: Path) -> None:
+    code, calls = run_ci(tmp_path, ci=None, added="newcomer, ")
+    assert code == 0 and len(calls) == 4 and calls[-1] == "-e newcomer"
