@@ -201,7 +201,7 @@ def test_the_cold_hook_injects_the_line(tmp_path: Path) -> None:
     assert "<!--" not in context
 
 
-# --- issue 33: the Resume steps' commands are quoted; an anchor written before is still template, then mended ---
+# --- the Resume steps' commands are quoted; an anchor written before is still template, then mended -------------
 
 SHOP = "my shop$(touch SUBSHELL);touch CHAINED;#"
 
@@ -225,7 +225,7 @@ def test_every_resume_command_runs_exactly_on_the_folder_whatever_its_name(name:
 
 
 def old_template(project: Path, name: str = NAME) -> str:
-    """What ``anchor new`` wrote before issue 33: the git root unquoted in both commands of Resume step 2."""
+    """What ``anchor new`` wrote before it quoted commands: the git root unquoted in both commands of Resume step 2."""
     new = template(project, name)
     quoted = shell_quote(str(project))
     old = new.replace(f"git -C {quoted} log", f"git -C {project} log").replace(

@@ -739,7 +739,7 @@ def test_restore_refuses_a_dangling_link_to_another_anchor_this_machine_wrote(tm
     assert os.path.islink(path) and os.readlink(path) == other and not os.path.lexists(other)
 
 
-# --- issue 33: restore --force keeps the changed file and leaves no lock file ------------------------------------
+# --- restore --force keeps the changed file and leaves no lock file ----------------------------------------------
 
 
 def test_restore_force_leaves_no_lock_files_beside_the_changed_copies(tmp_path: Path) -> None:

@@ -1,4 +1,4 @@
-"""Issue 33, item 3: every folder the plugin makes under the user's state and data folders is 0700 whatever the
+"""Every folder the plugin makes under the user's state and data folders is 0700 whatever the
 umask (each level it makes), and records are trusted only from a folder chain that is the user's alone."""
 
 from __future__ import annotations

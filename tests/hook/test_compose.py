@@ -127,7 +127,7 @@ def test_anchor_opt_out(calls: list[str], env: dict[str, str]) -> None:
     assert "[anchor]" not in composition.text  # never the part
 
 
-# --- issue 33, item 4: a switched-off part says so, and where the variable is set --------------------------------
+# --- a switched-off part says so, and where the variable is set --------------------------------------------------
 
 OFF_LINE = "session-workflow: this session's control anchor is not shown: {name}='{value}' switches it off, {where}."
 
