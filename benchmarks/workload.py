@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import os
 import random
-import re
 import shutil
 import sys
 import time
@@ -29,6 +28,7 @@ add_vendored()  # the writers' filelock, as bin/session-workflow has it: the ben
 from session_workflow.anchor import registry  # noqa: E402
 from session_workflow.anchor.discover import MAX_CLASSIFIED  # noqa: E402
 from session_workflow.anchor.writer import vouch_as_read  # noqa: E402
+from session_workflow.core.where import project_slug  # noqa: E402
 from session_workflow.workstate.section import WorkState  # noqa: E402
 from session_workflow.workstate.writer import encode  # noqa: E402
 
@@ -214,13 +214,8 @@ class Workload:
         return workload
 
 
-def slug_of(path: str) -> str:
-    """Claude Code's projects folder name for a project path."""
-    return re.sub(r"[^A-Za-z0-9]", "-", path)
-
-
 def transcript_path(config: str, project: str, session_id: str) -> str:
-    return os.path.join(config, "projects", slug_of(project), f"{session_id}.jsonl")
+    return os.path.join(config, "projects", project_slug(project), f"{session_id}.jsonl")
 
 
 def session_id(rng: random.Random) -> str:
@@ -637,7 +632,7 @@ def generate(root: str, sizes: Sizes) -> Workload:
     write_task_store(os.path.join(config, "tasks", siblings[0]), mixed_statuses(sizes.scale_tasks, 60), 97)
     first_folder = ""
     for size in sizes.scale_transcripts:
-        folder = os.path.join(config, "projects", f"{slug_of(project)}-{size}")
+        folder = os.path.join(config, "projects", f"{project_slug(project)}-{size}")
         session = Session(project, config, sid, os.path.join(folder, f"{sid}.jsonl"))
         if first_folder:
             os.makedirs(folder)

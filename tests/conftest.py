@@ -72,7 +72,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=0.0,
         metavar="SECONDS",
         help="sleep this long between collection and the first test, as a loaded machine's serial run may: a test"
-        " that read the clock at import then sees its fresh files from the future (issue 31; not for CI)",
+        " that read the clock at import then sees its fresh files from the future (not for CI)",
     )
 
 

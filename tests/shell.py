@@ -13,7 +13,7 @@ import subprocess
 
 from hypothesis import strategies as st
 
-from session_workflow.core.text import has_invisible
+from session_workflow.core.text import escaped, has_invisible
 
 # What breaks a command line or a terminal: spaces, substitutions, separators, quotes, a leading dash, a tilde,
 # line breaks, ESC sequences, bidi and zero-width controls, tag characters, an undecodable byte (surrogateescape).
@@ -72,6 +72,19 @@ def bash_words(command: str) -> list[bytes]:
         check=True,
     )
     return done.stdout.split(b"\0")[:-1]
+
+
+def shown_path(path: str) -> str:
+    """A path as a block's line shows it: escaped in its code span, and one over 300 UTF-16 units keeps its last 299
+    behind "…" (``core.text.named``'s promise, written out here).
+
+    The checkout, the temp folder and HOME can be anywhere and as long as a machine allows, so a test that writes
+    the expected line builds the path's part of it here rather than pasting ``tmp_path`` in whole."""
+    flat = escaped(path).replace("`", "\\x60")
+    units = flat.encode("utf-16-le")
+    if len(units) > 600:
+        flat = "…" + units[-598:].decode("utf-16-le", "ignore")
+    return f"`{flat}`"
 
 
 def is_visible(command: str) -> bool:

@@ -1,4 +1,4 @@
-"""No test reads the wall clock at import (issue 31).
+"""No test reads the wall clock at import.
 
 A "now" read when a module is collected is stale by the time a test runs: on a loaded machine a serial run can
 reach a test minutes later, and a fresh file then looks "updated at a future time". So every ``tests/**/*.py`` is

@@ -5,9 +5,9 @@ A marketplace install copies the plugin folder whole, ignored files included, so
 demo; ``bash .ci/run``, which runs tox: ruff, mypy, pytest with hypothesis, the wheel build) may leave a file
 in it: the tools' caches go to the dev cache (tox.ini, pyproject.toml, tests/conftest.py), bytecode to the
 plugin's data folder or the user's cache (the hook shims and ``bin/session-workflow`` set ``sys.pycache_prefix``),
-the build runs in a copy (``tools/build_dist.py``). Each command runs here in a git copy of the tracked files,
-whose ``git status --ignored`` must stay empty. The build needs ``build`` (the test extras) and pip's
-``setuptools>=77``.
+the build runs in a copy (the build backend, ``tools/backend/``). Each command runs here in a git copy of the
+tracked files, whose ``git status --ignored`` must stay empty. The build needs ``build`` (the test extras) and
+pip's ``setuptools>=77``.
 """
 
 from __future__ import annotations
@@ -83,7 +83,7 @@ def test_the_build_warns_nothing_writes_nothing_here_and_ships_no_tests(tmp_path
     copy, dist = checkout(tmp_path), tmp_path / "dist"
     # setuptools' deprecations are UserWarnings: as errors they fail the build (pip's own warnings stay warnings).
     env = a_newcomers_env(PYTHONWARNINGS="error::UserWarning")
-    command = [sys.executable, str(copy / "tools" / "build_dist.py"), str(dist), "--sdist", "--wheel"]
+    command = [sys.executable, "-m", "build", "--sdist", "--wheel", "--outdir", str(dist), "."]  # as a user types it
     done = subprocess.run(command, cwd=copy, env=env, capture_output=True, text=True, timeout=600, check=False)
     log = done.stdout + done.stderr
     assert done.returncode == 0, log[-4000:]
@@ -102,7 +102,8 @@ def test_the_build_warns_nothing_writes_nothing_here_and_ships_no_tests(tmp_path
     folders = {str(Path(name).parent) for name in tracked() if name.startswith("src/")} - {"src"}
     expected = {name for name in tracked() if name.startswith("src/")} | folders | made
     metadata_files = {"LICENSE", "MANIFEST.in", "README.md", "pyproject.toml", "references/python-package.md"}
-    assert files - {"references"} == expected | metadata_files  # no tests/ at all
+    backend = {"tools/backend/build_in_copy.py"}  # pyproject's backend-path: a wheel builds from the sdist
+    assert files - {"references", "tools", "tools/backend"} == expected | metadata_files | backend  # no tests/
 
     with zipfile.ZipFile(dist / f"session_workflow-{version}-py3-none-any.whl") as wheel:
         metadata = email.parser.Parser().parsestr(wheel.read(f"session_workflow-{version}.dist-info/METADATA").decode())
@@ -161,7 +162,7 @@ def mypy() -> tuple[list[str], dict[str, str]]:
         pytest.skip("mypy is not installed here (tox's type env has it)")
     # One small module (its cache is written all the same; a cold run of the whole tree takes a minute), checked
     # for this interpreter's version, which any installed mypy supports.
-    return [sys.executable, "-m", "mypy", "--python-version", f"3.{sys.version_info[1]}", "tools/build_dist.py"], {}
+    return [sys.executable, "-m", "mypy", "--python-version", f"3.{sys.version_info[1]}", "tools/checkout.py"], {}
 
 
 @pytest.mark.parametrize("command", [demo, unit_tests, ruff, mypy])

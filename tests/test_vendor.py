@@ -99,7 +99,7 @@ PYTHONS = sorted(
 COLD = (
     "import sys; sys.path.insert(0, {src!r}); from session_workflow.core.deps import add_vendored; add_vendored();"
     " import filelock, platformdirs; print(sys.version_info[0], sys.version_info[1], filelock.__version__,"
-    " platformdirs.__version__, filelock.__file__)"
+    " platformdirs.__version__, filelock.__file__, sep='\\n')"
 )
 
 
@@ -108,7 +108,7 @@ def test_each_python_imports_its_pinned_set_cold(python: str) -> None:
     """``-I -S``, as the hooks run: nothing but the vendored copy can provide the two packages."""
     code = COLD.format(src=str(REPO / "src"))
     done = subprocess.run([python, "-I", "-S", "-B", "-c", code], capture_output=True, text=True, timeout=60)
-    major, minor, *versions, where = done.stdout.split()
+    major, minor, *versions, where = done.stdout.rstrip("\n").split("\n")  # a line each: the path may hold spaces
     folder, _oldest, pins = next(entry for entry in vendor.SETS if (int(major), int(minor)) >= entry[1])
     assert versions == [version for _name, version, _digest in pins], done.stderr
     assert where.startswith(str(REPO / "vendor" / folder) + os.sep)

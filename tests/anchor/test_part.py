@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from session_workflow.anchor import discover
 from session_workflow.anchor import part as part_module
 from session_workflow.anchor.block import CAP, POINTER_LIMIT, AnchorBlock
-from session_workflow.anchor.discover import HEAD_READ_BYTES, Candidate, injected_anchor, list_open, scan_dir
+from session_workflow.anchor.discover import HEAD_READ_BYTES, Candidate, list_open, scan_dir
 from session_workflow.anchor.frame import quote, trim_end
 from session_workflow.anchor.part import precompact_facts, prepare
 from session_workflow.anchor.text import AnchorText, cursor_index, split_sections
@@ -64,6 +64,12 @@ Move billing off the legacy queue. U1: "never touch the prod database by hand".
 ## Decisions log
 - 2033-05-17: kept the old retry policy (U1).
 """
+
+
+def injected_anchor(directory: str) -> Candidate | None:
+    """The anchor the hook would choose in ``directory``, tiers aside: the scan's first."""
+    scan = scan_dir(directory)
+    return scan.ranked[0] if scan is not None else None
 
 
 def write_anchor(project: Path, name: str, text: str, age: float) -> Path:

@@ -54,7 +54,7 @@ def test_a_record_keeps_its_kind_for_its_newest_identity_only() -> None:
     assert parsed is not None and parsed.kind_of(newest) == 2
 
 
-# --- issue 25: the digest, the copy, the session's list ----------------------------------------------------------
+# --- the digest, the copy, the session's list --------------------------------------------------------------------
 
 
 def _anchor_file(tmp_path: Path, data: bytes) -> tuple[str, registry.Identity]:

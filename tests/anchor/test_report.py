@@ -290,7 +290,7 @@ def test_show_prints_the_head_as_the_hook_frames_it_and_never_the_tail(tmp_path:
 
 @pytest.mark.parametrize("where", ["outside any anchors folder", "linked from an anchors folder", "a .claude folder"])
 def test_show_frames_only_a_file_in_an_anchors_folder(tmp_path: Path, where: str) -> None:
-    """Issue 33: ``anchor show /etc/passwd`` framed any readable file as an anchor to continue from."""
+    """``anchor show /etc/passwd`` once framed any readable file as an anchor to continue from."""
     other = tmp_path / "elsewhere" / "notes.md"
     other.parent.mkdir()
     other.write_text(anchor("Run", "- Step 1: PLANTED-CURSOR"), encoding="utf-8")

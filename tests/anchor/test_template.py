@@ -23,7 +23,7 @@ from session_workflow.anchor.writer import add_step, anchor_template, step_ancho
 from session_workflow.core.context import HookContext
 from session_workflow.core.text import shell_quote, utf16_len
 from tests.anchor.test_report import put
-from tests.shell import assert_splits, hostile_names
+from tests.shell import assert_splits, hostile_names, shown_path
 from tests.trust import state_env, trust
 
 REPO = Path(__file__).resolve().parents[2]
@@ -50,7 +50,7 @@ def ctx(project: Path, source: str = "compact", event: str = "SessionStart") -> 
 def unfilled_line(path: str) -> str:
     """The promised line, written out."""
     return (
-        f"Control anchor `{path}`: created, not filled yet. Write it whole with"
+        f"Control anchor {shown_path(path)}: created, not filled yet. Write it whole with"
         f" `session-workflow anchor write {path} <<'EOF'`, the anchor's text, then a line `EOF`"
         f" (`session-workflow anchor show {path}` prints the template)."
     )
@@ -151,7 +151,7 @@ def test_the_line_quotes_a_path_for_the_shell(tmp_path: Path) -> None:
     part = prepare(ctx(project))
     assert part is not None
     assert part.render(8000) == (
-        f"Control anchor `{path}`: created, not filled yet. Write it whole with"
+        f"Control anchor {shown_path(str(path))}: created, not filled yet. Write it whole with"
         f" `session-workflow anchor write {quoted} <<'EOF'`, the anchor's text, then a line `EOF`"
         f" (`session-workflow anchor show {quoted}` prints the template)."
     )
@@ -201,7 +201,7 @@ def test_the_cold_hook_injects_the_line(tmp_path: Path) -> None:
     assert "<!--" not in context
 
 
-# --- issue 33: the Resume steps' commands are quoted; an anchor written before is still template, then mended ---
+# --- the Resume steps' commands are quoted; an anchor written before is still template, then mended -------------
 
 SHOP = "my shop$(touch SUBSHELL);touch CHAINED;#"
 
@@ -225,7 +225,7 @@ def test_every_resume_command_runs_exactly_on_the_folder_whatever_its_name(name:
 
 
 def old_template(project: Path, name: str = NAME) -> str:
-    """What ``anchor new`` wrote before issue 33: the git root unquoted in both commands of Resume step 2."""
+    """What ``anchor new`` wrote before it quoted commands: the git root unquoted in both commands of Resume step 2."""
     new = template(project, name)
     quoted = shell_quote(str(project))
     old = new.replace(f"git -C {quoted} log", f"git -C {project} log").replace(

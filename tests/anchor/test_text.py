@@ -13,20 +13,17 @@ from session_workflow.anchor.text import (
     NOT_ANCHOR,
     PARKED,
     AnchorText,
+    Fit,
     clean_for_model,
     cursor_first_line,
     cursor_index,
     cursor_next_action,
-    fit_head,
     fit_sections,
     frontmatter_span,
-    is_anchor_shaped,
-    is_done_in_content,
     is_done_line,
     lines_of,
     mv_command,
     newest_cursor_step,
-    parked_reason,
     parse_frontmatter,
     split_head,
     split_sections,
@@ -39,6 +36,11 @@ MARKER = "<!-- anchor:tail -->"
 
 
 # --- HEAD / TAIL ---------------------------------------------------------------------------------------------
+
+
+def fit_head(head: str, budget: int) -> Fit:
+    """A HEAD fitted into ``budget`` UTF-16 units as the block fits it."""
+    return fit_sections(split_sections(head), budget)
 
 
 def test_split_head_at_first_marker_line_tail_includes_marker() -> None:
@@ -154,10 +156,10 @@ def test_empty_head_has_no_sections() -> None:
 
 
 def test_anchor_shape() -> None:
-    assert is_anchor_shaped("---\nformat: anchor/v2\n---\nplain\n")
-    assert is_anchor_shaped("# Run\n## The CURSOR now\n")
-    assert not is_anchor_shaped("---\nformat: note\n---\n# Notes\n")
-    assert not is_anchor_shaped("# Notes\n```\n## Cursor\n```\n")
+    assert AnchorText("---\nformat: anchor/v2\n---\nplain\n").kind != NOT_ANCHOR
+    assert AnchorText("# Run\n## The CURSOR now\n").kind != NOT_ANCHOR
+    assert AnchorText("---\nformat: note\n---\n# Notes\n").kind == NOT_ANCHOR
+    assert AnchorText("# Notes\n```\n## Cursor\n```\n").kind == NOT_ANCHOR
 
 
 @pytest.mark.parametrize(
@@ -175,7 +177,7 @@ def test_anchor_shape() -> None:
 )
 def test_done_lines(line: str) -> None:
     assert is_done_line(line)
-    assert is_done_in_content(f"# A\n## Cursor\n{line}\n")
+    assert AnchorText(f"# A\n## Cursor\n{line}\n").kind == DONE
 
 
 @pytest.mark.parametrize(
@@ -196,8 +198,6 @@ def test_not_done_lines(line: str) -> None:
 
 def test_status_in_tail_never_counts() -> None:
     text = f"# A\n## Cursor\n- x\n{MARKER}\nStatus: done\n"
-    head, _tail = split_head(text)
-    assert not is_done_in_content(head)
     assert AnchorText(text).kind == LIVE
 
 
@@ -216,12 +216,12 @@ def test_status_in_tail_never_counts() -> None:
     ],
 )
 def test_parked_reason(value: str, expected: str | None) -> None:
-    assert parked_reason(f"---\nformat: anchor/v1\nparked: {value}\n---\n") == expected
+    assert AnchorText(f"---\nformat: anchor/v1\nparked: {value}\n---\n").parked == expected
 
 
 def test_parked_only_in_frontmatter() -> None:
-    assert parked_reason("# A\nparked: yes\n") is None
-    assert parked_reason("---\nformat: anchor/v1\n---\nparked: yes\n") is None
+    assert AnchorText("# A\nparked: yes\n").parked is None
+    assert AnchorText("---\nformat: anchor/v1\n---\nparked: yes\n").parked is None
 
 
 def test_kinds() -> None:

@@ -22,11 +22,11 @@ from hypothesis import strategies as st
 
 from session_workflow.anchor import report as anchor_report
 from session_workflow.anchor import writer as anchor_writer
-from session_workflow.anchor.discover import injected_anchor
 from session_workflow.anchor.template import HEAD_SECTIONS
 from session_workflow.anchor.text import (
+    NOT_ANCHOR,
+    AnchorText,
     cursor_index,
-    is_anchor_shaped,
     newest_cursor_step,
     parse_frontmatter,
     split_head,
@@ -43,6 +43,7 @@ from session_workflow.anchor.writer import (
 from session_workflow.cli import main as cli
 from session_workflow.core.errors import Failure
 from session_workflow.core.text import one_line
+from tests.anchor.test_part import injected_anchor
 from tests.trust import state_env, trust
 
 REPO = Path(__file__).resolve().parents[2]
@@ -183,7 +184,7 @@ def test_template_is_an_anchor_in_survival_order() -> None:
     assert tail is not None and "## Decisions log" in tail and "## Folded history" in tail
     sections = split_sections(head)
     assert [s.heading for s in sections][1:] == ["Line break # task"] + [h for h, _ in HEAD_SECTIONS]
-    assert is_anchor_shaped(head)
+    assert AnchorText(head).kind != NOT_ANCHOR
     assert cursor_index(sections) == 3
     assert parse_frontmatter(head) == {
         "format": "anchor/v1",
@@ -738,7 +739,7 @@ def test_restore_refuses_a_dangling_link_to_another_anchor_this_machine_wrote(tm
     assert os.path.islink(path) and os.readlink(path) == other and not os.path.lexists(other)
 
 
-# --- issue 33: restore --force keeps the changed file and leaves no lock file ------------------------------------
+# --- restore --force keeps the changed file and leaves no lock file ----------------------------------------------
 
 
 def test_restore_force_leaves_no_lock_files_beside_the_changed_copies(tmp_path: Path) -> None:

@@ -47,7 +47,7 @@ def planted(tmp_path: Path) -> tuple[Path, Path, Path]:
 
 
 def test_the_demo_runs_no_code_of_the_folder_it_starts_in_nor_of_pythonpath(tmp_path: Path) -> None:
-    """Issue 27: started in a repository's folder whose ``env`` block set ``PYTHONPATH``, the demo's own CLI calls
+    """Started in a repository's folder whose ``env`` block set ``PYTHONPATH``, the demo's own CLI calls
     import neither the repository's ``session_workflow/`` nor a ``sitecustomize.py`` on that path."""
     repo, path, ran = planted(tmp_path)
     env = {**os.environ, "PYTHONPATH": str(path)}

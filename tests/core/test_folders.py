@@ -1,4 +1,4 @@
-"""Issue 33, item 3: every folder the plugin makes under the user's state and data folders is 0700 whatever the
+"""Every folder the plugin makes under the user's state and data folders is 0700 whatever the
 umask (each level it makes), and records are trusted only from a folder chain that is the user's alone."""
 
 from __future__ import annotations
@@ -302,11 +302,13 @@ REPO = Path(__file__).resolve().parents[2]
 def test_the_clis_bytecode_folders_are_0700_and_a_shared_one_is_not_used(tmp_path: Path, mask: str) -> None:
     """Bytecode is code: ``bin/session-workflow`` makes <state folder>/session-workflow/pycache 0700 at each level, and
     keeps none in a pycache folder another user could write."""
+    import shlex
     import subprocess
 
     cache = tmp_path / "state"
     env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path), "XDG_STATE_HOME": str(cache)}
-    command = f"umask {mask}; exec {REPO / 'bin' / 'session-workflow'} anchor list {tmp_path}"
+    bin_script, folder = shlex.quote(str(REPO / "bin" / "session-workflow")), shlex.quote(str(tmp_path))
+    command = f"umask {mask}; exec {bin_script} anchor list {folder}"  # quoted: the checkout may hold a space
     subprocess.run(["sh", "-c", command], env=env, capture_output=True, check=True, timeout=120)
     pycache = cache / "session-workflow" / "pycache"
     assert set(modes_below(tmp_path, pycache).values()) == {"0o700"}

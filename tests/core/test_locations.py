@@ -174,7 +174,7 @@ def test_safe_name_keeps_a_uuid_and_defuses_paths() -> None:
     assert safe_name("../a.b/é\u00a0z") == "---a-b---z"
 
 
-# --- folder variables a project's env block can set (issue 27) ----------------------------------------------------
+# --- folder variables a project's env block can set -------------------------------------------------------------
 
 
 def test_a_folder_variable_counts_only_absolute_and_outside_every_project(tmp_path: Path) -> None:

@@ -82,13 +82,22 @@ def test_the_transcript_is_found_under_the_slug_of_a_folder_above_the_cwd_else_a
     env = {"CLAUDE_CODE_SESSION_ID": SESSION, "CLAUDE_CONFIG_DIR": str(config)}
     assert where.session_transcript(env, str(start)) is None
     here = transcript(config, start, SESSION, start)
-    assert here.parent.name.endswith("-p-r--j"), "an astral character is two UTF-16 units: two dashes"
+    assert where.project_slug("/p r🙂j") == "-p-r--j", "an astral character is two UTF-16 units: two dashes"
     assert where.session_transcript(env, str(start / "deep" / "er")) == str(here)
     here.unlink()
     elsewhere = transcript(config, "/a/long/path/cut/and/hashed-1a2b", SESSION, start)
     assert where.session_transcript(env, str(start)) == str(elsewhere)
     assert where.project_dir({**env, "CLAUDECODE": "1"}, str(start / "deep")) == str(start)
     assert where.session_transcript({"CLAUDE_CODE_SESSION_ID": SESSION, "CLAUDE_CONFIG_DIR": "rel"}, None) is None
+
+
+def test_a_slug_past_200_units_is_cut_and_hashed_as_claude_code_does() -> None:
+    """A folder name holds 255 bytes: Claude Code 2.1.332 keeps a slug's first 200 units and appends the base-36
+    magnitude of the path's 32-bit string hash (values from its own function, run in node)."""
+    long = "/home/u/" + "a-long-folder-name/" * 12 + "p r🙂j"
+    assert where.project_slug(long) == "-home-u" + "-a-long-folder-name" * 10 + "-a--jb5tb2"
+    assert where.project_slug("/x/" + "é" * 300) == "-x" + "-" * 198 + "-el88be"
+    assert where.project_slug("/" + "a" * 199) == "-" + "a" * 199
 
 
 def test_the_start_dir_is_the_first_record_with_a_cwd(tmp_path: Path) -> None:

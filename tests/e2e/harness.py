@@ -81,6 +81,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+from session_workflow.core import where
+
 from .fake_api import FakeAnthropic, message_texts
 from .fake_api import system_text as system_text
 
@@ -143,8 +145,8 @@ def locate_claude() -> Path:
 
 
 def project_slug(path: Path | str) -> str:
-    """Claude Code's directory name for a project under ``<config>/projects``."""
-    return re.sub(r"[^A-Za-z0-9]", "-", str(path))
+    """Claude Code's directory name for a project under ``<config>/projects`` (cut and hashed past 200 units)."""
+    return where.project_slug(str(path))
 
 
 def read_jsonl(path: Path) -> list[dict[str, Any]]:

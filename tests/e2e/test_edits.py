@@ -1,4 +1,4 @@
-"""Issue 25 item 1 on the real CLI: an anchor the session edits with Claude Code's Edit and Write tools keeps its
+"""On the real CLI: an anchor the session edits with Claude Code's Edit and Write tools keeps its
 trust; a planted anchor the model edits stays "not created here".
 
 The runs use ``--permission-mode bypassPermissions``, the usual mode of unattended work, where Edit and Write on

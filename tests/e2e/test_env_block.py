@@ -1,4 +1,4 @@
-"""Issue 27 end to end: a repository's ``.claude/settings.json`` ``env`` block, in a workspace never trusted.
+"""End to end: a repository's ``.claude/settings.json`` ``env`` block, in a workspace never trusted.
 
 Claude Code 2.1.332 applies such a block even there: the hooks and the Bash tool get its ``PYTHONPATH``,
 ``PIP_*``, ``SESSION_WORKFLOW_*`` and ``CLAUDE_CODE_TASK_LIST_ID``, the Bash tool also its ``CLAUDE_PLUGIN_DATA``

@@ -1,4 +1,4 @@
-"""Issue 34's run's own flows on the real CLI: resume then /compact carries the HEAD once; PreCompact quotes the
+"""The run's own flows on the real CLI: resume then /compact carries the HEAD once; PreCompact quotes the
 cursor's Next action line; `session-workflow log` lists two compactions and a reminder with their sizes.
 (`anchor restore` giving the cursor in the same turn: tests/e2e/test_own_anchor.py; the mod after /clear:
 tests/mod/checkpoint.test.ts.)"""

@@ -4,7 +4,8 @@
 (only ``.git`` is left out), so the dev caches live outside it: tox's work dir and the test CLI go to the dev
 cache (``$SESSION_WORKFLOW_DEV_CACHE``). The first test's checkout is the repository's tracked files after the CLI
 installer has run in it, as the tests run it; the second installs from this checkout itself, after whatever ran
-in it before (in ``bash .ci/run``: the lint, type, unit and validate envs and the e2e tests before this file).
+in it before (in ``bash .ci/run``: the unit envs of 3.10-3.13, the e2e tests before this file, and whatever of
+3.9's suite, the stress slice, lint, type, layout and validate runs beside e2e).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 25, items 5 and 6 on the real CLI: nothing dropped in silence at a new session, and a fork never twice.
+"""On the real CLI: nothing dropped in silence at a new session, and a fork never twice.
 
 A new session id (startup after a crash, ``/clear``) owns no work state: the state another session left is named
 in one line with ``session-workflow state adopt`` (never as a section, in the system prompt or the block); after a
@@ -89,7 +89,7 @@ def test_clear_names_the_state_and_sends_no_task_list(
         after
     )
     assert len(parts) == 3 and parts[2].startswith(f"{ANCHOR_HEADING}`{anchor}`"), show(after)
-    # The cleared session's open task is on disk, yet neither its list nor the hint comes (issue 31).
+    # The cleared session's open task is on disk, yet neither its list nor the hint comes (clear starts afresh).
     assert "STRUCTURED TASK LIST" not in block and "Finish the lexer" not in block, show(after)
     # The work state belongs to the cleared session: no section in the new thread, system prompt or block.
     assert system_section(after) is None and WORK_STATE_HEADING not in json.dumps(after), show(after)

@@ -1,4 +1,4 @@
-"""Issue 18's checkpoint nudge on the real CLI: the fake API reports a growing context fill.
+"""The mod's checkpoint nudge before an auto-compaction, on the real CLI: the fake API reports a growing context fill.
 
 With ``--autocompact 100000`` Claude Code 2.1.332 compacts at 67,000 input tokens over a 100,000-token
 compaction window, so the mod's default margin (15 points) puts the nudge at 52,000. The scripted model

@@ -1,4 +1,4 @@
-"""Issue 25 items 2-4 on the real CLI: the run never loses its own anchor to git or a full state folder.
+"""On the real CLI: the run never loses its own anchor to git or a full state folder.
 
 (a) ``git stash --all && git stash pop`` puts the anchor's very bytes back at a new inode: after ``/compact`` it
 is still injected, its cursor exactly once. (b) ``git clean -fdx`` deletes the git-ignored anchors folder: the

@@ -301,7 +301,7 @@ def test_the_quick_start_then_the_uninstall(claude_bin: Path, fake_api: FakeAnth
     assert not leaks, f"Claude Code tried to reach non-loopback hosts: {[r['path'] for r in leaks]}"
 
 
-# The Quick start's step 3 before issue 34: a whole object for the file `plugin install` had just written.
+# The Quick start's old step 3 (the steps go by key now): a whole object for the file `plugin install` had just written.
 OLD_STEP_3 = {"env": {"CLAUDE_CODE_ENABLE_TODO_TOOLS": "1"}}
 
 

@@ -1,4 +1,4 @@
-"""Issue 33 item 1 on the real CLI: a folder name never becomes a command through the run's own anchor.
+"""On the real CLI: a folder name never becomes a command through the run's own anchor.
 
 The project lives in a folder named with a space, ``$()`` and ``;`` (as ``git clone`` keeps such names). The model
 makes its anchor with ``anchor new``, steps it, and after ``/compact`` copies Resume step 2's first command from the

@@ -1,4 +1,4 @@
-"""Issue 17 on the real CLI: never twice, never a wrong instruction.
+"""Resume and compaction on the real CLI: never twice, never a wrong instruction.
 
 * The model keeps an anchor with a large TAIL and reads it with ``anchor show`` (a Bash result, which a
   compaction summarises away, where a Read would come back whole after every compaction); two ``/compact``s and

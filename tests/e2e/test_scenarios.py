@@ -1,4 +1,4 @@
-"""The plugin's scenarios (issue 9, plus issue 7's end-to-end acceptance) on the real CLI against the fake API.
+"""The plugin's scenarios (startup to registration, 1-8 below) and the mod's acceptance, on the real CLI.
 
 Every assertion reads the recorded ``/v1/messages`` bodies (or the transcript, for exact sizes), so what is
 checked is what the model would see.  State is made the way a user or the model makes it: anchor files on
@@ -412,7 +412,7 @@ def test_resume_reinjects_anchor_and_tasks(claude: Claude, fake_api: FakeAnthrop
     resume_blocks = [b for b in blocks if b.startswith(HEADER.format(source="resume"))]
     assert len(resume_blocks) == 1, f"expected one resume block\n{show(resumed)}"
     # The anchor is new to this thread; the tasks (and, without the mod, the work state) are still in the
-    # startup block above, so the resume block says so in one line each (issue 17).
+    # startup block above, so the resume block says so in one line each (never a part twice).
     unchanged = "{}: unchanged since the session-workflow SessionStart (startup) block above, which still holds it."
     has(
         resume_blocks[0],
@@ -548,7 +548,7 @@ def test_anchor_opt_out(claude: Claude, fake_api: FakeAnthropic) -> None:
 def test_anchor_opt_out_with_only_an_anchor_names_the_switch_never_the_anchor(
     claude: Claude, fake_api: FakeAnthropic
 ) -> None:
-    """Switched off by a variable, the anchor the session would get is one line naming the variable (issue 33)."""
+    """Switched off by a variable, the anchor the session would get is one line naming the variable."""
     write_anchor(claude.project)
     claude.run(["-p", "hi"], env_extra={"SESSION_WORKFLOW_ANCHOR_HOOKS": "0"}).check()
     first = fake_api.message_requests()[0]
@@ -681,7 +681,7 @@ def test_precompact_text_reaches_manual_compaction_instructions(claude: Claude, 
 
 
 # ---------------------------------------------------------------------------
-# Issue 7 acceptance: the mod.
+# The mod's acceptance: its section in the system prompt, its nudge and its status line.
 
 needs_mod = pytest.mark.skipif(not MOD_LOADED, reason="hooks/hooks.json declares no mod")
 

@@ -1,4 +1,4 @@
-"""Issue 15 item 1 and issue 17 item 4 on the real CLI: anchor trust and session-affine anchors.
+"""On the real CLI: anchor trust and session-affine anchors.
 
 The model makes its anchors with ``session-workflow`` through the Bash tool, where Claude Code sets no
 ``CLAUDE_PLUGIN_DATA``; the SessionStart hook must find the same trust record and inject them. An anchor that

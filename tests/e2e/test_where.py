@@ -1,4 +1,4 @@
-"""Issue 32, item 2: one project for the hooks, the CLI and the mod, measured on the real CLI.
+"""One project for the hooks, the CLI and the mod, measured on the real CLI.
 
 A session started in a monorepo's subfolder (``mono/pkg``, the ``.git`` at ``mono/``), and one whose model ``cd``s
 into ``src/`` before it writes anything, write their anchor and their work state to the folder Claude Code treats

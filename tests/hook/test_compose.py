@@ -141,7 +141,7 @@ def test_a_switched_off_anchor_is_no_restored_state_for_the_users_words(
     assert "recovery" not in calls and "[recovery]" not in text
 
 
-# --- issue 33, item 4: a switched-off part says so, and where the variable is set --------------------------------
+# --- a switched-off part says so, and where the variable is set --------------------------------------------------
 
 OFF_LINE = "session-workflow: this session's control anchor is not shown: {name}='{value}' switches it off, {where}."
 

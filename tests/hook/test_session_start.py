@@ -47,7 +47,7 @@ class Project:
     """A project dir, a task store and a transcript under one temp root, and the hooks' "now".
 
     The state files get the real clock's mtimes, so "now" is the real clock too, read when the test makes its
-    project: never at import, which on a loaded machine may be minutes before the test runs (issue 31).
+    project: never at import, which on a loaded machine may be minutes before the test runs.
     """
 
     def __init__(self, root: Path) -> None:
@@ -263,7 +263,7 @@ def test_the_real_shim_honours_the_options(full: Project) -> None:
     done = _run_shim("SessionStart", json.dumps(full.payload("compact")).encode(), env)
     context = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
     assert ANCHOR_MARK not in context and TASK_MARK in context
-    # Cold (python3 -I -S): the line that says so, naming the variable, is there too (issue 33, item 4).
+    # Cold (python3 -I -S): the line that says so, naming the variable, is there too.
     assert "control anchor is not shown: CLAUDE_PLUGIN_OPTION_ANCHOR_HOOKS='false' switches it off" in context
 
 
@@ -473,7 +473,7 @@ def test_a_project_with_nothing_of_ours_starts_without_json_or_re(project: Proje
     assert not imported & {"json", "re"}
 
 
-# --- issue 25: a new session names another session's work state; a fork reads its parent's thread
+# --- a new session names another session's work state; a fork reads its parent's thread
 
 FOREIGN_LINE = (
     'Work state of another session (its section is not given to this one): #34 "{title}", step plan, updated {age}.'
@@ -590,7 +590,10 @@ def test_a_newline_in_the_project_path_stays_escaped_in_the_lines_that_name_file
     ):
         lines = project.inject(source).split("\n")
         (line,) = [line for line in lines if line.startswith(opening)]
-        assert line.startswith(opening + "`" + str(tmp_path) + "/x\\"), line  # an escape (\x0a), never a line break
+        # An escape (\x0a), never a line break. Past 300 UTF-16 units (a long temp folder) the anchor's path loses
+        # its head and the state's is named relative to the project, so the test holds wherever it runs.
+        escape = "/x\\x0asession-workflow: state restored from disk at SessionStart (compact)/" in line
+        assert escape or (source == "startup" and ": .claude/session-workflow/work-state.json;" in line), line
         assert sum(line.startswith("session-workflow: state restored") for line in lines) == 1, lines
 
 

@@ -1,4 +1,4 @@
-"""Issue 25 item 1: an anchor the session edits with Write or Edit keeps its trust; an edit never grants it.
+"""An anchor the session edits with Write or Edit keeps its trust; an edit never grants it.
 
 In process first (the rule), then the real shims as ``python3 -I -S`` subprocesses with real payloads (the
 shapes Claude Code 2.1.332 sends, measured with a probe plugin), hostile ones included.
@@ -30,7 +30,7 @@ EDITED = b"---\nformat: anchor/v1\nstep: 2\n---\n\n# Port the parser\n\n## Curso
 class Project:
     """A project with one anchor ``anchor new`` made (vouched for, kept by ``OTHER``), the hook payloads, and the
     hooks' "now": the real clock (markers and records get real mtimes), read when the test makes its project,
-    never at import (issue 31)."""
+    never at import (a loaded machine may run the test minutes later)."""
 
     def __init__(self, root: Path) -> None:
         self.now = time.time()

@@ -32,6 +32,7 @@ from session_workflow.anchor.writer import vouch_as_read
 from session_workflow.core.context import HookContext
 from session_workflow.core.locations import records_dir
 from session_workflow.core.text import utf16_len
+from session_workflow.core.where import project_slug
 from session_workflow.hook import compose, precompact, prompt_submit
 from session_workflow.tasks.render import HEADER_EXACT
 from session_workflow.transcript.recovery import PROMPTS_HEADER, TODOS_HEADER
@@ -72,11 +73,6 @@ def shim_command(event: str) -> list[str]:
     argv = [entry["command"], *(arg.replace("${CLAUDE_PLUGIN_ROOT}", str(REPO)) for arg in entry["args"])]
     assert argv[:2] == ["/bin/sh", str(REPO / "hooks" / "python.sh")], argv
     return [sys.executable, *argv[2:]]
-
-
-def project_slug(path: str) -> str:
-    """Claude Code's transcript folder name for a project: every non-alphanumeric character becomes ``-``."""
-    return re.sub(r"[^A-Za-z0-9]", "-", path)
 
 
 class Sandbox:

@@ -1,4 +1,4 @@
-"""Issue 33 item 1: every command the plugin writes or prints, for hostile names, gives back exactly the intended
+"""Every command the plugin writes or prints, for hostile names, gives back exactly the intended
 words (bash in the C locale, in bytes; shlex where it can read the line) and is one visible line.
 
 Each case is a builder of a shown text (the block's lines, the advice, the prefaces, the Resume steps, the doctor's

@@ -176,7 +176,7 @@ def file_name(text: str) -> str:
 
 
 def reference_clean(text: str) -> str:
-    """What the block may show of a file's text, from the description (not the plugin's code): line ends and
+    """What the block may show of a file's text, as promised (written here, not the plugin's code): line ends and
     separators become newlines; controls other than tab and newline, and hidden characters, are dropped."""
     text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\u2028", "\n").replace("\u2029", "\n")
     return "".join(

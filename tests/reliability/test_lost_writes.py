@@ -1,4 +1,4 @@
-"""Writes that cannot be lost silently (issue 15, item 6), from the description.
+"""Writes that cannot be lost silently.
 
 ``anchor write`` is a compare-and-swap on the frontmatter ``step:``: text older than the stored anchor is refused
 (exit 2, one line naming ``anchor show``) unless ``--force``. Journal lines land whole or not at all, on a full

@@ -1,11 +1,11 @@
-"""The run never loses its own anchor (issue 25, items 2-4), from the description.
+"""The run never loses its own anchor to git, a lost file or a full disk (an edit: tests/hook/test_tool_edit.py).
 
-2. Same bytes, new inode: a record also keeps the SHA-256 of the bytes the writer left, and a file whose identity
+1. Same bytes, new inode: a record also keeps the SHA-256 of the bytes the writer left, and a file whose identity
    moved but whose bytes did not (stash and pop, checkout, ``cp -p``, ``touch``, a backup put back) is trusted.
-3. A copy outside the repository: the writers keep the last version beside the record; an anchor the session keeps
+2. A copy outside the repository: the writers keep the last version beside the record; an anchor the session keeps
    that is gone, or changed outside the writers, is named in one line with the commands the model runs itself
    (``anchor restore``; ``anchor show`` then ``anchor adopt``); ``step`` and ``write`` refuse a changed one.
-4. A record that cannot be written fails the write, and the anchor's bytes stay as they were.
+3. A record that cannot be written fails the write, and the anchor's bytes stay as they were.
 
 The hook runs cold here (``python3 -I -S hooks/hook.py SessionStart``, as Claude Code starts it), the CLI as the Bash
 tool runs it. The unwritable state folder is a file where its folder should be (the tests run as root, so a

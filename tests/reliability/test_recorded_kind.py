@@ -1,4 +1,4 @@
-"""Review of the recorded kind (issue 19): ranking by the kind a writer recorded must choose what reading chose.
+"""Review of the recorded kind: ranking by the kind a writer recorded must choose what reading chose.
 
 A file the record vouches for is ranked by its recorded kind without being read; these are the cases where that
 file turns out not to be what the ranking assumed (gone, unreadable, or of another kind) once it is read.

@@ -1,4 +1,4 @@
-"""Issue 27: no code a repository ships runs, and no variable a repository sets steers the plugin.
+"""No code a repository ships runs, and no variable a repository sets steers the plugin.
 
 A cloned repository can ship any file, and its ``.claude/settings.json`` ``env`` block reaches the hooks and the
 Bash tool even in a workspace never trusted (``PATH``, ``PYTHON*``, ``PIP_*``, ``SESSION_WORKFLOW_*``,
@@ -161,7 +161,7 @@ def session_start(box: Sandbox, env: dict[str, str]) -> str:
 
 
 def test_a_relative_tasks_root_and_list_id_show_none_of_the_repositorys_text(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The issue's case: ``SESSION_WORKFLOW_TASKS_ROOT=.claude/t`` with ``CLAUDE_CODE_TASK_LIST_ID=x`` put the
+    """The case found: ``SESSION_WORKFLOW_TASKS_ROOT=.claude/t`` with ``CLAUDE_CODE_TASK_LIST_ID=x`` put the
     repository's own text under the task list's "source of truth" header. The root is Claude Code's store now; the
     list id picks a list there only."""
     with sandbox() as box:

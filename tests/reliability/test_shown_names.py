@@ -1,4 +1,4 @@
-"""Issue 33 item 2: no name reaches a terminal raw. Every CLI verb, run through ``bin/session-workflow`` in a
+"""No name reaches a terminal raw. Every CLI verb, run through ``bin/session-workflow`` in a
 sandbox whose project folder and anchor file names hold an ESC sequence, a newline, a bidi override, a BEL and an
 undecodable byte (in a listed file's name), prints no control or invisible character but the line ends, and no
 preface gains a line.

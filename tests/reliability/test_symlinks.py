@@ -1,4 +1,4 @@
-"""The symlink matrix (issue 15, item 2): every place a link can be planted, leading outside the project or to
+"""The symlink matrix: every place a link can be planted, leading outside the project or to
 another spot inside it, against the hooks and against the writers.
 
 What must hold in every cell: no file a link points at changes, nothing outside the project is written, and no

@@ -1,4 +1,4 @@
-"""Anchor trust (issue 15, item 1) and session affinity (issue 17, item 4), from the description.
+"""Anchor trust and session affinity: which anchors are injected, and which session each one goes to.
 
 An anchor gets the plugin's framing and its HEAD injected only when this machine's writer made it, wrote it, or
 was told to adopt it; the record lives outside the repository, keyed so that a file arriving by clone, pull,

@@ -1,6 +1,6 @@
 """The task block: lookup in Claude Code's task store, the conservative fallback, and the bounded render.
 
-The numbered tests follow the spec's Tests section (task-injection.md, 1–9); the rest pin the issue's extras.
+The numbered tests (1-9) are the task block's first promises, one each; the rest pin the ones that came after.
 """
 
 from __future__ import annotations

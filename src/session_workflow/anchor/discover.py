@@ -297,9 +297,3 @@ def chosen_scan(
             chosen = scan
         scans.append(scan)
     return chosen, scans
-
-
-def injected_anchor(directory: str) -> Candidate | None:
-    """The anchor the hook would choose in ``directory`` (tiers aside); ``anchor path`` run there prints it."""
-    scan = scan_dir(directory)
-    return scan.ranked[0] if scan is not None else None

@@ -341,13 +341,6 @@ def cursor_index(sections: list[Section]) -> int | None:
     return None
 
 
-def is_anchor_shaped(head: str) -> bool:
-    """Frontmatter ``format: anchor/…``, or a heading whose name contains "cursor"."""
-    if _has_format(parse_frontmatter(head) or {}):
-        return True
-    return "cursor" in head.lower() and cursor_index(split_sections(head)) is not None
-
-
 def _has_format(frontmatter: dict[str, str]) -> bool:
     return frontmatter.get("format", "").lower().startswith("anchor/")
 
@@ -385,13 +378,9 @@ def _done_suffix(after: str) -> bool:
     return " " not in rest.rstrip(" .")
 
 
-def is_done_in_content(head: str) -> bool:
-    """True when a HEAD line declares the work finished (a status line in the TAIL never counts)."""
-    return _done_in(head, head.lower())
-
-
 def _done_in(head: str, lowered: str) -> bool:
-    """``is_done_in_content`` given the lower-cased HEAD: only the lines holding "tatus" (any case) are looked at."""
+    """True when a line of ``head`` (a HEAD: a status line in the TAIL never counts) declares the work finished,
+    given it lower-cased: only the lines holding "tatus" (any case) are looked at."""
     if "tatus" not in lowered:
         return False
     if len(lowered) != len(head):  # a character lower-cased into two: positions in ``lowered`` do not line up
@@ -405,12 +394,8 @@ def _done_in(head: str, lowered: str) -> bool:
     return False
 
 
-def parked_reason(head: str) -> str | None:
-    """The frontmatter ``parked:`` reason; None when absent, blank or false/no/none/0."""
-    return _parked(parse_frontmatter(head) or {})
-
-
 def _parked(frontmatter: dict[str, str]) -> str | None:
+    """The frontmatter ``parked:`` reason; None when absent, blank or false/no/none/0."""
     reason = frontmatter.get("parked")
     if reason is None or reason.strip().lower() in _NOT_PARKED:
         return None
@@ -570,11 +555,6 @@ def fit_sections(sections: list[Section], budget: int) -> Fit:
     text = "".join(kept[index] for index in order)
     size = utf16_len(text) if cursor_cut else used
     return Fit(text, size, order, dropped, cursor_heading, cursor_cut)
-
-
-def fit_head(head: str, budget: int) -> Fit:
-    """Fit a HEAD into ``budget`` UTF-16 units (see ``fit_sections``); a cut cursor is still named as kept."""
-    return fit_sections(split_sections(head), budget)
 
 
 # The kinds an open anchor file can be, in rank order: a newer file never outranks a better kind.

@@ -101,8 +101,22 @@ def session_start_dir(transcript_path: str) -> str | None:
 
 def project_slug(path: str) -> str:
     """Claude Code's folder name for a project under ``<config>/projects``: every UTF-16 unit but an ASCII letter or
-    digit a ``-`` (its JavaScript pattern has no ``u`` flag)."""
-    return "".join(char if char.isascii() and char.isalnum() else "--" if char > "\uffff" else "-" for char in path)
+    digit a ``-`` (its JavaScript pattern has no ``u`` flag); past 200 units (a folder name holds 255 bytes) the
+    first 200 and ``-`` the base-36 magnitude of the path's 32-bit string hash (``h * 31 + unit``), as 2.1.332."""
+    slug = "".join(char if char.isascii() and char.isalnum() else "--" if char > "\uffff" else "-" for char in path)
+    if len(slug) <= 200:
+        return slug
+    units = path.encode("utf-16-le", "surrogatepass")
+    value = 0
+    for index in range(0, len(units), 2):
+        value = (value * 31 + units[index] + (units[index + 1] << 8)) & 0xFFFFFFFF
+    value = abs(value - (1 << 32) if value >= 1 << 31 else value)
+    digits = ""
+    while True:
+        value, digit = divmod(value, 36)
+        digits = "0123456789abcdefghijklmnopqrstuvwxyz"[digit] + digits
+        if not value:
+            return f"{slug[:200]}-{digits}"
 
 
 def session_transcript(env: Mapping[str, str], cwd: str | None) -> str | None:
