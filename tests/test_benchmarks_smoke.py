@@ -63,7 +63,7 @@ def test_tiny_run_checks_every_scenario_and_writes_json(tmp_path: Path) -> None:
 
 
 def test_each_setup_leads_the_launcher_to_its_python3(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A version manager's shims first on PATH: the launcher still runs a real interpreter (issue 42)."""
+    """A version manager's shims first on PATH: the launcher still runs a real interpreter."""
     load, _reused = workload.ensure(str(tmp_path / "workload"), workload.TINY, False)
     root = tmp_path / "pyenv"
     (root / "shims").mkdir(parents=True)

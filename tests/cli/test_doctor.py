@@ -432,7 +432,7 @@ def test_a_closed_anchor_is_never_named_gone_with_a_restore_that_fails(box: Sand
     assert code == 0
 
 
-# --- issue 40: the states a new user meets, each one ✘ naming its cause, rc 1; no line contradicts another
+# --- the states a new user meets, each one ✘ naming its cause, rc 1; no line contradicts another
 
 
 def terminal(box: Sandbox) -> dict[str, str]:

@@ -145,7 +145,7 @@ def test_doctor_names_the_same_vendored_copy_from_a_terminal_and_the_bash_tool(f
     terminal = fresh.run([str(fresh.python), str(BIN), "doctor"], fresh.env(), cwd=fresh.project)
     bash = fresh.run(["session-workflow", "doctor"], bash_env, cwd=fresh.project)
     # The Bash tool's shell has this copy loaded (--plugin-dir); the terminal's machine has it nowhere installed,
-    # which is the one essential failure there (issue 40).
+    # which is the one essential failure there.
     for done, code in ((terminal, 1), (bash, 0)):
         assert (done.returncode, done.stderr) == (code, ""), done.stdout
         lines = done.stdout.splitlines()
@@ -224,7 +224,7 @@ def test_no_call_compiles_the_standard_library_and_the_plugin_only_once(
     compiled = compiled_from_source(first.stderr)
     assert compiled and all(path.startswith(str(REPO) + os.sep) for path in compiled)
     again = fresh.run([*cli, "step", "execute"], env, cwd=fresh.project)
-    # The three small modules that judge the bytecode folder (issue 41: its chain, as the trust folder's) are
+    # The three small modules that judge the bytecode folder (its chain, as the trust folder's) are
     # compiled on every call: before the judgement no bytecode is read from that folder.
     judging = [str(REPO / "src" / "session_workflow" / name) for name in ("__init__.py", "core/__init__.py")]
     judging.append(str(REPO / "src" / "session_workflow" / "core" / "folders.py"))

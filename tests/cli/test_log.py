@@ -112,7 +112,7 @@ def test_a_broken_ledger_line_costs_only_itself() -> None:
 
 
 def test_a_block_that_cut_anchor_sections_tasks_and_actions_names_each_cut_by_count_only() -> None:
-    """Issue 43: the ledger said "nothing cut" when sections were dropped and tasks not shown; now it counts both,
+    """The ledger said "nothing cut" when sections were dropped and tasks not shown; now it counts both,
     and the run record's actions, and keeps none of their text (a command can carry a secret)."""
     with sandbox() as box:
         path = cli(box, "anchor", "new", "--dir", box.project, "--task", "Big run").stdout.strip()

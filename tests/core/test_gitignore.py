@@ -1,5 +1,5 @@
 """``core.gitignore``: the state folders' two rules, the folder's own ``.gitignore`` and the repository's
-``info/exclude`` line (issue 41 item 6), found without git (the hook path) and written once."""
+``info/exclude`` line, found without git (the hook path) and written once."""
 
 from __future__ import annotations
 

@@ -365,7 +365,7 @@ def test_a_duration_is_minutes_under_an_hour_and_whole_hours_above() -> None:
     ]
 
 
-# --- named: the one way a name is shown in prose (issue 41 item 4, issue 40 item 6) -------------------------------
+# --- named: the one way a name is shown in prose -------------------------------
 
 
 def test_a_name_is_one_code_span_nothing_in_it_can_close() -> None:

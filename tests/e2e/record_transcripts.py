@@ -228,7 +228,7 @@ class Subagent:
 
 
 def the_work(claude: Claude) -> list[F.Step]:
-    """Issue 43's run (after an anchor step, or with no anchor): a passing and a failing command, two writes, a
+    """The run record's run (after an anchor step, or with no anchor): a passing and a failing command, two writes, a
     commit, a background shell (6 s) and a background subagent, ending on a reply of 90,000 input tokens (over the
     threshold of ``--autocompact 100000``)."""
     return [
@@ -252,7 +252,7 @@ def the_work(claude: Claude) -> list[F.Step]:
 
 
 def record_background(c: Claude) -> list[dict[str, Any]]:
-    """Issue 43's run, then ``/compact`` while the shell and the subagent still run (Claude Code attaches a
+    """The run record's run, then ``/compact`` while the shell and the subagent still run (Claude Code attaches a
     ``task_status`` for each), then their ``<task-notification>`` records."""
     sid = new_session_id()
     subagent = Subagent()

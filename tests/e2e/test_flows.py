@@ -171,7 +171,7 @@ def test_resume_then_compact_in_two_processes_carries_each_part_once(
 def test_a_fill_from_5_to_98_percent_in_one_tool_result_leaves_no_stale_reminder_after_the_compaction(
     claude: Claude, fake_api: FakeAnthropic
 ) -> None:
-    """Issue 40: the result that takes the fill past the threshold is the one Claude Code keeps verbatim after the
+    """The result that takes the fill past the threshold is the one Claude Code keeps verbatim after the
     auto-compaction; a reminder riding on it would tell the new thread to write its cursor, with stale figures."""
     sid = new_session_id()
     made: list[str] = []

@@ -85,7 +85,7 @@ def test_a_fork_gets_the_shared_anchor_once_and_the_parents_tasks_as_recovered_n
 def test_a_fork_beside_an_older_session_with_open_tasks_gets_its_parents_tasks_and_keeps_them_at_compaction(
     claude: Claude, fake_api: FakeAnthropic
 ) -> None:
-    """Issue 40: ``/clear`` left the old session's tasks open, so two sessions of the project hold open tasks; the
+    """``/clear`` left the old session's tasks open, so two sessions of the project hold open tasks; the
     fork knows its parent (Claude Code's command line) and lists the parent's, at the fork and at its first
     compaction, never the hint that its empty TaskList cannot honour."""
     old = new_session_id()

@@ -207,7 +207,7 @@ def test_the_quick_start_then_the_uninstall(claude_bin: Path, fake_api: FakeAnth
     block = next(c for c in contexts if "(compact)" in c.split("\n")[0])
     assert block.split("\n")[0] == example.split("\n")[0]
     # The resume block Claude Code still held unsent comes after the compaction too, before the compact block: the
-    # HEAD is in one of them, once (issue 40).
+    # HEAD is in one of them, once.
     blocks_text = "\n".join(c for c in contexts if c.startswith("session-workflow: "))
     head = f"## Control anchor: `{anchor}`\n"
     assert blocks_text.count(head) == 1 and blocks_text.count(f"> - Next action: {NEXT_ACTION}\n") == 1

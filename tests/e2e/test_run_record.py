@@ -1,4 +1,4 @@
-"""Issue 43's run record on the real CLI: after its last ``anchor step`` the scripted model runs a passing and a
+"""The run record on the real CLI: after its last ``anchor step`` the scripted model runs a passing and a
 failing command, writes two files, commits, starts a background shell and a background subagent; an
 auto-compaction follows (``--autocompact 100000``: a reply reporting 90,000 input tokens triggers it before the
 next request).

@@ -173,7 +173,7 @@ def test_the_status_row_names_the_projects_anchor_and_ticket_after_a_cd(claude_b
 def test_the_sections_live_step_pointer_works_as_written_from_a_subfolder(
     claude: Claude, fake_api: FakeAnthropic
 ) -> None:
-    """Issue 40: the model follows the work-state section's pointer to the live step from the Bash tool standing in
+    """The model follows the work-state section's pointer to the live step from the Bash tool standing in
     ``src/``: every file it names and every command it gives work from there, as written."""
     sid = new_session_id()
     set_ticket(claude, sid, step="plan")
@@ -199,7 +199,7 @@ def test_the_sections_live_step_pointer_works_as_written_from_a_subfolder(
 def test_a_work_state_deleted_mid_thread_is_named_by_no_later_request_as_in_play(
     claude: Claude, fake_api: FakeAnthropic
 ) -> None:
-    """Issue 40: ``git clean -fdx`` deletes the state file; the thread's next request says the snapshot no longer
+    """``git clean -fdx`` deletes the state file; the thread's next request says the snapshot no longer
     holds, and after the next compaction no request names the ticket at all."""
     sid = new_session_id()
     set_ticket(claude, sid, title="A ticket the clean takes")

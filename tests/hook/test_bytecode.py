@@ -65,7 +65,7 @@ def test_no_bytecode_in_the_project_or_the_working_directory(tmp_path: Path, whe
 
 
 def test_a_pycache_below_a_folder_the_group_can_write_is_not_used(tmp_path: Path) -> None:
-    """Issue 41: the chain up to the home is judged, as the trust folder's: under a group-writable ``~/.claude`` a
+    """The chain up to the home is judged, as the trust folder's: under a group-writable ``~/.claude`` a
     member could rename ``plugins`` away and put a folder of their own, with bytecode in it, in its place."""
     project, home = tmp_path / "project", tmp_path / "home"
     data = home / ".claude" / "plugins" / "data" / "session-workflow"

@@ -127,7 +127,7 @@ def test_a_recovered_list_is_never_said_to_be_in_task_list(
     tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]
 ) -> None:
     """This session has no list; an earlier session of the project left open tasks, which the block recovers:
-    TaskList here shows none of them, so the summariser is never told it does (issue 40)."""
+    TaskList here shows none of them, so the summariser is never told it does."""
     project = Project(tmp_path)
     folder = project.tasks_root / "earlier-session"
     folder.mkdir(parents=True)
@@ -140,7 +140,7 @@ def test_a_recovered_list_is_never_said_to_be_in_task_list(
     assert "TaskList shows" not in said and "- that 1 open task(s) of an earlier session persist on disk" in said
 
 
-# Issue 43: the newest next action, and the work in flight, from the transcript's tail.
+# The newest next action, and the work in flight, from the transcript's tail.
 STEPPED_CURSOR = "- Step 4: parser done; next: rule 8\n- Step 3: lexer done\n- Next action: port rule 7\n"
 
 

@@ -230,7 +230,7 @@ def test_a_state_in_the_start_dir_is_found_after_the_session_wandered(project: P
 @pytest.mark.parametrize("mod", [True, False])
 def test_a_state_file_deleted_mid_thread_is_said_gone_once(project: Project, mod: bool) -> None:
     """``git clean -fdx`` deletes the state while the thread's system prompt (the mod) or an earlier block still
-    names the ticket: the next prompt says it no longer holds, once (issue 40)."""
+    names the ticket: the next prompt says it no longer holds, once."""
     project.put()
     if mod:
         _session_start(project, "startup", session_workflow_mod=1)

@@ -403,7 +403,7 @@ def test_resume_reads_the_thread_and_sends_only_what_changed(full: Project) -> N
     assert ANCHOR_MARK in full.inject("resume"), "a boundary after the block: the thread no longer holds it"
 
 
-# The hot path's own loader (``core.jsonload``) instead of the standard json, which pulls in re and enum (issue 42:
+# The hot path's own loader (``core.jsonload``) instead of the standard json, which pulls in re and enum (resume
 # resume and fork took it); ``re`` only where a pattern is needed. With ``HEAVY`` (below), the import rule.
 LOADER_ONLY = {"json", "re", "enum", "site"}
 
@@ -451,7 +451,7 @@ def _resume_then_compact(full: Project, answered: bool) -> str:
 
 
 def test_a_compaction_before_the_resume_block_is_sent_names_it_instead_of_repeating_it(full: Project) -> None:
-    """Claude Code delivers an unsent resume block after the compaction, before the compact block (issue 40)."""
+    """Claude Code delivers an unsent resume block after the compaction, before the compact block."""
     compact = _resume_then_compact(full, answered=False)
     line = "{}: unchanged since the session-workflow SessionStart (resume) block above, which still holds it."
     for label in ("Control anchor", "Task list", "Work state"):
@@ -755,7 +755,7 @@ def _list(project: Project, session: str, subject: str) -> None:
 def test_a_fork_and_its_first_compaction_list_the_parents_tasks_whatever_older_sessions_hold(
     project: Project, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Issue 40: an older session of the project holds open tasks too (a /clear left them), so the predecessor
+    """An older session of the project holds open tasks too (a /clear left them), so the predecessor
     lookup alone is ambiguous; the fork knows its parent (Claude Code's command line at the fork, its own ledger
     line after), and gets the parent's tasks, never a hint its empty TaskList cannot honour."""
     from session_workflow.transcript import thread

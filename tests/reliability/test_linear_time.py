@@ -211,7 +211,7 @@ def _recovery(line: str) -> None:
 
 
 def _run_record(line: str) -> None:
-    """Issue 43: the record's string-method parsers (commit lines, exit codes, spans) on one hostile value."""
+    """The record's string-method parsers (commit lines, exit codes, spans) on one hostile value."""
     commits_in(line)
     commits_in("[main abcdef1] " + line)
     span(line)

@@ -91,7 +91,7 @@ def test_an_unreadable_newer_anchor_that_is_not_chosen_does_not_cost_the_session
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """As above, but the unreadable one is second: the newest is read fine, so nothing tells the ranking that the
-    live anchors that ended the scan were one fewer; the session's own is still classified, first (issue 41)."""
+    live anchors that ended the scan were one fewer; the session's own is still classified, first."""
     with sandbox() as box:
         mine = box.write_anchor("mine.md", anchor_text("MINE").encode(), age=900)
         registry.vouch(box.env(), mine, "keeper", "adopt", 0.0, kind=kind_of_bytes(anchor_text("MINE").encode()))

@@ -1,4 +1,4 @@
-"""Issue 41 item 2: a predecessor is a session of this project.
+"""A predecessor is a session of this project.
 
 Claude Code names a project's transcript folder by its path with every character but a letter or digit turned
 into ``-``, so ``shop-a`` and ``shop.a`` share one folder. A sibling transcript there counts as this session's

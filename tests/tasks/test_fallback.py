@@ -294,7 +294,7 @@ def test_looking_lists_up_by_name_finds_what_listing_the_folder_finds(
 
 
 def test_a_sibling_that_recorded_another_project_is_no_candidate(tmp_path: Path) -> None:
-    """``shop-a`` and ``shop.a`` share one transcript folder (issue 41): the folder it recorded decides."""
+    """``shop-a`` and ``shop.a`` share one transcript folder: the folder it recorded decides."""
     other = tmp_path / "shop.a"
     other.mkdir()
     write_task(tmp_path / "tasks" / "theirs", 1, subject="Rotate the prod DB password")
@@ -306,7 +306,7 @@ def test_a_sibling_that_recorded_another_project_is_no_candidate(tmp_path: Path)
 
 
 def test_a_parent_named_by_the_hook_is_taken_whatever_older_sessions_hold(tmp_path: Path) -> None:
-    """A fork's parent (issue 40): its list, never the ambiguity two older candidates give; an empty parent list
+    """A fork's parent: its list, never the ambiguity two older candidates give; an empty parent list
     says nothing (TaskList in the fork would show nothing either)."""
     for name, age in (("a", 100), ("b", 200)):
         write_task(tmp_path / "tasks" / name, 1, subject=f"from {name}")

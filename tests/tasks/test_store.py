@@ -241,7 +241,7 @@ def test_4_without_current_transcript_hook_start_is_the_bound(tmp_path: Path) ->
 
 
 def test_4_siblings_without_a_task_list_are_never_opened(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Only a sibling with a task list is opened, for the project it recorded (its first ``cwd``, issue 41)."""
+    """Only a sibling with a task list is opened, for the project it recorded (its first ``cwd``)."""
     write_task(tmp_path / "tasks" / "prev", 1)
     (tmp_path / "tasks" / "quiet").mkdir()
     candidate = touch(tmp_path / "projects" / "prev.jsonl", NOW - 100)

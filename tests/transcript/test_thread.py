@@ -55,7 +55,7 @@ def test_blocks_after_the_last_boundary_newest_first(tmp_path: Path) -> None:
 
 def test_a_block_no_answer_followed_before_the_boundary_is_still_in_the_thread(tmp_path: Path) -> None:
     """``--resume`` then ``/compact`` at once: Claude Code writes the unsent resume block just before the boundary
-    and delivers it after the compaction (issue 40); a block an answer followed before the boundary is gone."""
+    and delivers it after the compaction; a block an answer followed before the boundary is gone."""
     path = write(
         tmp_path / "t.jsonl",
         [
