@@ -200,6 +200,11 @@ def test_inject_dry_run_from_the_bash_tool_shows_the_block_the_compaction_then_g
     compact = [
         c for c in transcript_hook_contexts(claude.transcript(sid)) if c.startswith(HEADER.format(source="compact"))
     ]
-    assert compact == [block], (block, compact)
+    # The compaction's block is the dry run's plus the run record, whose one action is the dry run itself.
+    (got,) = compact
+    paragraphs = got.split("\n\n")
+    (record,) = [p for p in paragraphs if p.startswith("RUN RECORD ")]
+    assert record.endswith("\n- ok (exit 0): `session-workflow inject --dry-run`"), record
+    assert "\n\n".join(p for p in paragraphs if p != record) == block, (block, got)
     assert "> first prompt: port the parser\n> second prompt: show what a compaction restores" in block
     assert "## Work state (snapshot)" not in block  # the mod puts it in the system prompt

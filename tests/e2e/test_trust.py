@@ -128,12 +128,15 @@ def test_two_sessions_each_get_their_own_anchor_after_compact(claude: Claude, fa
     (one,), (two,) = made_first, made_second
     assert Path(one).parent == Path(two).parent == claude.project / ".claude" / "anchors"
 
-    block_one = compact_block(after_compaction(fake_api, 0))
-    has(block_one, f"{ANCHOR_HEADING}`{one}`", "Next action: TRACK-ONE-NEXT")
-    has(block_one, f"Parallel track: `{Path(two).name}` is kept by another session")
-    lacks(block_one, "TRACK-TWO-NEXT")
-
-    block_two = compact_block(after_compaction(fake_api, 1))
-    has(block_two, f"{ANCHOR_HEADING}`{two}`", "Next action: TRACK-TWO-NEXT")
-    has(block_two, f"Parallel track: `{Path(one).name}` is kept by another session")
-    lacks(block_two, "TRACK-ONE-NEXT")
+    # ``--resume`` then ``/compact`` at once: Claude Code delivers the resume block it still held unsent after the
+    # compaction, next to the compact block, so the anchor is in one of the two, once.
+    for nth, (mine, theirs, marker, other) in enumerate(
+        ((one, two, "TRACK-ONE-NEXT", "TRACK-TWO-NEXT"), (two, one, "TRACK-TWO-NEXT", "TRACK-ONE-NEXT"))
+    ):
+        body = after_compaction(fake_api, nth)
+        compact_block(body)
+        restored = "\n\n".join(our_blocks(body))
+        has(restored, f"{ANCHOR_HEADING}`{mine}`", f"Next action: {marker}")
+        has(restored, f"Parallel track: `{Path(theirs).name}` is kept by another session")
+        lacks(restored, other)
+        assert restored.count(f"{ANCHOR_HEADING}`{mine}`") == 1, restored
