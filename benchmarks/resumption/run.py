@@ -173,6 +173,36 @@ def run_one(
     }
 
 
+def write_results(out: str, document: dict[str, Any], rows: list[dict[str, Any]], arms: list[str]) -> str:
+    """results.json and table.md from the graded rows; returns the table."""
+    document["summary"] = summarise(rows, arms)
+    with open(os.path.join(out, "results.json"), "w", encoding="utf-8") as handle:
+        json.dump(document, handle, indent=2)
+        handle.write("\n")
+    text = table(document["summary"])
+    with open(os.path.join(out, "table.md"), "w", encoding="utf-8") as handle:
+        handle.write(text)
+    return text
+
+
+def regrade(out: str, scenarios_path: str) -> str:
+    """Grade a finished run's saved replies again with this grader (replies.jsonl and results.json in ``out``)."""
+    cases = {case.id: case for case in scenario.load(scenarios_path)}
+    with open(os.path.join(out, "results.json"), encoding="utf-8") as handle:
+        document = json.load(handle)
+    rows = []
+    with open(os.path.join(out, "replies.jsonl"), encoding="utf-8") as handle:
+        for line in handle:
+            row = json.loads(line)
+            action = grade.first_action(row["reply"])
+            row["action"] = None if action is None else action.as_dict()
+            row["outcome"] = grade.grade(cases[row["scenario"]], action)
+            rows.append(row)
+    with open(os.path.join(out, "replies.jsonl"), "w", encoding="utf-8") as handle:
+        handle.writelines(json.dumps(row) + "\n" for row in rows)
+    return write_results(out, document, rows, list(document["arms"]))
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--model", required=True, choices=(*model.MODELS, "stub"))
@@ -185,6 +215,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--temperature", type=float, default=0.7)
     parser.add_argument("--max-tokens", type=int, default=96, help="output tokens per reply (the first action)")
     parser.add_argument("--ctx", type=int, default=6144, help="the model's context length")
+    parser.add_argument("--regrade", action="store_true", help="grade the saved replies in --out again, no model")
     parser.add_argument(
         "--threads", type=int, default=1, help="1: on a shared machine two threads wait on each other per token"
     )
@@ -197,6 +228,9 @@ def main(argv: list[str] | None = None) -> int:
     except (OSError, ValueError) as error:
         print(f"resumption: {args.scenarios}: {error}", file=sys.stderr)
         return 2
+    if args.regrade:
+        print(regrade(args.out, args.scenarios))
+        return 0
     if args.limit:
         cases = cases[: args.limit]
     sha256 = ""
@@ -230,7 +264,6 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         world.remove(base)
     wall = time.time() - started
-    summary = summarise(rows, arms)
     document = {
         "model": args.model if args.model == "stub" else model.MODELS[args.model].name,
         "sha256": sha256,
@@ -245,15 +278,8 @@ def main(argv: list[str] | None = None) -> int:
         "wall_seconds": round(wall, 1),
         "machine": machine(),
         "command": " ".join(["python3", "benchmarks/resumption/run.py", *(argv if argv is not None else sys.argv[1:])]),
-        "summary": summary,
     }
-    with open(os.path.join(args.out, "results.json"), "w", encoding="utf-8") as handle:
-        json.dump(document, handle, indent=2)
-        handle.write("\n")
-    text = table(summary)
-    with open(os.path.join(args.out, "table.md"), "w", encoding="utf-8") as handle:
-        handle.write(text)
-    print(text)
+    print(write_results(args.out, document, rows, arms))
     return 0
 
 

@@ -24,8 +24,20 @@ class ScenarioError(ValueError):
 class Action:
     """One tool call the run made before the compaction, and what it returned."""
 
-    __slots__ = ("background", "check", "command", "content", "exit", "file_path", "job_id", "match", "new", "old")
-    __slots__ += ("output", "tool")
+    __slots__ = (
+        "background",
+        "check",
+        "command",
+        "content",
+        "exit",
+        "file_path",
+        "job_id",
+        "match",
+        "new",
+        "old",
+        "output",
+        "tool",
+    )
 
     def __init__(self, raw: dict[str, Any], where: str) -> None:
         self.tool = _choice(raw, "tool", TOOLS, where)
@@ -72,8 +84,23 @@ class Target:
 class Scenario:
     """One resumption case: the project, what the run did, what Claude Code's summary kept, what comes next."""
 
-    __slots__ = ("actions", "anchor_after", "anchor_task", "anchor_text", "domain", "files", "forbidden", "id")
-    __slots__ += ("language", "next", "project", "prompt", "rule", "summary", "tasks")
+    __slots__ = (
+        "actions",
+        "anchor_after",
+        "anchor_task",
+        "anchor_text",
+        "domain",
+        "files",
+        "forbidden",
+        "id",
+        "language",
+        "next",
+        "project",
+        "prompt",
+        "rule",
+        "summary",
+        "tasks",
+    )
 
     def __init__(self, raw: object, index: int) -> None:
         if not isinstance(raw, dict):

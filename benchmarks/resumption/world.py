@@ -119,7 +119,7 @@ SUMMARY_TAIL = (
     "\n\nIf you need specific details from before compaction (like exact code snippets, error messages, or content"
     " you generated), read the full transcript at: {transcript}\nContinue the conversation from where it left off"
     " without asking the user any further questions. Resume directly — do not acknowledge the summary, do not recap"
-    " what was happening, do not preface with \"I'll continue\" or similar. Pick up the last task as if the break"
+    ' what was happening, do not preface with "I\'ll continue" or similar. Pick up the last task as if the break'
     " never happened.\n\nThe messages after this summary are the most recent messages from before compaction, kept"
     " verbatim. The summary was written without seeing them, so something it says has not happened yet may already"
     " have happened in them."
