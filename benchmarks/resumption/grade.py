@@ -128,7 +128,23 @@ def first_action(message: dict[str, Any]) -> Action | None:
         action = _from_object(value, "json in text")
         if action is not None:
             return action
-    return _code_command(text)
+    return _cut_call(text) or _code_command(text)
+
+
+def _cut_call(text: str) -> Action | None:
+    """A tool call cut short by the output limit (its JSON never closes): its name and first command or path."""
+    name = re.search(r'\{\s*"name"\s*:\s*"(\w+)"', text)
+    if name is None:
+        return None
+    value = re.compile(r'"(command|file_path)"\s*:\s*"((?:[^"\\]|\\.)*)"').search(text, name.end())
+    if value is None:
+        return None
+    try:
+        argument = json.loads(f'"{value.group(2)}"')
+    except ValueError:
+        return None
+    key = "command" if value.group(1) == "command" else "file_path"
+    return _from_call(name.group(1), {key: argument}, "cut call")
 
 
 # --- grading -------------------------------------------------------------------------------------------------
