@@ -153,6 +153,10 @@ def test_a_scenario_file_out_of_format_is_refused_with_the_field_named(change: o
             ("Read", "", "x", "json in text"),
         ),
         ({"content": '{"command": "git status"}'}, ("Bash", "git status", "", "json in text")),
+        (
+            {"content": '{"name": "Edit", "arguments": {"file_path": "/p/x.py", "old_string": "cut by the output lim'},
+            ("Edit", "", "/p/x.py", "cut call"),
+        ),
         ({"content": "Run:\n```bash\n# build\n$ cargo test\n```"}, ("Bash", "cargo test", "", "code block")),
         ({"content": "```python\nprint(1)\n```\nthen\n$ make"}, ("Bash", "make", "", "dollar line")),
     ],

@@ -251,6 +251,23 @@ def main(argv: list[str] | None = None) -> int:
     settings = {"temperature": args.temperature, "top_p": 0.8, "top_k": 20, "max_tokens": args.max_tokens}
     settings["stop"] = list(STOPS)
     os.makedirs(args.out, exist_ok=True)
+    document: dict[str, Any] = {
+        "model": args.model if args.model == "stub" else model.MODELS[args.model].name,
+        "sha256": sha256,
+        "scenarios": os.path.relpath(args.scenarios, ROOT) if args.scenarios.startswith(ROOT) else args.scenarios,
+        "scenario_count": len(cases),
+        "repeats": args.repeats,
+        "arms": {arm: ARM_TEXT[arm] for arm in arms},
+        "seeds": [],
+        "temperature": args.temperature,
+        "sampling": settings,
+        "context_length": args.ctx,
+        "threads": args.threads,
+        "complete": False,
+        "wall_seconds": 0.0,
+        "machine": machine(),
+        "command": " ".join(["python3", "benchmarks/resumption/run.py", *(argv if argv is not None else sys.argv[1:])]),
+    }
     base = world.new_root()
     rows: list[dict[str, Any]] = []
     started = time.time()
@@ -265,24 +282,12 @@ def main(argv: list[str] | None = None) -> int:
                         replies.write(json.dumps(row) + "\n")
                         replies.flush()
                         print(f"{case.id} {arm} r{repeat}: {row['outcome']} ({row['seconds']} s)", file=sys.stderr)
+                # After each scenario: a run stopped early still leaves its results so far (complete: false).
+                document.update(seeds=sorted({row["seed"] for row in rows}), wall_seconds=round(time.time() - started))
+                write_results(args.out, document, rows, arms)
     finally:
         world.remove(base)
-    wall = time.time() - started
-    document = {
-        "model": args.model if args.model == "stub" else model.MODELS[args.model].name,
-        "sha256": sha256,
-        "scenarios": os.path.relpath(args.scenarios, ROOT) if args.scenarios.startswith(ROOT) else args.scenarios,
-        "scenario_count": len(cases),
-        "repeats": args.repeats,
-        "arms": {arm: ARM_TEXT[arm] for arm in arms},
-        "seeds": sorted({row["seed"] for row in rows}),
-        "temperature": args.temperature,
-        "sampling": settings,
-        "context_length": args.ctx,
-        "wall_seconds": round(wall, 1),
-        "machine": machine(),
-        "command": " ".join(["python3", "benchmarks/resumption/run.py", *(argv if argv is not None else sys.argv[1:])]),
-    }
+    document["complete"] = True
     print(write_results(args.out, document, rows, arms))
     return 0
 
