@@ -52,6 +52,8 @@ HOOK_MODULES = ("session_workflow.hook.compose", "session_workflow.hook.prompt_s
 TARGETS = {
     "ss-anchorless": 1.05,
     "ss-compact": 1.25,
+    # #43: the compact hook with the run record, a 200 MB transcript and 2,000 actions since the cursor.
+    "ss-record": 1.25,
     "ss-scale": 2.0,
     "ups-unchanged": 1.05,
     "ups-no-state": 0.70,
@@ -324,6 +326,31 @@ def scenarios(load: workload.Workload, python: str) -> list[Scenario]:
         for count, session in sorted(load.growth.get(dimension, {}).items()):
             key = f"growth-{dimension}-{count}"
             rows.append((key, label.format(f"{count:,}"), session, "SessionStart", source, expect, (dimension, count)))
+    assert load.record is not None
+    record_label = f"SessionStart compact, run record: {report.human_size(max(load.compact))} transcript, "
+    record_parts = (*full_parts, "RUN RECORD (")
+    rows.append(
+        (
+            "ss-record",
+            record_label + "actions since the cursor",
+            load.record,
+            "SessionStart",
+            "compact",
+            record_parts,
+            None,
+        )
+    )
+    rows.append(
+        (
+            "ss-record-off",
+            record_label + "the record switched off",
+            load.record,
+            "SessionStart",
+            "compact",
+            full_parts,
+            None,
+        )
+    )
     assert load.moved is not None
     moved_label = "SessionStart compact, anchor moved (hashed)"
     rows.append(("ss-moved", moved_label, load.moved, "SessionStart", "compact", (workload.ANCHOR_TITLE,), None))
@@ -336,6 +363,9 @@ def scenarios(load: workload.Workload, python: str) -> list[Scenario]:
         ("tool-post-mention", "PostToolUse Edit, not an anchor, text names one", full, "PostToolUse", None, (), None)
     )
     found += [hook_scenario(spec, python, load, row) for row in rows]
+    for scenario in found:  # the record's cost is the difference between these two rows
+        if scenario.key == "ss-record-off":
+            scenario.env["SESSION_WORKFLOW_RUN_RECORD"] = "0"
     # Diagnostics: the hooks' imports alone (no payload, no work), to split each hook's cost into the two. They
     # end as the hook shims do, in os._exit, which skips the interpreter's teardown that the floors pay; their
     # bytecode goes to the workload's home, as the hooks' goes to the plugin data folder, never into src/.

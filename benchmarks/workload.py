@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
     from typing import Any
 
-GENERATOR_VERSION = 5  # 5: the moved anchor (its bytes at a new inode: the digest path)
+GENERATOR_VERSION = 6  # 6: the run record's session (2,000 actions since the cursor on the largest transcript)
 KB = 1 << 10
 MB = 1 << 20
 FIXTURES = os.path.join(ROOT, "tests", "fixtures", "transcripts")
@@ -62,6 +62,7 @@ class Sizes:
         "growth_counts",
         "growth_transcript",
         "head_bytes",
+        "record_actions",
         "scale_anchors",
         "scale_records",
         "scale_siblings",
@@ -85,6 +86,7 @@ class Sizes:
         anchorless_siblings: int = 20,
         head_bytes: int = 8 * KB,
         tail_bytes: int = 40 * KB,
+        record_actions: int = 2_000,
     ) -> None:
         self.compact_transcripts = tuple(compact_transcripts)
         self.scale_transcripts = tuple(scale_transcripts)
@@ -98,6 +100,7 @@ class Sizes:
         self.anchorless_siblings = anchorless_siblings
         self.head_bytes = head_bytes
         self.tail_bytes = tail_bytes
+        self.record_actions = record_actions
 
     def as_dict(self) -> dict[str, object]:
         return {name: getattr(self, name) for name in self.__slots__}
@@ -122,6 +125,7 @@ TINY = Sizes(
     scale_records=20,
     growth_transcript=16 * KB,
     anchorless_siblings=3,
+    record_actions=50,
 )
 # The dimensions the growth table varies one at a time, each from 1 to 100,000 (see ``generate``), anchors only
 # up to the 10,000 directory entries the anchor part looks at (past them it sees the first 10,000 listed).
@@ -154,6 +158,7 @@ class Workload:
         "home",
         "moved",
         "plugin_data",
+        "record",
         "root",
         "scale",
         "writer",
@@ -167,6 +172,8 @@ class Workload:
         self.anchorless: Session | None = None
         # One anchor whose record names other identities than the file's: the hook hashes it (same bytes).
         self.moved: Session | None = None
+        # The full compact's state on its largest transcript, ``record_actions`` actions after an anchor step.
+        self.record: Session | None = None
         self.compact: dict[int, Session] = {}
         self.scale: dict[int, Session] = {}
         # dimension → count → session; each session's plugin data is ``plugin_data_of(session)``.
@@ -181,6 +188,7 @@ class Workload:
         return {
             "anchorless": self.anchorless.as_list() if self.anchorless else None,
             "moved": self.moved.as_list() if self.moved else None,
+            "record": self.record.as_list() if self.record else None,
             "compact": table(self.compact),
             "scale": table(self.scale),
             "growth": {dimension: table(sessions) for dimension, sessions in self.growth.items()},
@@ -197,6 +205,7 @@ class Workload:
 
         workload.anchorless = Session(*sessions["anchorless"])
         workload.moved = Session(*sessions["moved"])
+        workload.record = Session(*sessions["record"])
         workload.compact = table(sessions["compact"])
         workload.scale = table(sessions["scale"])
         workload.growth = {dimension: table(entries) for dimension, entries in sessions["growth"].items()}
@@ -429,6 +438,45 @@ def write_transcript(path: str, size: int, project: str, config: str, sid: str) 
         handle.writelines(tail)
 
 
+def _compact(record: dict[str, object]) -> bytes:
+    return (json.dumps(record, separators=(",", ":")) + "\n").encode("utf-8")
+
+
+def action_lines(project: str, sid: str, count: int) -> list[bytes]:
+    """An ``anchor step`` and then ``count`` tool calls with their results, as Claude Code 2.1.332 writes them
+    (tests/fixtures/transcripts/background.jsonl): commands (one in ten failing, one in fifty a commit) and
+    writes, all distinct, so the run record folds nothing and cuts most of them."""
+    common = {"isSidechain": False, "cwd": project, "sessionId": sid, "version": "2.1.332", "userType": "external"}
+
+    def call(index: int, name: str, tool_input: dict[str, object], text: str, result: object, error: bool) -> bytes:
+        ident = f"toolu_bench_{index:06d}"
+        use = {"type": "tool_use", "id": ident, "name": name, "input": tool_input}
+        assistant = {**common, "type": "assistant", "message": {"role": "assistant", "content": [use]}}
+        block = {"tool_use_id": ident, "type": "tool_result", "content": text, "is_error": error}
+        user = {**common, "type": "user", "message": {"role": "user", "content": [block]}, "toolUseResult": result}
+        return _compact(assistant) + _compact(user)
+
+    def bash(command: str, output: str = "", code: int = 0) -> tuple[str, dict[str, object], str, object, bool]:
+        if code:
+            return "Bash", {"command": command}, f"Exit code {code}\n{output}", f"Error: Exit code {code}", True
+        result = {"stdout": output, "stderr": "", "interrupted": False, "isImage": False}
+        return "Bash", {"command": command}, output, result, False
+
+    lines = [call(0, *bash('session-workflow anchor step "bench: cursor; next: the 2,000 actions"', "Step 3"))]
+    for index in range(1, count + 1):
+        if index % 50 == 0:
+            step = bash(f"git commit -am 'bench change {index}'", f"[main {index:07x}] bench change {index}")
+        elif index % 10 == 0:
+            step = bash(f"pytest tests/test_bench_{index}.py", "1 failed", 1)
+        elif index % 7 == 0:
+            path = os.path.join(project, "src", f"module_{index}.py")
+            step = ("Write", {"file_path": path, "content": "x"}, "ok", {"type": "create", "filePath": path}, False)
+        else:
+            step = bash(f"make bench-target-{index}", "ok " * 40)
+        lines.append(call(index, *step))
+    return lines
+
+
 def write_siblings(folder: str, project: str, config: str, sids: Iterable[str], newest: float) -> None:
     """Small finished sessions beside the current transcript, each older than ``newest`` by a minute more."""
     opening = fixture_lines("basic.jsonl", project, config, "SID")[:5]
@@ -564,6 +612,15 @@ def generate(root: str, sizes: Sizes) -> Workload:
         write_task_store(os.path.join(config, "tasks", sid), mixed_statuses(sizes.full_tasks, 12), 13)
         write_transcript(session.transcript, size, project, config, sid)
         workload.compact[size] = session
+
+    # The run record: the full compact's state on its largest transcript, then an anchor step and 2,000 actions.
+    config = os.path.join(root, "full", "config-record")
+    session = Session(project, config, sid, transcript_path(config, project, sid))
+    write_task_store(os.path.join(config, "tasks", sid), mixed_statuses(sizes.full_tasks, 12), 13)
+    write_transcript(session.transcript, max(sizes.compact_transcripts), project, config, sid)
+    with open(session.transcript, "ab") as handle:
+        handle.writelines(action_lines(project, sid, sizes.record_actions))
+    workload.record = session
 
     # Scale: 1,000 anchors, the session's list missing so the fallback finds the one predecessor with 5,000
     # tasks among 100,000 siblings, 10,000 other sessions' delivery records; one projects folder per transcript

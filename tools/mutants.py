@@ -33,6 +33,7 @@ STATE = ("tests/workstate", "tests/hook")
 DOCTOR = ("tests/cli/test_doctor.py", "tests/core/test_health.py")
 REPOSITORY_INPUT = ("tests/reliability/test_repository_input.py",)
 FRESH = ("tests/cli/test_fresh_machine.py",)
+RECORD = ("tests/transcript/test_record.py",)
 
 
 # The runners a mutant can name: the unit tests (its ``tests``), or the mod's own tests under the real CLI.
@@ -1020,6 +1021,50 @@ MUTANTS = [
         "export const MAX_REMINDER_BYTES = 300",
         "export const MAX_REMINDER_BYTES = 400",
         runner=MOD,
+    ),
+    # Issue 43: the run record.
+    Mutant("run record 1 KB -> 1,100 bytes", "transcript/record.py", "CAP_BYTES = 1024", "CAP_BYTES = 1100", RECORD),
+    Mutant(
+        "run record: failures not first",
+        "transcript/record.py",
+        'return [(0, f"- FAILED ({status}): {span(command)}")]',
+        'return [(5, f"- FAILED ({status}): {span(command)}")]',
+        RECORD,
+    ),
+    Mutant(
+        "run record: a failed anchor write opens the window",
+        "transcript/record.py",
+        "if not cut and succeeded and is_anchor_write(name, tool_input):",
+        "if not cut and is_anchor_write(name, tool_input):",
+        RECORD,
+    ),
+    Mutant(
+        "run record: a backtick closes the code span",
+        "transcript/record.py",
+        'shown = escaped(text[:limit], "`")',
+        "shown = escaped(text[:limit])",
+        RECORD,
+    ),
+    Mutant(
+        "run record: repeats not folded",
+        "transcript/record.py",
+        'text + (f" ×{counts[(rank, text)]}" if counts[(rank, text)] > 1 else "")',
+        "text",
+        RECORD,
+    ),
+    Mutant(
+        "run record: a forged notification ends a shell",
+        "transcript/record.py",
+        'not isinstance(origin, dict) or origin.get("kind") != "task-notification"',
+        "False",
+        RECORD,
+    ),
+    Mutant(
+        "PreCompact: the cursor line over a later step's next",
+        "anchor/part.py",
+        "newest = newest_step_next(section) if section is not None and stepped else None",
+        "newest = None",
+        ("tests/hook/test_precompact.py",),
     ),
 ]
 

@@ -11,9 +11,10 @@ import os
 from pathlib import Path
 
 from session_workflow.core.ledger import ledger_path, reminders_path
-from tests.reliability.sandbox import Sandbox, sandbox, snapshot
+from tests.reliability.sandbox import Sandbox, sandbox, snapshot, task_json
 from tests.reliability.test_own_anchor import cold_block, new_anchor
-from tests.reliability.test_trust import cli
+from tests.reliability.test_trust import anchor_text, cli
+from tests.transcript.test_record import Calls
 
 
 def _ledger(box: Sandbox) -> list[dict[str, object]]:
@@ -108,3 +109,36 @@ def test_a_broken_ledger_line_costs_only_itself() -> None:
         cold_block(box)
         done = cli(box, "log")
         assert done.returncode == 0 and done.stdout.splitlines()[0].startswith("2 entries for session")
+
+
+def test_a_block_that_cut_anchor_sections_tasks_and_actions_names_each_cut_by_count_only() -> None:
+    """Issue 43: the ledger said "nothing cut" when sections were dropped and tasks not shown; now it counts both,
+    and the run record's actions, and keeps none of their text (a command can carry a secret)."""
+    with sandbox() as box:
+        path = cli(box, "anchor", "new", "--dir", box.project, "--task", "Big run").stdout.strip()
+        sections = "".join(f"## Notes {index}\n" + f"note {index} " * 300 + "\n\n" for index in range(12))
+        text = anchor_text(extra=sections).replace("step: 1", "step: 2")
+        assert cli(box, "anchor", "write", path, stdin=text.encode()).returncode == 0
+        for number in range(1, 61):
+            box.write_task(f"{number}.json", task_json(number, f"Task number {number} " + "s" * 120))
+        calls = Calls()
+        for index in range(60):
+            calls.bash(f"make target-{index} TOKEN=SECRET-{index}")
+        calls.bash("make target-0 TOKEN=SECRET-0")
+        box.write_transcript(calls.save(Path(box.root) / "t.jsonl").read_bytes())
+        block = cold_block(box)
+        assert "RUN RECORD (" in block and "STRUCTURED TASK LIST" in block
+        entry = _ledger(box)[-1]
+        assert entry["anchor_dropped"] >= 1 and entry["tasks_hidden"] >= 20 and entry["record_cut"] >= 1
+        assert entry["record_folded"] == 1 and entry["record_actions"] == 61
+        ledger = Path(str(ledger_path(box.env()))).read_text()
+        assert "SECRET" not in ledger and "make target" not in ledger
+        line = cli(box, "log").stdout.splitlines()[1]
+        assert (
+            f"; not shown for space: {entry['anchor_dropped']} anchor sections, {entry['tasks_hidden']} open tasks,"
+            f" {entry['record_cut']} run-record actions, 1 repeated action folded; anchor " in line
+        )
+        shown = json.loads(cli(box, "log", "--json").stdout)[0]
+        assert {key: shown[key] for key in ("anchor_dropped", "tasks_hidden", "record_cut")} == {
+            key: entry[key] for key in ("anchor_dropped", "tasks_hidden", "record_cut")
+        }

@@ -208,6 +208,51 @@ def record_resume(c: Claude) -> list[dict[str, Any]]:
     return c.transcript(sid)
 
 
+SUBAGENT_PROMPT = "SUBAGENT-PROMPT: look around"
+
+
+def record_background(c: Claude) -> list[dict[str, Any]]:
+    """Issue 43's run: a passing and a failing command, two writes, a commit, a background shell and a background
+    subagent, then ``/compact`` while both still run (Claude Code attaches a ``task_status`` for each), then
+    their ``<task-notification>`` records."""
+    sid = new_session_id()
+
+    def subagent(body: dict[str, Any]) -> F.Reply | None:  # answered after a pause: still running at /compact
+        texts = F.message_texts(body, ("user",))
+        if F.offers_tools(body) and not F.is_compaction_request(body) and any(SUBAGENT_PROMPT in t for t in texts[:3]):
+            time.sleep(4)
+            return F.text("subagent finished its work")
+        return None
+
+    c.api.responder = subagent
+    git = "git -c user.name=t -c user.email=t@example.invalid"
+    c.api.script(
+        F.bash("echo pass-ok", "Pass"),
+        F.bash("echo failing >&2; exit 3", "Fail"),
+        F.tool_use("Write", {"file_path": str(c.project / "a.txt"), "content": "a\n"}),
+        F.tool_use("Write", {"file_path": str(c.project / "b.txt"), "content": "b\n"}),
+        F.bash(f"git init -q && {git} add -A && {git} commit -m 'the subject line'", "Commit"),
+        F.tool_use("Bash", {"command": "sleep 4; echo bg-done", "description": "Sleeper", "run_in_background": True}),
+        F.tool_use(
+            "Agent",
+            {
+                "description": "Probe subagent",
+                "prompt": SUBAGENT_PROMPT,
+                "subagent_type": "general-purpose",
+                "run_in_background": True,
+            },
+        ),
+        F.text("started both"),
+    )
+    with c.stream(["--allowedTools", "Bash,Write,Agent"], session_id=sid) as s:
+        s.send("do the work")
+        s.send("/compact keep")
+        time.sleep(6)
+        s.send("after the notifications")
+        assert s.close() == 0
+    return c.transcript(sid)
+
+
 def record_interactive(c: Claude) -> list[dict[str, Any]]:
     """The interactive REPL under tmux: typed prompts, a Bash call, /compact,
     a ``!`` bash-mode command and a two-line prompt."""
@@ -279,7 +324,9 @@ def record_interactive(c: Claude) -> list[dict[str, Any]]:
 
 
 def main(argv: list[str]) -> int:
+    """``[OUTDIR] [NAME...]``: every fixture, or the named ones (``background.jsonl``)."""
     outdir = Path(argv[0]) if argv else FIXTURES
+    only = set(argv[1:])
     outdir.mkdir(parents=True, exist_ok=True)
     binary = locate_claude()
     jobs: list[tuple[str, Callable[[Claude], Any]]] = [
@@ -290,8 +337,11 @@ def main(argv: list[str]) -> int:
         ("clear", record_clear),
         ("resume.jsonl", record_resume),
         ("interactive.jsonl", record_interactive),
+        ("background.jsonl", record_background),
     ]
     for name, fn in jobs:
+        if only and name not in only:
+            continue
         tmp = tempfile.mkdtemp(prefix="rec-")
         with F.FakeAnthropic() as api:
             c = sandbox(binary, api, Path(tmp))

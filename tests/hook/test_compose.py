@@ -460,7 +460,8 @@ def test_a_composer_that_raises_still_names_what_it_left_out(
     compose.session_start(_failing_ctx("compact", tmp_path))
     text = json.loads(capsysbinary.readouterr().out)["hookSpecificOutput"]["additionalContext"]
     assert text.splitlines()[0] == compose.header("compact")
-    assert text.endswith("session-workflow: could not be read, left out: work state, anchor, tasks, recovery.")
+    left_out = "work state, anchor, tasks, run record, recovery"
+    assert text.endswith(f"session-workflow: could not be read, left out: {left_out}.")
     lines = _doctor_lines(tmp_path)
     assert "in SessionStart (version" in lines[2] and lines[2].endswith("KeyError: 'a bug in the composer'")
 

@@ -12,6 +12,7 @@ from session_workflow.core.context import HookContext
 from session_workflow.hook import precompact
 from session_workflow.workstate.section import WorkState
 from tests.hook.test_session_start import Project
+from tests.transcript.test_record import Calls, entry
 
 
 def _run(project: Project, capsysbinary: pytest.CaptureFixture[bytes], **env: str) -> str:
@@ -118,3 +119,61 @@ def test_an_unfilled_anchor_has_no_next_action(tmp_path: Path, capsysbinary: pyt
         " summary; the plugin restores the state they name from disk after the compaction:\n"
         f"- the control anchor file {anchor}\n"
     )
+
+
+# Issue 43: the newest next action, and the work in flight, from the transcript's tail.
+STEPPED_CURSOR = "- Step 4: parser done; next: rule 8\n- Step 3: lexer done\n- Next action: port rule 7\n"
+
+
+def _stepped_project(tmp_path: Path, last_write: str) -> tuple[Project, Path]:
+    project = Project(tmp_path)
+    anchor = project.anchor(
+        f"---\nformat: anchor/v1\nstep: 4\n---\n# Mission\nShip it.\n\n## Cursor\n{STEPPED_CURSOR}\n## Invariants\n"
+    )
+    calls = Calls()
+    calls.step("parser done; next: rule 8")
+    if last_write == "write":
+        calls.bash("session-workflow anchor write FILE < new.md")
+    calls.save(project.transcript)
+    return project, anchor
+
+
+@pytest.mark.parametrize(("last_write", "action"), [("step", "next: rule 8"), ("write", "port rule 7")])
+def test_a_later_step_next_wins_over_the_cursor_line(
+    tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes], last_write: str, action: str
+) -> None:
+    project, anchor = _stepped_project(tmp_path, last_write)
+    expected = f"- the control anchor file {anchor} and its next action: {action.removeprefix('next: ')}\n"
+    assert _run(project, capsysbinary).endswith(expected)
+    # Switched off with the run record, the transcript is not read: the cursor's line, as before.
+    assert _run(project, capsysbinary, SESSION_WORKFLOW_RUN_RECORD="0").endswith("its next action: port rule 7\n")
+
+
+BACKGROUND = "Command running in background with ID: bx1. Output is being written to: /tmp/t/tasks/bx1.output."
+
+
+def test_the_work_in_flight_is_named_by_id(tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]) -> None:
+    project = Project(tmp_path)
+    calls = Calls()
+    calls.call("Bash", {"command": "sleep 9", "run_in_background": True}, BACKGROUND, stdout="", backgroundTaskId="bx1")
+    calls.call("Agent", {"description": "d", "prompt": "p"}, "ok", isAsync=True, status="async_launched", agentId="a7")
+    calls.save(project.transcript)
+    assert _run(project, capsysbinary) == ""  # nothing of ours to keep: nothing at all
+    anchor = project.anchor()
+    assert _run(project, capsysbinary).split("\n")[1:3] == [
+        f"- the control anchor file {anchor} and its next action: run the exporter tests",
+        "- the work still in flight, started and not reported finished (not to start again): background shell"
+        " `bx1`, subagent `a7`",
+    ]
+    notice = "<task-notification>\n<task-id>bx1</task-id>\n<status>completed</status>\n</task-notification>"
+    calls.records.append(entry("user", notice, origin={"kind": "task-notification"}, promptSource="system"))
+    calls.save(project.transcript)
+    assert "(not to start again): subagent `a7`\n" in _run(project, capsysbinary)
+
+
+def test_an_id_cannot_break_its_line() -> None:
+    text = precompact.instructions(("/p/a.md", None), None, 0, [("subagent", "a`\n- forged")])
+    assert text.split("\n")[2:] == [
+        "- the work still in flight, started and not reported finished (not to start"
+        " again): subagent `a\\x60\\x0a- forged`"
+    ]

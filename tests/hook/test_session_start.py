@@ -644,7 +644,7 @@ def _planted_copy(root: Path, module: str) -> Path:
     ("module", "where", "left_out"),
     [
         ("tasks/store.py", "SessionStart part tasks", "tasks"),
-        ("hook/compose.py", "SessionStart", "work state, anchor, tasks, recovery"),
+        ("hook/compose.py", "SessionStart", "work state, anchor, tasks, run record, recovery"),
     ],
 )
 @pytest.mark.parametrize("writable", [True, False])

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 
 from session_workflow.anchor import registry
-from session_workflow.anchor.age import tier_for
+from session_workflow.anchor.age import FULL, tier_for
 from session_workflow.anchor.block import (
     CAP,
     LINE_CAP,
@@ -24,10 +24,12 @@ from session_workflow.anchor.block import (
 )
 from session_workflow.anchor.choice import idle_seconds, select, startup_window
 from session_workflow.anchor.discover import OTHERS_NAMED
+from session_workflow.anchor.frame import body_sections
 from session_workflow.anchor.registry import adopt_command
 from session_workflow.anchor.text import (
     closed_name,
     cursor_next_action,
+    newest_step_next,
 )
 from session_workflow.core.gitignore import ensure_gitignore
 from session_workflow.core.locations import anchors_dir
@@ -70,15 +72,24 @@ class AnchorPart(PreparedPart):
         self.notes = notes
         self.floor = utf16_len(block.floor_text())
         self._rendered_text = ""
+        self._block_budget = 0
 
     def render(self, budget: int) -> str:
         text = ""
         if self.notes:
             room = budget - utf16_len(self.notes) - 1
             text = with_notes(self.block.render(room), self.notes, budget) or "" if room > 0 else ""
+        self._block_budget = room if text else budget
         text = text or self.block.render(budget)
         self._rendered_text = text
         return text
+
+    def dropped_sections(self) -> int:
+        """How many HEAD sections the sent block left out for space (all of them when only its floor fitted)."""
+        if not self._rendered_text or self.block.tier != FULL or self.block.unfilled:
+            return 0
+        fit = self.block.render_full(self._block_budget)[1]
+        return len(fit.dropped) if fit is not None else len(body_sections(self.block.anchor.sections))
 
     def stable(self, text: str) -> str:
         """``text`` with the ages the block states and its startup-only caveat masked: an anchor that is only older
@@ -96,10 +107,12 @@ class AnchorPart(PreparedPart):
 
     def ledger_facts(self) -> dict[str, object]:
         step = self.block.anchor.frontmatter.get("step", "")
+        dropped = self.dropped_sections()
         return {
             "anchor": self.block.candidate.path if self._rendered_text else None,
             "step": one_line(step)[:20] or None if self._rendered_text else None,
             "tier": self.block.tier,
+            **({"anchor_dropped": dropped} if dropped else {}),
         }
 
 
@@ -229,11 +242,16 @@ def prepare(ctx: HookContext) -> AnchorPart | UntrustedPart | None:
     return AnchorPart(block, scan, ctx, folders, "\n".join(parallel_notes(selection.tracks) + notes))
 
 
-def precompact_facts(ctx: HookContext) -> tuple[str, str | None] | None:
-    """(absolute anchor path, the cursor's next-action line or None) for the PreCompact hook; None without one."""
+def precompact_facts(ctx: HookContext, stepped: bool = False) -> tuple[str, str | None] | None:
+    """(absolute anchor path, the cursor's next-action line or None) for the PreCompact hook; None without one.
+
+    ``stepped``: the anchor's newest write was an ``anchor step``, so its ``next:`` (when it names one) is newer
+    than the cursor's ``Next action`` line, which only a whole write changes.
+    """
     chosen = select(ctx).chosen
     if chosen is None:
         return None
     section = chosen.anchor.cursor_section if chosen.anchor is not None else None
-    line = cursor_next_action(section) if section is not None else None
+    newest = newest_step_next(section) if section is not None and stepped else None
+    line = newest or (cursor_next_action(section) if section is not None else None)
     return os.path.abspath(chosen.path), (cut_utf16(one_line(line), LINE_CAP) if line else None)

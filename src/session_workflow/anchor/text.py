@@ -413,6 +413,18 @@ def cursor_next_action(section: Section) -> str | None:
     return line[bullet.end() :] if bullet is not None else line
 
 
+def newest_step_next(section: Section) -> str | None:
+    """The ``next: …`` part of the cursor's newest ``- Step N`` entry (what ``anchor step "…; next: …"`` wrote),
+    or None when that entry names no next action."""
+    body = without_comments(section_body_lines(section))
+    steps = [(int(found.group(1)), line) for line in body for found in (STEP_BULLET.match(line),) if found]
+    if not steps:
+        return None
+    line = max(steps, key=lambda step: step[0])[1]
+    at = line.lower().rfind("next:")
+    return line[at:] if at >= 0 and line[at + 5 :].strip() else None
+
+
 def newest_cursor_step(head: str) -> int | None:
     """The highest ``- Step N`` bullet in the HEAD's cursor section, or None."""
     sections = split_sections(head)

@@ -104,12 +104,37 @@ def render(entry: Mapping[str, object]) -> str:
         value = one_line(str(entry.get(key) or ""))
         if value:
             line += f"; {label}: {escaped(value)}"
+    inside = _inside_cuts(entry)
+    if inside:
+        line += f"; not shown for space: {inside}"
     step = entry.get("step")
     if entry.get("anchor"):
         line += f"; anchor {escaped(str(entry['anchor']))}" + (
             f" at step {escaped(one_line(str(step)))}" if step else ""
         )
     return line
+
+
+# The cuts inside a part a block entry counts (issue 43): counts only, the ledger keeps no text of them.
+INSIDE_CUTS = (
+    ("anchor_dropped", "anchor section"),
+    ("tasks_hidden", "open task"),
+    ("record_cut", "run-record action"),
+)
+
+
+def _inside_cuts(entry: Mapping[str, object]) -> str:
+    """What the parts left out inside themselves: HEAD sections, open tasks, run-record actions (and how many
+    repeated actions the record folded into one line)."""
+    named = []
+    for key, label in INSIDE_CUTS:
+        count = _int(entry.get(key))
+        if count:
+            named.append(f"{count:,} {label}{'s' if count != 1 else ''}")
+    folded = _int(entry.get("record_folded"))
+    if folded:
+        named.append(f"{folded:,} repeated action{'s' if folded != 1 else ''} folded")
+    return ", ".join(named)
 
 
 def _run(args: argparse.Namespace) -> int:

@@ -63,8 +63,10 @@ class Option:
 
 ANCHOR_HOOKS = Option("anchor_hooks", True, "on", parse_switch, "on or off (true/false, 1/0)")
 STARTUP_WINDOW_HOURS = Option("startup_window_hours", 6.0, "6 h", parse_hours, "a number of hours from 0 to 8760")
+# The run record after a compaction or a resume (issue 43): off compares a block without it to the full block.
+RUN_RECORD = Option("run_record", True, "on", parse_switch, "on or off (true/false, 1/0)")
 # Every option the hooks read, in the manifest's order.
-HOOK_OPTIONS: tuple[Option, ...] = (ANCHOR_HOOKS, STARTUP_WINDOW_HOURS)
+HOOK_OPTIONS: tuple[Option, ...] = (ANCHOR_HOOKS, STARTUP_WINDOW_HOURS, RUN_RECORD)
 
 
 def lookup(option: Option, env: Mapping[str, str]) -> tuple[object, str | None]:

@@ -108,6 +108,17 @@ def _recovery(ctx: HookContext) -> PreparedPart | None:
     return prepare(ctx)
 
 
+def _record_present(ctx: HookContext, _folders: list[str], restored: bool) -> bool:
+    """The run record rides with restored state only, and a user option switches it off (``RUN_RECORD``)."""
+    return restored and config.switch(config.RUN_RECORD, ctx.env)
+
+
+def _run_record(ctx: HookContext) -> PreparedPart | None:
+    from session_workflow.transcript.record import prepare
+
+    return prepare(ctx)
+
+
 ALL_SOURCES = ("compact", "resume", "startup", "clear", "fork")
 # The parts, in block order. /clear starts a new session id, so its work state belongs to the session that was
 # cleared away: as at startup, that work state is named in one line with the command that takes it over. A clear
@@ -121,6 +132,7 @@ PARTS: tuple[Part, ...] = (
     Part("work state", ("compact", "resume", "startup", "clear"), _work_state_present, _work_state),
     Part("anchor", ALL_SOURCES, _anchors_present, _anchor),
     Part("tasks", ("compact", "resume", "startup", "fork"), _always, _tasks),
+    Part("run record", ("compact", "resume"), _record_present, _run_record),
     Part("recovery", ("compact",), _after_restored, _recovery),
 )
 # Which parts each SessionStart source gets, in block order.

@@ -11,7 +11,7 @@ from session_workflow.anchor import part as anchor_part
 from session_workflow.anchor.block import display_path
 from session_workflow.anchor.text import NEXT_LABEL
 from session_workflow.core import config
-from session_workflow.core.text import cut_code_points, cut_utf16, one_line, utf16_len
+from session_workflow.core.text import cut_code_points, cut_utf16, escaped, one_line, utf16_len
 from session_workflow.hook.io import run_hook, write_stdout
 from session_workflow.tasks import store as tasks
 from session_workflow.workstate import state as workstate
@@ -19,7 +19,10 @@ from session_workflow.workstate.section import ticket_label
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from session_workflow.core.context import HookContext
+    from session_workflow.transcript.record import Scan
     from session_workflow.workstate.section import WorkState
 
 MAX_CHARS = 600
@@ -33,10 +36,16 @@ LEAD = (
 )
 
 
-def instructions(anchor: tuple[str, str | None] | None, ticket: WorkState | None, open_tasks: int) -> str:
+def instructions(
+    anchor: tuple[str, str | None] | None,
+    ticket: WorkState | None,
+    open_tasks: int,
+    in_flight: Sequence[tuple[str, str]] = (),
+) -> str:
     """The request to the summariser, at most 600 characters, every value flattened to its one line.
 
-    Empty when there is no state to keep.
+    Empty when there is no state to keep. ``in_flight``: (kind, id) of the background shells and subagents
+    started and not reported finished, named only with some state to keep (``transcript.record``).
     """
     lines = []
     if anchor is not None:
@@ -55,6 +64,9 @@ def instructions(anchor: tuple[str, str | None] | None, ticket: WorkState | None
         lines.append(f"- that {open_tasks} open task(s) persist on disk (TaskList shows them; they are not lost)")
     if not lines:
         return ""
+    if in_flight:  # second: the summary dispatching a live subagent again overwrites its output
+        named = ", ".join(f"{kind} `{cut_code_points(escaped(task_id, '`'), 40)}`" for kind, task_id in in_flight)
+        lines.insert(1, f"- the work still in flight, started and not reported finished (not to start again): {named}")
     text = LEAD
     for index, line in enumerate(lines):  # whole lines: a cut one would be a stub ("- th…") of another request
         piece = ("\n" if index else "") + line
@@ -69,10 +81,23 @@ def pre_compact(ctx: HookContext) -> None:
     loaded = workstate.owned_state(ctx)
     task_part = tasks.prepare(ctx)
     open_tasks = getattr(task_part, "open_count", 0) if task_part is not None else 0
-    anchor = anchor_part.precompact_facts(ctx) if config.switch(config.ANCHOR_HOOKS, ctx.env) else None
-    text = instructions(anchor, loaded.state if loaded else None, open_tasks)
+    found = _run_record(ctx)
+    stepped = found is not None and found.stepped
+    anchor = anchor_part.precompact_facts(ctx, stepped) if config.switch(config.ANCHOR_HOOKS, ctx.env) else None
+    in_flight = [(flight.kind, flight.task_id) for flight in found.flights] if found is not None else []
+    text = instructions(anchor, loaded.state if loaded else None, open_tasks, in_flight)
     if text:
         write_stdout(text.encode("utf-8") + b"\n")
+
+
+def _run_record(ctx: HookContext) -> Scan | None:
+    """What the transcript says since the anchor's last write (whether it was a step, the work in flight); None
+    without a transcript or with the run record switched off."""
+    if not ctx.transcript_path or not config.switch(config.RUN_RECORD, ctx.env):
+        return None
+    from session_workflow.transcript.record import scan
+
+    return scan(ctx.transcript_path, "precompact")
 
 
 def main() -> None:

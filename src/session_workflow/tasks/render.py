@@ -158,12 +158,19 @@ class TaskListPart(PreparedPart):
         self.unread = unread
         self.bad = bad or []
         self.open_count = sum(1 for task in tasks if task.status in OPEN_STATUSES)
+        self.rendered = ""
         unreadable = unreadable_line(self.bad)
         self.floor = utf8_len(header) + 1 + utf8_len(overflow_line(self.open_count, unread))
         self.floor += 1 + utf8_len(unreadable) if unreadable else 0
 
     def render(self, budget: int) -> str:
-        return render_block(self.header, self.tasks, self.unread, min(budget, self.cap), self.bad)
+        self.rendered = render_block(self.header, self.tasks, self.unread, min(budget, self.cap), self.bad)
+        return self.rendered
+
+    def ledger_facts(self) -> dict[str, object]:
+        """How many open tasks the sent block did not show (its lines ``#N [status]`` are the shown ones)."""
+        shown = sum(1 for line in self.rendered.split("\n") if line[1:].split(" [", 1)[0].isdigit() and line[:1] == "#")
+        return {"tasks_hidden": self.open_count - shown} if self.rendered and self.open_count > shown else {}
 
 
 class TaskHintPart(PreparedPart):

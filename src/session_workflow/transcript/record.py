@@ -1,0 +1,421 @@
+"""The run record: what this session did since the anchor's last write, and its work still in flight, from the
+transcript's tail.
+
+The anchor holds only what the model wrote down; the commands it ran since (and how they ended), the files it
+changed, the commits it made and the background shells and subagents it started are in Claude Code's transcript
+and nowhere else. A full history hurts resumption, so the record is short, relative to the cursor and structured:
+failures first, one line per action, folded, cut by whole lines with a count. All of it is data from the
+transcript, which repository content reaches: every value is escaped onto its one line inside a code span it
+cannot close, and nothing of it is stored. Record shapes are Claude Code 2.1.332's, measured
+(tests/fixtures/transcripts/README.md, references/how-it-works.md).
+"""
+
+from __future__ import annotations
+
+from session_workflow.core.boundedio import iter_marked_lines_from_end
+from session_workflow.core.jsonload import loads
+from session_workflow.core.parts import PreparedPart
+from session_workflow.core.text import ELLIPSIS, escaped, utf8_len
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from session_workflow.core.context import HookContext
+
+TAIL_BYTES = 4 << 20
+CAP_BYTES = 1024
+# Actions parsed in full, newest first; older ones in the window are only counted (a line search, no parse).
+MAX_PARSED = 200
+VALUE_BYTES = 120
+HEADER = (
+    "RUN RECORD (from Claude Code's transcript: what this session did since {since}; ran, not verified done — check"
+    " the artifact before redoing or skipping):"
+)
+SINCE_ANCHOR = "its anchor was last written"
+SINCE_BOUNDARY = "the compaction before"
+# On resume only, background shells only (measured, references/how-it-works.md): Claude Code reports each task
+# of the ended process as "stopped ... may have been stopped", but does not stop a background shell when it exits.
+IN_FLIGHT_HEADER = (
+    "BACKGROUND SHELLS NEVER REPORTED FINISHED (the Claude Code process that started them ended without stopping"
+    " them: each may still be running — do not start it again; check with `ps` and its output file):"
+)
+# The lines worth cutting out of the tail: a tool call, its result, a task notification, a boundary (keys and
+# values alone, whatever the separators; a boundary as Claude Code writes it, as ``recovery`` finds it).
+USE_MARKER = b'"tool_use"'
+RESULT_MARKER = b'"toolUseResult"'
+NOTICE_MARKER = b'"task-notification"'
+BOUNDARY_MARKER = b'"subtype":"compact_boundary"'
+MARKERS = (USE_MARKER, RESULT_MARKER, NOTICE_MARKER, BOUNDARY_MARKER)
+# Cheap signs, searched before any parse, that a line may start or stop work in flight or write the anchor.
+FLIGHT_SIGNS = (
+    b'"backgroundTaskId"',
+    b'"async_launched"',
+    b'"run_in_background"',
+    b'"TaskStop"',
+    b'"KillShell"',
+)
+ANCHOR_SIGN = b"session-workflow anchor "
+ANCHORS_SIGN = b".claude/anchors/"
+WRITE_VERBS = ("new", "step", "write", "restore", "close", "adopt")
+SHELL = "background shell"
+AGENT = "subagent"
+FILE_TOOLS = ("Write", "Edit", "MultiEdit", "NotebookEdit")
+STOP_TOOLS = ("TaskStop", "KillShell")
+AGENT_TOOLS = ("Agent", "Task")
+# Read-only tools: not an action the run could redo by mistake.
+QUIET_TOOLS = frozenset(
+    ("Read", "Grep", "Glob", "LS", "TaskList", "TaskGet", "TaskOutput", "BashOutput", "ToolSearch", "WebFetch")
+)
+
+
+def span(text: str, limit: int = VALUE_BYTES) -> str:
+    """``text`` on one visible line in a code span it cannot close (a backtick is escaped), cut to ``limit`` bytes
+    between whole characters, so no escape is left half written."""
+    shown = escaped(text[:limit], "`")
+    if utf8_len(shown) <= limit and len(text) <= limit:
+        return "`" + shown + "`"
+    pieces = []
+    used = utf8_len(ELLIPSIS)
+    for char in text[:limit]:
+        piece = escaped(char, "`")
+        used += utf8_len(piece)
+        if used > limit:
+            break
+        pieces.append(piece)
+    return "`" + "".join(pieces) + ELLIPSIS + "`"
+
+
+def _text_of(content: object) -> str:
+    """A tool result's or a message's text (a string, or its text blocks joined)."""
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        return ""
+    return "\n".join(
+        str(block.get("text")) for block in content if isinstance(block, dict) and isinstance(block.get("text"), str)
+    )
+
+
+def _between(text: str, start: str, end: str) -> str | None:
+    """The text between the first ``start`` and the ``end`` after it (string methods: linear)."""
+    at = text.find(start)
+    if at < 0:
+        return None
+    stop = text.find(end, at + len(start))
+    return text[at + len(start) : stop] if stop >= 0 else None
+
+
+def commits_in(output: str) -> list[tuple[str, str]]:
+    """(hash, subject) of each commit ``git commit`` reported in ``output``: ``[branch (root-commit) abc1234] s``."""
+    found = []
+    for line in output.splitlines()[:50]:
+        if not line.startswith("[") or "] " not in line:
+            continue
+        inside, subject = line[1:].split("] ", 1)
+        word = inside.rsplit(" ", 1)[-1]
+        if 7 <= len(word) <= 40 and all(char in "0123456789abcdef" for char in word) and " " in inside:
+            found.append((word, subject))
+    return found
+
+
+def is_anchor_write(name: str, tool_input: dict[str, object]) -> bool:
+    """Whether a tool call writes a control anchor: a writer verb of ``session-workflow anchor`` through Bash, or a
+    Write or Edit of a file in an anchors folder."""
+    if name == "Bash":
+        command = tool_input.get("command")
+        return isinstance(command, str) and any(f"session-workflow anchor {verb}" in command for verb in WRITE_VERBS)
+    path = tool_input.get("file_path")
+    return name in FILE_TOOLS and isinstance(path, str) and ".claude/anchors/" in path.replace("\\", "/")
+
+
+class Flight:
+    """A background shell or subagent started in the window: its kind, id, description and output file."""
+
+    __slots__ = ("description", "kind", "output", "task_id")
+
+    def __init__(self, kind: str, task_id: str, description: str, output: str) -> None:
+        self.kind = kind
+        self.task_id = task_id
+        self.description = description
+        self.output = output
+
+
+class Scan:
+    """What the tail held since the cut: action lines newest first (``(rank, text)``: 0 failures, then commits,
+    files, task changes, commands that ended well), the older actions only counted, work in flight (oldest first),
+    and whether an anchor write (a step or another) or a boundary started the window."""
+
+    __slots__ = ("actions", "flights", "older", "since_anchor", "stepped")
+
+    def __init__(self) -> None:
+        self.actions: list[tuple[int, str]] = []
+        self.older = 0
+        self.flights: list[Flight] = []
+        self.since_anchor = False
+        # The newest anchor write was an ``anchor step``: its ``next:`` is newer than the cursor's line.
+        self.stepped = False
+
+
+def shown_path(path: str, base: str) -> str:
+    """``path`` relative to the project when inside it (shorter), else as it is."""
+    inside = base and path.startswith(base.rstrip("/") + "/") and len(path) > len(base.rstrip("/")) + 1
+    return path[len(base.rstrip("/")) + 1 :] if inside else path
+
+
+def _result_line(
+    name: str, tool_input: dict[str, object], block: dict[str, object], result: object, base: str = ""
+) -> list[tuple[int, str]]:
+    """The action lines of one finished tool call (none for a read-only tool or a background start)."""
+    failed = block.get("is_error") is True
+    text = _text_of(block.get("content"))
+    details = result if isinstance(result, dict) else {}
+    if name == "Bash":
+        command = str(tool_input.get("command") or "")
+        if details.get("backgroundTaskId") is not None and not failed:
+            return []
+        if failed:
+            code = _between(text + "\n", "Exit code ", "\n")
+            status = f"exit {code}" if code is not None and code.isdigit() else "failed"
+            return [(0, f"- FAILED ({status}): {span(command)}")]
+        if details.get("interrupted") is True:
+            return [(0, f"- interrupted: {span(command)}")]
+        stdout = details.get("stdout")
+        commits = commits_in(stdout) if isinstance(stdout, str) else []
+        lines = [(1, f"- commit {span(sha, 40)} {span(subject)}") for sha, subject in commits]
+        return [*lines, (4, f"- ok (exit 0): {span(command)}")]
+    if name in FILE_TOOLS:
+        path = tool_input.get("file_path") or tool_input.get("notebook_path")
+        verb = "wrote" if name == "Write" else "edited"
+        if not isinstance(path, str):
+            return []
+        shown = shown_path(path, base)
+        return [(0, f"- FAILED {verb}: {span(shown)}")] if failed else [(2, f"- {verb} {span(shown)}")]
+    if name == "TaskUpdate":
+        change = details.get("statusChange")
+        if isinstance(change, dict) and not failed:
+            task = f"task #{escaped(str(details.get('taskId') or tool_input.get('taskId') or '?'))[:20]}"
+            return [(3, f"- {task}: {span(str(change.get('from')), 24)} → {span(str(change.get('to')), 24)}")]
+        return []
+    if name in AGENT_TOOLS:
+        if details.get("isAsync") is True:
+            return []
+        description = str(tool_input.get("description") or "")
+        return [(0 if failed else 4, f"- subagent {'FAILED' if failed else 'returned'}: {span(description)}")]
+    if name in QUIET_TOOLS or name in STOP_TOOLS or name in ("TaskCreate", "TodoWrite"):
+        return []
+    return [(0, f"- FAILED: {span(name, 40)}")] if failed else [(4, f"- ran {span(name, 40)}")]
+
+
+def _flight(name: str, tool_input: dict[str, object], block: dict[str, object], result: object) -> Flight | None:
+    """The background shell or subagent a tool call started, or None."""
+    if not isinstance(result, dict) or block.get("is_error") is True:
+        return None
+    if name == "Bash" and isinstance(result.get("backgroundTaskId"), str):
+        text = _text_of(block.get("content"))
+        start = text.find("Output is being written to: ")
+        end = text.find(".output", start)
+        output = text[start + 28 : end + 7] if start >= 0 and end >= 0 else ""
+        label = str(tool_input.get("description") or tool_input.get("command") or "")
+        return Flight(SHELL, str(result["backgroundTaskId"]), label, output)
+    if name in AGENT_TOOLS and result.get("isAsync") is True and isinstance(result.get("agentId"), str):
+        file = result.get("outputFile")
+        label = str(tool_input.get("description") or "")
+        return Flight(AGENT, str(result["agentId"]), label, file if isinstance(file, str) else "")
+    return None
+
+
+def _notified_id(record: dict[str, object]) -> str | None:
+    """The task id a ``<task-notification>`` user record reports as stopped (Claude Code's own, by its origin)."""
+    origin = record.get("origin")
+    if record.get("type") != "user" or not isinstance(origin, dict) or origin.get("kind") != "task-notification":
+        return None
+    message = record.get("message")
+    text = _text_of(message.get("content")) if isinstance(message, dict) else ""
+    return _between(text, "<task-id>", "</task-id>")
+
+
+def _quiet(line: bytes) -> bool:
+    """Whether a tool call line (not parsed) is a read-only tool's, as Claude Code writes its name."""
+    return any(b'"name":"' + name.encode() + b'"' in line for name in QUIET_TOOLS)
+
+
+def scan(path: str, source: str, base: str = "", max_bytes: int = TAIL_BYTES) -> Scan:
+    """The run record's facts from the transcript's tail, read backwards from its end.
+
+    The window is this session's actions after its newest successful anchor write, across compactions (the
+    cursor still lacks them); with none in the tail, after the newest compaction boundary (measured on 2.1.332,
+    SessionStart(compact) runs before Claude Code writes the compaction's own boundary; should one with nothing
+    after it come first, it is that compaction's and the one before it counts). Work in flight is looked for
+    past the anchor write, up to the boundary before it: a shell started before the cursor was written may still
+    run. Tool results come after their calls in the file, so going
+    backwards each call meets its result, and a task its notification, first. Past ``MAX_PARSED`` actions, and
+    past the anchor write, only lines a byte search says may matter are parsed.
+    """
+    found = Scan()
+    results: dict[str, tuple[dict[str, object], object]] = {}
+    stopped: set[str] = set()
+    parsed = 0
+    cut = False
+    at_boundary: tuple[int, int, int] | None = None
+    for line in iter_marked_lines_from_end(path, max_bytes, list(MARKERS)):
+        boundary = BOUNDARY_MARKER in line
+        use = USE_MARKER in line
+        if (cut or parsed >= MAX_PARSED) and not boundary and NOTICE_MARKER not in line:
+            signs = FLIGHT_SIGNS if cut or not use else (*FLIGHT_SIGNS, ANCHOR_SIGN, ANCHORS_SIGN)
+            if not any(sign in line for sign in signs):
+                found.older += use and not cut and not _quiet(line)
+                continue
+        try:
+            record = loads(line)
+        except (ValueError, RecursionError):
+            continue
+        if not isinstance(record, dict) or record.get("isSidechain") is True:
+            continue
+        kind = record.get("type")
+        if boundary and kind == "system" and record.get("subtype") == "compact_boundary":
+            if cut:
+                break
+            if source == "compact" and not results and not found.actions and not found.older:
+                continue
+            # The window opens here unless an anchor write turns up further back: look on for one.
+            at_boundary = at_boundary or (len(found.actions), found.older, len(found.flights))
+            continue
+        message = record.get("message")
+        content = message.get("content") if isinstance(message, dict) else None
+        if kind == "user":
+            notified = _notified_id(record)
+            if notified is not None:
+                stopped.add(notified)
+            for block in content if isinstance(content, list) else []:
+                if isinstance(block, dict) and block.get("type") == "tool_result":
+                    results[str(block.get("tool_use_id"))] = (block, record.get("toolUseResult"))
+            continue
+        if kind != "assistant":
+            continue
+        for block in reversed(content) if isinstance(content, list) else []:
+            if not isinstance(block, dict) or block.get("type") != "tool_use":
+                continue
+            name, tool_input = str(block.get("name")), block.get("input")
+            outcome = results.get(str(block.get("id")))
+            if not isinstance(tool_input, dict) or outcome is None:  # no result: the call under way
+                continue
+            succeeded = outcome[0].get("is_error") is not True
+            if not cut and succeeded and is_anchor_write(name, tool_input):
+                found.since_anchor = cut = True
+                found.stepped = name == "Bash" and "session-workflow anchor step" in str(tool_input.get("command"))
+                continue
+            if name in STOP_TOOLS and succeeded:
+                stopped.add(str(tool_input.get("task_id") or tool_input.get("shell_id") or ""))
+            flight = _flight(name, tool_input, *outcome)
+            if flight is not None and flight.task_id not in stopped:
+                found.flights.insert(0, flight)
+            if cut:
+                continue
+            if parsed < MAX_PARSED:
+                found.actions.extend(reversed(_result_line(name, tool_input, *outcome, base)))
+            elif name not in QUIET_TOOLS:
+                found.older += 1
+            parsed += 1
+    if at_boundary and not cut:  # no anchor write in the tail: the window is the newest thread's
+        actions, older, flights = at_boundary
+        found.actions, found.older = found.actions[:actions], older
+        found.flights = found.flights[len(found.flights) - flights :]
+    return _finished(found, stopped)
+
+
+def _finished(found: Scan, stopped: set[str]) -> Scan:
+    found.flights = [flight for flight in found.flights if flight.task_id not in stopped]
+    return found
+
+
+def fold(actions: list[tuple[int, str]]) -> list[tuple[str, int]]:
+    """(line, times) oldest first within each rank (failures first); a repeated line is one line with ``×N``."""
+    counts: dict[tuple[int, str], int] = {}
+    for action in reversed(actions):  # oldest first: a line keeps the place of its first time
+        counts[action] = counts.get(action, 0) + 1
+    ordered = sorted(counts, key=lambda action: action[0])
+    return [
+        (text + (f" ×{counts[(rank, text)]}" if counts[(rank, text)] > 1 else ""), counts[(rank, text)])
+        for rank, text in ordered
+    ]
+
+
+def flight_line(flight: Flight) -> str:
+    output = f", output {span(flight.output, 200)}" if flight.output else ""
+    return f"- {flight.kind} {span(flight.task_id, 40)} {span(flight.description)}{output}"
+
+
+class RecordPart(PreparedPart):
+    """The run record: work in flight (on resume), then the actions, cut by whole lines with a named count."""
+
+    name = "run record"
+
+    def __init__(self, found: Scan, show_flights: bool) -> None:
+        self.lines = fold(found.actions)
+        self.older = found.older
+        self.flights = [flight for flight in found.flights if flight.kind == SHELL] if show_flights else []
+        self.total = len(found.actions) + found.older
+        self.shown = 0
+        self.header = HEADER.format(since=SINCE_ANCHOR if found.since_anchor else SINCE_BOUNDARY)
+        self.full = self._render(1 << 30)
+        self.shown = 0  # until the composer renders it
+        self.cap = min(utf8_len(self.full), CAP_BYTES)
+        self.floor = min(self.cap, utf8_len(self.header) + 1 + utf8_len(more_line(self.total)))
+
+    def render(self, budget: int) -> str:
+        return self._render(min(budget, CAP_BYTES))
+
+    def _render(self, room: int) -> str:
+        """The header, then whole lines in order while they fit (room kept for the count line), then the count of
+        the actions not shown."""
+        heads = [IN_FLIGHT_HEADER, *map(flight_line, self.flights)] if self.flights else []
+        pending = [(line, 0) for line in heads] + self.lines
+        lines = [self.header]
+        used = utf8_len(self.header)
+        reserve = 1 + utf8_len(more_line(self.total))
+        hidden = self.older
+        shown = 0
+        for index, (line, times) in enumerate(pending):
+            last = index == len(pending) - 1 and not self.older
+            if hidden or used + 1 + utf8_len(line) + (0 if last else reserve) > room:
+                hidden += times
+                continue
+            lines.append(line)
+            used += 1 + utf8_len(line)
+            shown += times > 0
+        if hidden:
+            lines.append(more_line(hidden))
+            used += 1 + utf8_len(lines[-1])
+        if len(lines) == 1 or used > room:
+            return ""
+        self.shown = shown
+        return "\n".join(lines)
+
+    def ledger_facts(self) -> dict[str, object]:
+        """Counts only: a command line can carry a secret, so no text of the record is kept. ``record_cut``: the
+        action lines not shown (with the actions past the parse limit); ``record_folded``: repeats folded."""
+        return {
+            "record_actions": self.total,
+            "record_folded": self.total - self.older - len(self.lines),
+            "record_cut": len(self.lines) - self.shown + self.older,
+            "record_in_flight": len(self.flights),
+        }
+
+
+def more_line(count: int) -> str:
+    return f"…{count} more action{'s' if count != 1 else ''}"
+
+
+def prepare(ctx: HookContext) -> RecordPart | None:
+    """The run record on ``compact`` and ``resume``; None when the window holds nothing to say.
+
+    Work in flight is Claude Code's to say, measured on 2.1.332: after a compaction it attaches a ``task_status``
+    "still running, do not spawn a duplicate" reminder for each live background shell and subagent, and a resumed
+    session gets a "stopped: didn't finish before the previous session ended" notification for each one that
+    never reported. What it lacks is that a background shell outlives the process that started it: on resume the
+    record names those shells as possibly still running.
+    """
+    if ctx.source not in ("compact", "resume") or not ctx.transcript_path:
+        return None
+    found = scan(ctx.transcript_path, ctx.source, next(iter(ctx.project_dirs()), ""))
+    part = RecordPart(found, ctx.source == "resume")
+    return part if part.total or part.flights else None
