@@ -255,15 +255,6 @@ class Transcript:
         record = {"type": "user", "message": {"role": "user", "content": [block]}, "toolUseResult": use_result}
         self._add({**record, "sourceToolAssistantUUID": assistant}, when + 0.2)
 
-    def compaction(self, summary: str, when: float) -> None:
-        kept = [record["uuid"] for record in self.records[-2:]]
-        metadata = {"trigger": "auto", "preTokens": 168_000, "preservedMessages": {"uuids": kept}}
-        boundary = {"type": "system", "subtype": "compact_boundary", "content": "Conversation compacted"}
-        self.parent = None
-        self._add({**boundary, "level": "info", "compactMetadata": metadata}, when)
-        message = {"role": "user", "content": summary}
-        self._add({"type": "user", "message": message, "isCompactSummary": True}, when + 0.1)
-
     def write(self) -> None:
         _write(self.world.transcript(), "".join(json.dumps(record) + "\n" for record in self.records))
 
@@ -271,19 +262,42 @@ class Transcript:
 def bash_output(world: World, action: Action) -> tuple[str, dict[str, Any]]:
     """The tool result text and ``toolUseResult`` of a Bash call (a background start names its id and log)."""
     if action.background:
-        log = os.path.join(world.tmp, "claude", "tasks", f"{action.job_id}.output")
-        text = f"Command running in background with ID: {action.job_id}. Output is being written to: {log}"
-        result = {"stdout": "", "stderr": "", "interrupted": False, "isImage": False}
+        text = (
+            f"Command running in background with ID: {action.job_id}. Output is being written to:"
+            f" {job_output(world, action)}. You will be notified when it completes. To check interim output, use"
+            " Read on that file path."
+        )
+        result = {"stdout": "", "stderr": "", "interrupted": False, "isImage": False, "noOutputExpected": False}
         return text, {**result, "backgroundTaskId": action.job_id}
     text = action.output if action.exit == 0 else f"Error: Exit code {action.exit}\n{action.output}"
     result = {"stdout": action.output, "stderr": "", "interrupted": False, "isImage": False}
     return text, {**result, **({"is_error": True} if action.exit else {})}
 
 
+def job_output(world: World, action: Action) -> str:
+    """Where Claude Code 2.1.332 writes a background shell's output (tests/fixtures/transcripts/background.jsonl)."""
+    slug = re.sub(r"[^A-Za-z0-9]", "-", world.project)
+    return f"/tmp/claude-0/{slug}/{SESSION_ID}/tasks/{action.job_id}.output"
+
+
+def still_running(world: World, action: Action) -> str:
+    """Claude Code's own ``task_status`` reminder for a live background shell, attached right after a compaction
+    in every arm (measured on 2.1.332: references/how-it-works.md)."""
+    return (
+        f'<system-reminder>\nBackground shell {action.job_id} ("{description(action)}") is still running (command,'
+        f" shown on one line: `{action.command}`). Do not start it again; to restart it, stop it with TaskStop first."
+        f" You can read its output at {job_output(world, action)}.\n</system-reminder>"
+    )
+
+
+def description(action: Action) -> str:
+    return action.command[:40]
+
+
 def call_of(world: World, action: Action) -> tuple[str, dict[str, Any], str, dict[str, Any]]:
     """(tool name, input, result text, toolUseResult) of one action, paths absolute as Claude Code writes them."""
     if action.tool == "Bash":
-        arguments: dict[str, Any] = {"command": action.command, "description": action.command[:40]}
+        arguments: dict[str, Any] = {"command": action.command, "description": description(action)}
         if action.background:
             arguments["run_in_background"] = True
         text, use_result = bash_output(world, action)
@@ -326,7 +340,8 @@ def build(scenario: Scenario, root: str) -> tuple[World, list[tuple[str, dict[st
     if scenario.anchor_after == count:
         anchor_path = _write_anchor(world, scenario)
         _anchor_call(transcript, calls, anchor_path, scenario, time.time())
-    transcript.compaction(summary_message(scenario, world), time.time() + count + 2.0)
+    # The SessionStart(compact) hook runs before Claude Code writes the compaction's boundary and summary
+    # (measured on 2.1.332), so the transcript the hook reads ends with the run's last call.
     transcript.write()
     return world, calls
 
@@ -392,8 +407,9 @@ def request(
     scenario: Scenario, world: World, calls: list[tuple[str, dict[str, Any], str]], block: str
 ) -> list[dict[str, Any]]:
     """The post-compaction messages, OpenAI-shaped: the system prompt, Claude Code's summary message, the kept last
-    tool call and its result, then (h1, h2) the hook's block as Claude Code renders a reminder for a model without
-    system entries. No other reminder is modelled: one the same in every arm only adds prefill time (and a 0.5B
+    tool call and its result, then the turn's reminders as Claude Code renders them for a model without system
+    entries: (h1, h2) the hook's block, then in every arm Claude Code's own "still running" reminder for each live
+    background shell. No other reminder is modelled: one the same in every arm only adds prefill time (and a 0.5B
     model answered "Today's date is ..." by running ``date``)."""
     system = SYSTEM_PROMPT + f"\n# Environment\nWorking directory: {world.project}\nPlatform: linux\n"
     name, arguments, result = calls[-1]
@@ -404,9 +420,12 @@ def request(
         {"role": "assistant", "content": "", "tool_calls": [call]},
         {"role": "tool", "tool_call_id": "call_kept", "content": result},
     ]
-    if block:
-        reminder = f"<system-reminder>\nSessionStart hook additional context: {block}\n</system-reminder>"
-        messages.append({"role": "user", "content": reminder})
+    reminders = (
+        [f"<system-reminder>\nSessionStart hook additional context: {block}\n</system-reminder>"] if block else []
+    )
+    reminders += [still_running(world, job) for job in scenario.jobs()]
+    if reminders:
+        messages.append({"role": "user", "content": "\n".join(reminders)})
     return messages
 
 
