@@ -67,12 +67,16 @@ def test_the_hook_renders_the_anchor_the_tasks_and_the_arms_differ_only_in_the_b
     case = cases["logcat-stale"]
     requests = {}
     root = str(tmp_path / "world")
-    for arm in ("h0", "h1"):
+    for arm in ("h0", "h1", "h2"):
         world.remove(root)  # the same folder for every arm, as run.py builds it: the same paths in the request
         built, calls = world.build(case, root)
         block = world.hook_block(built, arm)
         requests[arm] = world.request(case, built, calls, block)
-        if arm == "h1":
+        # h2 adds the run record: what ran since the anchor's last write (the anchor was written two steps back).
+        assert ("RUN RECORD" in block) is (arm == "h2")
+        if arm == "h2":
+            assert "\n- edited `src/filter.rs`\n" in block.split("RUN RECORD", 1)[1]
+        if arm != "h0":
             assert block.startswith("session-workflow: state restored from disk at SessionStart (compact)")
             assert "## Control anchor" in block and "STRUCTURED TASK LIST" in block
             assert "next: start the release build (`cargo build --release` in the background)" in block
