@@ -38,7 +38,7 @@ def test_stub_run_grades_a_file_written_by_someone_else(tmp_path: Path) -> None:
     """A scenario file in the documented format, written by hand (a Kotlin app, a scenario with no anchor, a
     Write action, a check action), runs as is; every arm's block comes from the real hook."""
     out = tmp_path / "out"
-    argv = [sys.executable, os.path.join(ROOT, "benchmarks", "resumption", "run.py"), "--model", "stub"]
+    argv = [sys.executable, "-B", os.path.join(ROOT, "benchmarks", "resumption", "run.py"), "--model", "stub"]
     argv += ["--scenarios", str(FIXTURES / "other_author.json"), "--out", str(out)]
     done = subprocess.run(argv, capture_output=True, text=True, timeout=120, check=False)
     assert done.returncode == 0, done.stderr

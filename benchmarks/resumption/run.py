@@ -216,6 +216,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--temperature", type=float, default=0.7)
     parser.add_argument("--max-tokens", type=int, default=96, help="output tokens per reply (the first action)")
     parser.add_argument("--ctx", type=int, default=6144, help="the model's context length")
+    parser.add_argument(
+        "--shard",
+        default="",
+        help="K/N: only the scenarios whose index is K mod N (seeds unchanged: N processes"
+        " side by side give the run of one, on a machine with idle cores)",
+    )
     parser.add_argument("--regrade", action="store_true", help="grade the saved replies in --out again, no model")
     parser.add_argument(
         "--threads", type=int, default=1, help="1: on a shared machine two threads wait on each other per token"
@@ -234,6 +240,10 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.limit:
         cases = cases[: args.limit]
+    indexed = list(enumerate(cases))
+    if args.shard:
+        shard, count = (int(part) for part in args.shard.split("/"))
+        indexed = [(index, case) for index, case in indexed if index % count == shard]
     sha256 = ""
     try:
         if args.model == "stub":
@@ -255,7 +265,8 @@ def main(argv: list[str] | None = None) -> int:
         "model": args.model if args.model == "stub" else model.MODELS[args.model].name,
         "sha256": sha256,
         "scenarios": os.path.relpath(args.scenarios, ROOT) if args.scenarios.startswith(ROOT) else args.scenarios,
-        "scenario_count": len(cases),
+        "scenario_count": len(indexed),
+        "shard": args.shard,
         "repeats": args.repeats,
         "arms": {arm: ARM_TEXT[arm] for arm in arms},
         "seeds": [],
@@ -273,7 +284,7 @@ def main(argv: list[str] | None = None) -> int:
     started = time.time()
     try:
         with open(os.path.join(args.out, "replies.jsonl"), "w", encoding="utf-8") as replies:
-            for index, case in enumerate(cases):
+            for index, case in indexed:
                 for repeat in range(args.repeats):
                     for arm in arms:
                         seed = args.seed + index * 1000 + repeat
