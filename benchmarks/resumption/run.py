@@ -211,6 +211,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--arms", default=",".join(world.ARMS), help="comma-separated, of h0,h1,h2")
     parser.add_argument("--out", default=DEFAULT_OUT, help="where results.json, table.md and replies.jsonl go")
     parser.add_argument("--limit", type=int, default=0, help="only the first N scenarios (a quick profile)")
+    parser.add_argument("--skip", type=int, default=0, help="leave out the first N scenarios (seeds unchanged)")
     parser.add_argument("--repeats", type=int, default=1, help="runs per scenario and arm (seed + repeat)")
     parser.add_argument("--seed", type=int, default=44)
     parser.add_argument("--temperature", type=float, default=0.7)
@@ -240,7 +241,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.limit:
         cases = cases[: args.limit]
-    indexed = list(enumerate(cases))
+    indexed = list(enumerate(cases))[args.skip :]
     if args.shard:
         shard, count = (int(part) for part in args.shard.split("/"))
         indexed = [(index, case) for index, case in indexed if index % count == shard]
