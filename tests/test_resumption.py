@@ -193,9 +193,10 @@ def _saved(name: str) -> list[dict[str, object]]:
 
 @pytest.mark.parametrize("name", ["replies-0.5b.jsonl", "replies-1.5b.jsonl"])
 def test_saved_real_replies_get_their_grades_and_cover_every_outcome(name: str) -> None:
-    """Each line: a real reply of the model (its run's scenario and arm), graded against ``grade_as`` (a scenario
-    of the repository's file, or of other_author.json), and the outcome a reader checked by hand."""
-    cases = {**_scenarios(REPOSITORY_SCENARIOS), **_scenarios(FIXTURES / "other_author.json")}
+    """Each line: a real reply of the model (the run, scenario and arm it answered), graded against ``grade_as``
+    (the scenario it answered; for an outcome the model did not produce in the runs, a scenario of grading.json
+    where the reply's real action plays that role), and the outcome a reader checked by hand."""
+    cases = {**_scenarios(REPOSITORY_SCENARIOS), **_scenarios(FIXTURES / "grading.json")}
     seen = set()
     for saved in _saved(name):
         case = cases[str(saved["grade_as"])]
