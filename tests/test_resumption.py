@@ -222,6 +222,14 @@ def test_the_order_of_outcomes_puts_the_rule_first() -> None:
     assert grade.grade(case, grade.Action("Edit", "", "/w/csv-exporter/exporter.py")) == "redo"
 
 
+def test_a_job_named_by_its_id_is_not_started_again() -> None:
+    """handbook-stale's job is ``lychee … `` with the id ``bg_lychee``: stopping it by id is no relaunch."""
+    case = _scenarios(REPOSITORY_SCENARIOS)["handbook-stale"]
+    assert grade.grade(case, grade.Action("Bash", "kill -9 bg_lychee")) == "other"
+    assert grade.grade(case, grade.Action("Bash", "tail -f /tmp/t/tasks/bg_lychee.output")) == "other"
+    assert grade.grade(case, grade.Action("Bash", "lychee --no-progress docs > links.log")) == "relaunch"
+
+
 def test_wilson_intervals() -> None:
     assert grade.wilson(0, 0) == (0.0, 1.0)
     low, high = grade.wilson(0, 36)

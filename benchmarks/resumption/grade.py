@@ -175,6 +175,9 @@ def grade(scenario: Scenario, action: Action | None) -> str:
     a done step again, anything else (the plugin's own commands too: bookkeeping); none when no action was read."""
     if action is None:
         return "none"
+    # A job's id names it, it does not run it: ``kill bg_lychee`` must not match the job ``lychee …``.
+    for job in scenario.jobs():
+        action = Action(action.tool, action.command.replace(job.job_id, ""), action.file_path, action.source)
     if action.tool == "Bash" and action.command.split(" ", 1)[0].rsplit("/", 1)[-1] == "session-workflow":
         return "other"  # the plugin's own bookkeeping (an anchor step quotes the next command: it is not running it)
     if any(_matches("Bash", forbidden, action) for forbidden in scenario.forbidden):
