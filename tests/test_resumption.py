@@ -267,6 +267,24 @@ def test_the_parts_are_assembled_in_order_and_a_wrong_hash_stops_the_run(tmp_pat
     assert not os.path.exists(target)  # removed: the next run assembles it anew
 
 
+def test_a_cached_model_with_a_wrong_hash_stops_the_run_before_it_loads(tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    (cache / "models").mkdir(parents=True)
+    corrupt = cache / "models" / "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf"
+    corrupt.write_bytes(b"GGUF not the model")
+    argv = [sys.executable, "-B", os.path.join(ROOT, "benchmarks", "resumption", "run.py"), "--model", "0.5b"]
+    env = {**os.environ, "SESSION_WORKFLOW_DEV_CACHE": str(cache)}
+    argv += ["--out", str(tmp_path / "out")]
+    done = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=60, check=False)
+    assert done.returncode == 1
+    assert done.stderr.startswith("resumption: refusing qwen2.5-coder-0.5b-instruct-q4_k_m: assembled 18 bytes")
+    assert (
+        "expected 491,400,064 bytes with sha256 1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32"
+        in (done.stderr)
+    )
+    assert not corrupt.exists() and not (tmp_path / "out").exists()
+
+
 def test_the_model_cache_is_outside_the_checkout(tmp_path: Path) -> None:
     assert model.cache_dir({"SESSION_WORKFLOW_DEV_CACHE": "/c"}) == "/c/models"
     assert model.cache_dir({"XDG_CACHE_HOME": "/x"}) == "/x/session-workflow-dev/models"
