@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -26,6 +25,10 @@ if TYPE_CHECKING:
     from benchmarks.resumption.scenario import Action, Scenario
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "src"))
+
+from session_workflow.core.where import project_slug  # noqa: E402  (Claude Code's own folder-name rule)
+
 HOOK = os.path.join(ROOT, "hooks", "hook.py")
 CLI = os.path.join(ROOT, "bin", "session-workflow")
 SESSION_ID = "7d1c0b52-3e8a-4c61-a0f4-5b9e2d7c4a18"
@@ -141,8 +144,7 @@ class World:
             os.makedirs(folder, exist_ok=True)
 
     def transcript(self) -> str:
-        slug = re.sub(r"[^A-Za-z0-9]", "-", self.project)
-        return os.path.join(self.config, "projects", slug, f"{SESSION_ID}.jsonl")
+        return os.path.join(self.config, "projects", project_slug(self.project), f"{SESSION_ID}.jsonl")
 
     def env(self, extra: dict[str, str] | None = None) -> dict[str, str]:
         """What Claude Code gives a hook: the world's HOME, config and plugin data, nothing of the caller's."""
@@ -276,8 +278,7 @@ def bash_output(world: World, action: Action) -> tuple[str, dict[str, Any]]:
 
 def job_output(world: World, action: Action) -> str:
     """Where Claude Code 2.1.332 writes a background shell's output (tests/fixtures/transcripts/background.jsonl)."""
-    slug = re.sub(r"[^A-Za-z0-9]", "-", world.project)
-    return f"/tmp/claude-0/{slug}/{SESSION_ID}/tasks/{action.job_id}.output"
+    return f"/tmp/claude-0/{project_slug(world.project)}/{SESSION_ID}/tasks/{action.job_id}.output"
 
 
 def still_running(world: World, action: Action) -> str:

@@ -44,6 +44,7 @@ from session_workflow.cli import main as cli
 from session_workflow.core.errors import Failure
 from session_workflow.core.text import one_line
 from tests.anchor.test_part import injected_anchor
+from tests.shell import shown_path
 from tests.trust import state_env, trust
 
 REPO = Path(__file__).resolve().parents[2]
@@ -681,7 +682,7 @@ def test_path_agrees_with_what_the_hook_injects(run: Runner, tmp_path: Path) -> 
     chosen = injected_anchor(str(project))
     assert chosen is not None and chosen.path == path
     context = hook_context(project)
-    assert f"## Control anchor: `{path}`" in context
+    assert f"## Control anchor: {shown_path(path)}" in context
     assert "- Step 1: done: setup; next: the hook" in context
     run("anchor", "close", path, "--outcome", "agreed")
     assert hook_context(project) == ""

@@ -454,11 +454,15 @@ def failures(lines: list[str]) -> list[str]:
 
 def test_invalid_user_settings_json_is_one_failure_naming_its_line(box: Sandbox) -> None:
     box.install_plugin()
-    ready(box, f'{{\n  {ENABLED},\n  "env": {{"CLAUDE_CODE_ENABLE_TODO_TOOLS": "1"}},\n}}\n')  # step 2, a comma left
+    text = f'{{\n  {ENABLED},\n  "env": {{"CLAUDE_CODE_ENABLE_TODO_TOOLS": "1"}},\n}}\n'  # step 2, a comma left
+    ready(box, text)
     lines, code = lines_of(box, terminal(box))
+    with pytest.raises(json.JSONDecodeError) as error:  # its words and place are this Python's (3.13 changed them)
+        json.loads(text)
+    where = f"line {error.value.lineno}, column {error.value.colno}: {error.value.msg}"
     assert code == 1 and failures(lines) == [
-        "✘ settings: <tmp>/config/settings.json is not valid JSON (line 4, column 1: Expecting property name enclosed"
-        " in double quotes); Claude Code applies none of it (enabledPlugins, env, permissions)"
+        f"✘ settings: <tmp>/config/settings.json is not valid JSON ({where}); Claude Code applies none of it"
+        " (enabledPlugins, env, permissions)"
     ], lines
     assert not any("disabled" in line for line in lines), lines
 
