@@ -2,7 +2,16 @@
 // (tests/core/test_text.py holds Python's `one_line` to the same table), and the section and the shell quoting
 // against what Python gives for the same inputs (tests/mod/python-text.ts, generated and checked by that test).
 import { describe, expect, test } from 'claude-code/testing'
-import { BREAKING_SPANS, INVISIBLE_SPANS, columns, oneLine, sectionOf, shellCommand, shellQuote } from '../../hooks/mod/text'
+import {
+  BREAKING_SPANS,
+  INVISIBLE_SPANS,
+  columns,
+  oneLine,
+  sectionOf,
+  shellCommand,
+  shellQuote,
+  slugOfIssueUrl,
+} from '../../hooks/mod/text'
 import { parseWorkState } from '../../hooks/mod/workstate'
 import type { SectionFields } from '../../hooks/mod/text'
 import { PYTHON_TEXT } from './python-text'
@@ -80,5 +89,15 @@ describe('as the Python side gives them', () => {
   test('a command as shell_command builds it, each word quoted', HANG_GUARD, () => {
     for (const { words, command } of PYTHON_TEXT.commands)
       expect(shellCommand(...words), JSON.stringify(words)).toBe(command)
+  })
+})
+
+describe('slugOfIssueUrl', () => {
+  // What Python's `slug_of_issue_url` gives for the same URLs (src/session_workflow/workstate/section.py).
+  test('an issue number holding a zero is a number, and an empty owner or name is no slug', () => {
+    expect(slugOfIssueUrl('https://github.com/o/r/issues/10')).toBe('o/r')
+    expect(slugOfIssueUrl('https://github.com/o/r/issues/0')).toBe('o/r')
+    expect(slugOfIssueUrl('https://github.com//r/issues/1')).toBe(null)
+    expect(slugOfIssueUrl('https://github.com/o//issues/1')).toBe(null)
   })
 })
