@@ -737,13 +737,15 @@ def test_a_cold_hook_with_a_bug_logs_it_and_names_what_it_left_out(
 
 
 def test_precompact_in_a_project_with_nothing_of_ours_imports_no_part(project: Project) -> None:
-    """PreCompact loads a part's module only where there is something on disk for it, as SessionStart does."""
+    """PreCompact loads a part's module only where there is something on disk for it, as SessionStart does, and
+    reads the transcript (the run record's work in flight) only beside state to keep."""
     payload = {**project.payload(None), "hook_event_name": "PreCompact", "trigger": "auto"}
     done = _run_shim("PreCompact", json.dumps(payload).encode(), project.env(), "-X", "importtime")
     assert (done.returncode, done.stdout) == (0, b"")
     modules = {line.split("|")[-1].strip() for line in done.stderr.decode().splitlines() if "|" in line}
     assert "session_workflow.hook.precompact" in modules
-    assert not {name for name in modules if name.startswith(("session_workflow.anchor", "session_workflow.workstate"))}
+    ours = ("session_workflow.anchor", "session_workflow.workstate", "session_workflow.transcript")
+    assert not {name for name in modules if name.startswith(ours)}
     assert not _imported(done.stderr) & (HEAVY | LOADER_ONLY)
 
 

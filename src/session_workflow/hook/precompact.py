@@ -95,10 +95,11 @@ def pre_compact(ctx: HookContext) -> None:
     task_part = tasks.prepare(ctx)
     open_tasks = getattr(task_part, "open_count", 0) if task_part is not None else 0
     own = getattr(task_part, "header", HEADER_EXACT) == HEADER_EXACT  # a recovered list is not in TaskList
-    found = _run_record(ctx)
+    anchored = locations.any_anchors(folders) or locations.any_kept_anchors(ctx.env, ctx.session_id)
+    # The transcript is read only where there is state to keep: the work in flight is named only beside it.
+    found = _run_record(ctx) if loaded or open_tasks or anchored else None
     stepped = found is not None and found.stepped
     anchor = None
-    anchored = locations.any_anchors(folders) or locations.any_kept_anchors(ctx.env, ctx.session_id)
     if anchored and config.switch(config.ANCHOR_HOOKS, ctx.env):
         from session_workflow.anchor import part as anchor_part
 
