@@ -13,8 +13,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from session_workflow.core.locations import (
+    _fnv1a64,
     claude_config_dir,
-    fnv1a64,
     ignored_folders,
     leads_outside,
     outside_projects,
@@ -151,7 +151,7 @@ def test_the_hash_resumed_from_a_folder_is_the_whole_hash(folders: list[str], na
     """Paths of one folder in a row, then another folder, then back: each hash is FNV-1a of the whole text."""
     for index, name in enumerate(names):
         text = folders[index % len(folders)] + name
-        assert fnv1a64(text) == reference_fnv1a64(text)
+        assert _fnv1a64(text) == reference_fnv1a64(text)
 
 
 @given(char_text())

@@ -241,8 +241,8 @@ def test_string_checks_match_their_patterns(value: str) -> None:
 def test_record_names_match_the_sanitising_pattern(value: str) -> None:
     import re
 
-    from session_workflow.core.locations import fnv1a64, record_name
+    from session_workflow.core.locations import _fnv1a64, record_name
 
     safe = re.sub(r"[^A-Za-z0-9_-]", "-", value)
-    expected = safe if safe == value and len(safe) <= 100 else f"{safe[:64]}-{fnv1a64(value):016x}"
+    expected = safe if safe == value and len(safe) <= 100 else f"{safe[:64]}-{_fnv1a64(value):016x}"
     assert record_name(value) == f"{expected}.key"

@@ -229,11 +229,8 @@ def _fnv1a64_from(value: int, text: str) -> int:
 _last_folder = ("", 0xCBF29CE484222325)
 
 
-def fnv1a64(text: str) -> int:
-    """64-bit FNV-1a of ``text``'s UTF-8, resumed from the state after its folder when that folder was the last.
-
-    The one short digest of the plugin's names and texts: the records' file names here, a resume block's part
-    digests in its ledger line (``hook.pending``)."""
+def _fnv1a64(text: str) -> int:
+    """64-bit FNV-1a of ``text``'s UTF-8, resumed from the state after its folder when that folder was the last."""
     global _last_folder
     cut = text.rfind("/") + 1
     folder, value = _last_folder
@@ -248,7 +245,7 @@ def record_name(session_id: str) -> str:
     """A file name for a session id: itself when already safe, else a sanitised prefix plus a hash (no clashes)."""
     if len(session_id) <= 100 and is_safe_name(session_id):
         return f"{session_id}.key"
-    return f"{safe_name(session_id[:64])}-{fnv1a64(session_id):016x}.key"
+    return f"{safe_name(session_id[:64])}-{_fnv1a64(session_id):016x}.key"
 
 
 def any_anchors(project_dirs: list[str]) -> bool:

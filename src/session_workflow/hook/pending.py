@@ -24,7 +24,7 @@ import os
 from session_workflow.core.boundedio import iter_marked_lines_from_end
 from session_workflow.core.jsonload import loads, quote_ascii
 from session_workflow.core.ledger import ledger_path
-from session_workflow.core.locations import fnv1a64
+from session_workflow.core.locations import _fnv1a64
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -43,7 +43,7 @@ ANSWER = b'"type":"assistant"'
 
 def digest(text: str) -> str:
     """A part's stable text, as the ledger keeps it: 16 hex digits (FNV-1a 64 of its UTF-8)."""
-    return f"{fnv1a64(text):016x}"
+    return f"{_fnv1a64(text):016x}"
 
 
 def ledger_facts(ctx: HookContext, whole: Mapping[str, str]) -> dict[str, object]:
