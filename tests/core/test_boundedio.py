@@ -94,16 +94,29 @@ def test_prefix_and_stat_is_bounded_and_stats_the_file_read(tmp_path: Path) -> N
 
 
 def record_reads(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """Spy on ``os.read``: the returned list collects the size of every read made from now on."""
+    """Spy on ``os.read``, ``os.readv`` (a backward pass reads each chunk into one buffer) and ``os.pread`` (a line
+    longer than a chunk, read again whole): the returned list collects the size of every read made from now on."""
     sizes: list[int] = []
-    real_read = os.read
+    real_read, real_readv, real_pread = os.read, os.readv, os.pread
 
     def read(fd: int, count: int) -> bytes:
         data = real_read(fd, count)
         sizes.append(len(data))
         return data
 
+    def readv(fd: int, buffers: list[memoryview]) -> int:
+        count = real_readv(fd, buffers)
+        sizes.append(count)
+        return count
+
+    def pread(fd: int, count: int, offset: int) -> bytes:
+        data = real_pread(fd, count, offset)
+        sizes.append(len(data))
+        return data
+
     monkeypatch.setattr(os, "read", read)
+    monkeypatch.setattr(os, "readv", readv)
+    monkeypatch.setattr(os, "pread", pread)
     return sizes
 
 

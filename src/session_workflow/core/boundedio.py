@@ -141,15 +141,29 @@ def iter_lines_from_start(path: str, max_bytes: int) -> Iterator[bytes]:
         os.close(fd)
 
 
-def _chunks_from_end(fd: int, size: int, max_bytes: int, chunk_size: int) -> Iterator[tuple[int, bytes]]:
-    """(offset, data) of the chunks of an open file from its end backwards, ``max_bytes`` in all."""
-    position = size
-    floor = max(0, position - max_bytes)
-    while position > floor:
-        step = min(chunk_size, position - floor)
-        position -= step
-        os.lseek(fd, position, os.SEEK_SET)
-        yield position, _read_exactly(fd, step)
+def _fill(fd: int, view: memoryview, position: int, step: int) -> int:
+    """Read ``step`` bytes from ``position`` into the start of ``view``: the count read (fewer where the file ends
+    sooner than its ``fstat`` said)."""
+    os.lseek(fd, position, os.SEEK_SET)
+    got = 0
+    while got < step:
+        count = os.readv(fd, [view[got:step]])
+        if not count:
+            break
+        got += count
+    return got
+
+
+def _pread_exactly(fd: int, size: int, position: int) -> bytes:
+    chunks = []
+    while size > 0:
+        chunk = os.pread(fd, size, position)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size -= len(chunk)
+        position += len(chunk)
+    return b"".join(chunks)
 
 
 def iter_marked_lines_from_end(
@@ -157,71 +171,116 @@ def iter_marked_lines_from_end(
 ) -> Iterator[bytes]:
     """Yield the complete lines, last first, within the last ``max_bytes`` that contain one of ``markers``.
 
-    Each chunk is searched where it lies with ``bytes.rfind``, and only a line holding a marker is copied out:
-    a tail of a few MB with a handful of hits costs its read and a search in C, not a split into thousands of
-    lines. Markers are non-empty and hold no newline. The list is read again for each chunk: a caller that has
-    found what one marker stands for removes it, and reading stops once the list is empty.
+    ``iter_marked_from_end`` without the offsets: markers are non-empty and hold no newline, the list is read
+    again after each line (a caller that has found what one marker stands for removes it), and reading stops once
+    the list is empty.
+    """
+    for line, _at, _held in iter_marked_from_end(path, max_bytes, markers, chunk_size):
+        yield line
+
+
+def iter_marked_from_end(
+    path: str, max_bytes: int, markers: list[bytes], chunk_size: int = 256 * 1024, end: int | None = None
+) -> Iterator[tuple[bytes, int, tuple[bytes, ...]]]:
+    """(line, its offset in the file, the markers it holds) for each complete line, last first, within the
+    ``max_bytes`` before ``end`` (the file's end when None; else the start of a line) that holds one of
+    ``markers``.
+
+    The tail is read backwards, chunk by chunk, into one buffer used again for each chunk, and searched where it
+    lies with ``bytearray.rfind``; only a line holding a marker is copied out (one longer than what a chunk holds
+    of it is read again, whole, from the file). A tail of a few MB costs its read and a search in C, not a split
+    into thousands of lines nor a fresh allocation per chunk. Markers are non-empty and hold no newline. The list
+    is read again after each line: a marker a caller adds is looked for from there on back, one it removes no
+    longer, and reading stops once the list is empty.
     """
     opened = _open_regular(path) if markers else None
     if opened is None:
         return
     fd, info = opened
     try:
-        # The line that runs on past the start of the chunk searched last, as (buffer, start, end) pieces in
-        # file order: joined only if it holds a marker.
-        spanning: list[tuple[bytes, int, int]] = []
-        for position, chunk in _chunks_from_end(fd, info.st_size, max_bytes, chunk_size):
+        top = info.st_size if end is None else min(end, info.st_size)
+        floor = max(0, top - max_bytes)
+        buffer = bytearray(max(0, min(chunk_size, top - floor)))
+        view = memoryview(buffer)
+        # The line that runs on past the start of the chunk searched last: its end offset (None: no such line),
+        # the markers found in it so far, and its first bytes as seen so far (a marker may straddle two chunks).
+        open_end: int | None = None
+        held: list[bytes] = []
+        head = b""
+        position = top
+        while position > floor and markers:
+            step = min(chunk_size, position - floor)
+            position -= step
+            got = _fill(fd, view, position, step)
             # Before the first newline a line may go on in the previous chunk; at the file's start it cannot.
-            first = chunk.find(b"\n") if position > 0 else -1
+            first = buffer.find(b"\n", 0, got) if position > 0 else -1
             if first < 0 and position > 0:
-                spanning.insert(0, (chunk, 0, len(chunk)))
+                if open_end is None:
+                    open_end, held, head = position + got, [], b""
+                head = _absorb(buffer, 0, got, markers, held, head)
                 continue
-            found = tuple(markers)
-            last = chunk.rfind(b"\n")
-            if spanning:
-                spanning.insert(0, (chunk, last + 1, len(chunk)))
-                if _holds_marker(spanning, found):
-                    yield b"".join(buffer[start:end] for buffer, start, end in spanning)
-                if last > first:
-                    yield from _marked_lines(chunk, first + 1, last, found)
-            else:
-                yield from _marked_lines(chunk, first + 1, len(chunk), found)
-            spanning = [(chunk, 0, first)]
-            if not markers:
-                return
+            stop = got
+            if open_end is not None:
+                stop = buffer.rfind(b"\n", 0, got)
+                head = _absorb(buffer, stop + 1, got, markers, held, head)
+                found = tuple(marker for marker in held if marker in markers)
+                if found:
+                    start = position + stop + 1
+                    yield _pread_exactly(fd, open_end - start, start), start, found
+            if stop > first:
+                yield from _marked_lines(buffer, first + 1, stop, markers, position)
+            open_end = None
+            if position > floor:
+                open_end, held = position + first, []
+                head = _absorb(buffer, 0, first, markers, held, b"")
     except OSError:
         return
     finally:
         os.close(fd)
 
 
-def _holds_marker(pieces: list[tuple[bytes, int, int]], markers: tuple[bytes, ...]) -> bool:
-    """Whether the line made of ``pieces`` holds a marker, within a piece or across where pieces meet."""
-    width = max(len(marker) for marker in markers) - 1
-    seam = b""
-    for buffer, start, end in pieces:
-        across = seam + buffer[start : min(end, start + width)]
-        if any(marker in across or buffer.rfind(marker, start, end) >= 0 for marker in markers):
-            return True
-        seam += buffer[max(start, end - width) : end]
-        seam = seam[max(0, len(seam) - width) :]
-    return False
+# What is kept of a long line's first bytes, for a marker that straddles two chunks (more when a marker is longer).
+_HEAD_BYTES = 256
 
 
-def _marked_lines(buffer: bytes, start: int, stop: int, markers: tuple[bytes, ...]) -> Iterator[bytes]:
-    """The lines of ``buffer[start:stop]`` that hold a marker, last first.
+def _absorb(buffer: bytearray, start: int, end: int, markers: list[bytes], held: list[bytes], head: bytes) -> bytes:
+    """Add to ``held`` the markers in ``buffer[start:end]``, a piece just before (in the file) the part of a line
+    seen so far, whose first bytes are ``head``, or across where the two meet; return the line's new first bytes."""
+    width = max(map(len, markers), default=1) - 1
+    across = bytes(buffer[max(start, end - width) : end]) + head[:width]
+    for marker in markers:
+        if marker not in held and (buffer.rfind(marker, start, end) >= 0 or marker in across):
+            held.append(marker)
+    return (bytes(buffer[start : min(end, start + max(width, _HEAD_BYTES))]) + head)[: max(width, _HEAD_BYTES)]
 
-    ``start`` is 0 or just after a newline; ``stop`` is a newline's index or the buffer's end.
+
+def _marked_lines(
+    buffer: bytearray, start: int, stop: int, markers: list[bytes], offset: int
+) -> Iterator[tuple[bytes, int, tuple[bytes, ...]]]:
+    """The lines of ``buffer[start:stop]`` that hold a marker, last first, with their offset (``offset`` is the
+    buffer's in the file) and the markers each holds; ``markers`` is read again after each line.
+
+    ``start`` is 0 or just after a newline; ``stop`` is a newline's index or the data's end.
     """
-    hits = [buffer.rfind(marker, start, stop) for marker in markers]
+    found = list(markers)
+    hits = [buffer.rfind(marker, start, stop) for marker in found]
+    view = memoryview(buffer)
     while True:
-        hit = max(hits)
+        hit = max(hits, default=-1)
         if hit < start:
             return
         line_start = buffer.rfind(b"\n", 0, hit) + 1
         line_end = buffer.find(b"\n", hit, stop)
-        yield buffer[line_start : stop if line_end < 0 else line_end]
+        line = view[line_start : stop if line_end < 0 else line_end].tobytes()
+        if len(found) == 1:
+            yield line, offset + line_start, (found[0],)
+        else:
+            yield line, offset + line_start, tuple([marker for marker, at in zip(found, hits) if at >= line_start])
         stop = max(start, line_start - 1)
-        hits = [
-            buffer.rfind(marker, start, stop) if found >= line_start else found for marker, found in zip(markers, hits)
-        ]
+        if markers != found:  # the caller changed what it looks for
+            kept = dict(zip(found, hits))
+            found = list(markers)
+            hits = [kept[m] if m in kept and kept[m] < line_start else buffer.rfind(m, start, stop) for m in found]
+        for index, at in enumerate(hits):
+            if at >= line_start:
+                hits[index] = buffer.rfind(found[index], start, stop)

@@ -12,16 +12,18 @@ cannot close, and nothing of it is stored. Record shapes are Claude Code 2.1.332
 
 from __future__ import annotations
 
-from session_workflow.core.boundedio import iter_marked_lines_from_end
+import os
+
+from session_workflow.core.boundedio import iter_marked_from_end
 from session_workflow.core.jsonload import loads
 from session_workflow.core.parts import PreparedPart
 from session_workflow.core.text import ELLIPSIS, escaped, utf8_len
+from session_workflow.transcript.tail import BOUNDARY_MARKER, TAIL_BYTES, read_back
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from session_workflow.core.context import HookContext
 
-TAIL_BYTES = 4 << 20
 CAP_BYTES = 1024
 # Actions parsed in full, newest first; older ones in the window are only counted (a line search, no parse).
 MAX_PARSED = 40
@@ -46,11 +48,16 @@ IN_FLIGHT_HEADER = (
 USE_MARKER = b'"tool_use"'
 RESULT_MARKER = b'"toolUseResult"'
 NOTICE_MARKER = b'"task-notification"'
-BOUNDARY_MARKER = b'"subtype":"compact_boundary"'
 MARKERS = (USE_MARKER, RESULT_MARKER, NOTICE_MARKER, BOUNDARY_MARKER)
 # Cheap signs, searched before any parse (``_may_matter``), that a call may write the anchor.
 ANCHOR_SIGN = b"session-workflow anchor "
 ANCHORS_SIGN = b".claude/anchors/"
+# Past the window's boundary, what a call that may write the anchor holds (``_may_write``): a writer verb, or an
+# anchors folder (whatever the separators) beside a file tool's name; both hold ``ANCHOR_WORD``, the one byte string
+# the look past a boundary searches for.
+WRITE_SIGNS = tuple(ANCHOR_SIGN + verb for verb in (b"new", b"step", b"write", b"restore", b"close", b"adopt"))
+FOLDER_SIGN = b"anchors"
+ANCHOR_WORD = b"anchor"
 # Past the parse limit: calls (to count), and only the results that may matter (an anchor writer's output names
 # its file; a background start's carries its id), so the pass cuts out half as many lines.
 LIGHT_MARKERS = (
@@ -271,108 +278,157 @@ def _results_of(
             results[str(block.get("tool_use_id"))] = (block, record.get("toolUseResult"))
 
 
-def _keep_results(line: bytes, results: dict[str, tuple[dict[str, object], object]]) -> None:
-    """Parse a result line left aside and keep its results."""
-    try:
-        record = loads(line)
-    except (ValueError, RecursionError):
-        return
-    message = record.get("message") if isinstance(record, dict) else None
-    if isinstance(record, dict) and isinstance(message, dict) and record.get("type") == "user":
-        _results_of(record, message.get("content"), results)
+def _may_write(line: bytes) -> bool:
+    """Whether a line (not parsed) may be a call that writes the anchor (``is_anchor_write``): a tool call holding
+    a writer verb of ``session-workflow anchor``, or an anchors folder and a file tool's name. A call whose JSON
+    spells these bytes otherwise (escaped ASCII) is missed, as ``_may_matter`` misses it past the parse limit."""
+    if USE_MARKER not in line:
+        return False
+    if any(sign in line for sign in WRITE_SIGNS):
+        return True
+    return FOLDER_SIGN in line and any(b'"' + tool.encode() + b'"' in line for tool in FILE_TOOLS)
 
 
-def scan(path: str, source: str, base: str = "", max_bytes: int = TAIL_BYTES) -> Scan:
-    """The run record's facts from the transcript's tail, read backwards from its end.
+class Reading:
+    """The run record's reader of the tail (``tail.read_back``), read backwards from its end; ``found`` is the
+    record's facts once the pass is over.
 
     The window is this session's actions after its newest successful anchor write, across compactions (the
     cursor still lacks them); with none in the tail, after the newest compaction boundary (measured on 2.1.332,
     SessionStart(compact) runs before Claude Code writes the compaction's own boundary; should one with nothing
     after it come first, it is that compaction's and the one before it counts). Tool results come after their
-    calls in the file, so going backwards each call meets its result, and a task its notification, first. Past
-    ``MAX_PARSED`` calls only lines a byte search says may matter are parsed and the others counted, up to
-    ``MAX_COUNTED``: a run that has not written its anchor for longer gets "older ones not read", not a pass
-    over its whole tail.
+    calls in the file, so going backwards each call meets its result, and a task its notification, first. At the
+    boundary, the reading goes on only when a call before it may write the anchor (a byte search, ``_may_write``):
+    a run with no anchor write in its tail is not parsed past its last compaction. Past ``MAX_PARSED`` calls only
+    results a byte search says may matter are cut out and parsed, and the calls counted, up to ``MAX_COUNTED``: a
+    run that has not written its anchor for longer gets "older ones not read", not a pass over its whole tail.
     """
-    found = Scan()
-    results: dict[str, tuple[dict[str, object], object]] = {}
-    stopped: set[str] = set()
-    parsed = 0
-    at_boundary: tuple[int, int, int] | None = None
-    pending = b""
-    markers = list(MARKERS)
-    for line in iter_marked_lines_from_end(path, max_bytes, markers):
-        boundary = BOUNDARY_MARKER in line
-        use = USE_MARKER in line
-        if parsed >= MAX_PARSED and not boundary and NOTICE_MARKER not in line:
-            if not _may_matter(line, use):
-                if not use:  # the result of the call on the next line back, should that one matter
-                    pending = line
-                elif not _quiet(line):
-                    found.older += 1
-                    if found.older >= MAX_COUNTED:  # with a boundary passed, the window opens there
-                        found.unread = not at_boundary
-                        break
-                continue
-            if use and pending:  # a call that matters: its result first
-                _keep_results(pending, results)
-            pending = b""
+
+    __slots__ = ("at_boundary", "base", "floor", "found", "markers", "parsed", "path", "results", "source", "stopped")
+
+    def __init__(self, path: str, source: str, base: str = "", floor: int = 0) -> None:
+        self.path = path
+        self.source = source
+        self.base = base
+        # Where the tail read starts in the file: the look past a boundary reads no further back.
+        self.floor = floor
+        self.found = Scan()
+        self.results: dict[str, tuple[dict[str, object], object]] = {}
+        self.stopped: set[str] = set()
+        self.parsed = 0
+        self.at_boundary: tuple[int, int, int] | None = None
+        self.markers = list(MARKERS)
+
+    def take(self, line: bytes, at: int, held: tuple[bytes, ...]) -> bool:
+        found = self.found
+        boundary = BOUNDARY_MARKER in held
+        use = USE_MARKER in held
+        if self.parsed >= MAX_PARSED and not boundary and NOTICE_MARKER not in held:
+            if _may_matter(line, use):
+                return self._parsed(line, at, boundary)
+            if use and not _quiet(line):
+                found.older += 1
+                if found.older >= MAX_COUNTED:  # with a boundary passed, the window opens there
+                    found.unread = not self.at_boundary
+                    self.markers.clear()
+                    return True
+            return False
+        return self._parsed(line, at, boundary)
+
+    def _parsed(self, line: bytes, at: int, boundary: bool) -> bool:
+        """Take a line parsed; True when the markers changed (the window found, or the parse limit reached)."""
+        found = self.found
         try:
             record = loads(line)
         except (ValueError, RecursionError):
-            continue
+            return False
         if not isinstance(record, dict) or record.get("isSidechain") is True:
-            continue
+            return False
         kind = record.get("type")
         if boundary and kind == "system" and record.get("subtype") == "compact_boundary":
-            if source == "compact" and not results and not found.actions and not found.older:
-                continue
-            # The window opens here unless an anchor write turns up further back: look on for one.
-            at_boundary = at_boundary or (len(found.actions), found.older, len(found.flights))
-            continue
+            if self.source == "compact" and not self.results and not found.actions and not found.older:
+                return False
+            if self.at_boundary is None:  # the window opens here unless an anchor write turns up further back
+                self.at_boundary = (len(found.actions), found.older, len(found.flights))
+                if not self._write_before(at):
+                    self.markers.clear()
+                    return True
+            return False
         message = record.get("message")
         content = message.get("content") if isinstance(message, dict) else None
         if kind == "user":
             notified = _notified_id(record)
             if notified is not None:
-                stopped.add(notified)
-            _results_of(record, content, results)
-            continue
-        if kind != "assistant":
-            continue
-        for block in reversed(content) if isinstance(content, list) else []:
-            if not isinstance(block, dict) or block.get("type") != "tool_use":
-                continue
-            name, tool_input = str(block.get("name")), block.get("input")
-            outcome = results.get(str(block.get("id")))
-            if not isinstance(tool_input, dict):
-                continue
-            if outcome is None:  # no result: the call under way, or (a stop) its result not cut out
-                if name in STOP_TOOLS and parsed >= MAX_PARSED:
-                    stopped.add(str(tool_input.get("task_id") or tool_input.get("shell_id") or ""))
-                continue
-            succeeded = outcome[0].get("is_error") is not True
-            if succeeded and is_anchor_write(name, tool_input):
-                found.since_anchor = True
-                found.stepped = name == "Bash" and "session-workflow anchor step" in str(tool_input.get("command"))
-                return _finished(found, stopped)
-            if name in STOP_TOOLS and succeeded:
-                stopped.add(str(tool_input.get("task_id") or tool_input.get("shell_id") or ""))
-            flight = _flight(name, tool_input, *outcome)
-            if flight is not None and flight.task_id not in stopped:
-                found.flights.insert(0, flight)
-            if parsed < MAX_PARSED:
-                found.actions.extend(reversed(action_lines(name, tool_input, *outcome, base)))
-            elif name not in QUIET_TOOLS:
-                found.older += 1
-            parsed += 1
-            if parsed == MAX_PARSED:  # from here on calls are counted, and only results that may matter cut out
-                markers[:] = LIGHT_MARKERS
-    if at_boundary:  # no anchor write in the tail: the window is the newest thread's
-        actions, older, flights = at_boundary
-        found.actions, found.older, found.unread = found.actions[:actions], older, False
-        found.flights = found.flights[len(found.flights) - flights :]
-    return _finished(found, stopped)
+                self.stopped.add(notified)
+            _results_of(record, content, self.results)
+            return False
+        parsed = self.parsed
+        if kind == "assistant":
+            for block in reversed(content) if isinstance(content, list) else []:
+                if isinstance(block, dict) and block.get("type") == "tool_use" and self._call(block):
+                    self.markers.clear()
+                    return True
+        return parsed < MAX_PARSED <= self.parsed
+
+    def _write_before(self, at: int) -> bool:
+        """Whether a line of the tail before offset ``at`` may be a call that writes the anchor (``_may_write``)."""
+        lines = iter_marked_from_end(self.path, at - self.floor, [ANCHOR_WORD], end=at)
+        return any(_may_write(line) for line, _at, _held in lines)
+
+    def _call(self, block: dict[str, object]) -> bool:
+        """Take one tool call; True when it is the anchor write that opens the window."""
+        found = self.found
+        name, tool_input = str(block.get("name")), block.get("input")
+        outcome = self.results.get(str(block.get("id")))
+        if not isinstance(tool_input, dict):
+            return False
+        if outcome is None:  # no result: the call under way, or (a stop) its result not cut out
+            if name in STOP_TOOLS and self.parsed >= MAX_PARSED:
+                self.stopped.add(str(tool_input.get("task_id") or tool_input.get("shell_id") or ""))
+            return False
+        succeeded = outcome[0].get("is_error") is not True
+        if succeeded and is_anchor_write(name, tool_input):
+            found.since_anchor = True
+            found.stepped = name == "Bash" and "session-workflow anchor step" in str(tool_input.get("command"))
+            self.at_boundary = None
+            return True
+        if name in STOP_TOOLS and succeeded:
+            self.stopped.add(str(tool_input.get("task_id") or tool_input.get("shell_id") or ""))
+        flight = _flight(name, tool_input, *outcome)
+        if flight is not None and flight.task_id not in self.stopped:
+            found.flights.insert(0, flight)
+        if self.parsed < MAX_PARSED:
+            found.actions.extend(reversed(action_lines(name, tool_input, *outcome, self.base)))
+        elif name not in QUIET_TOOLS:
+            found.older += 1
+        self.parsed += 1
+        if self.parsed == MAX_PARSED:  # from here on calls are counted, and only results that may matter cut out
+            self.markers[:] = LIGHT_MARKERS
+        return False
+
+    def scan(self) -> Scan:
+        """The facts, once the pass is over."""
+        found = self.found
+        if self.at_boundary:  # no anchor write in the tail: the window is the newest thread's
+            actions, older, flights = self.at_boundary
+            found.actions, found.older, found.unread = found.actions[:actions], older, False
+            found.flights = found.flights[len(found.flights) - flights :]
+        return _finished(found, self.stopped)
+
+
+def scan(path: str, source: str, base: str = "", max_bytes: int = TAIL_BYTES) -> Scan:
+    """The run record's facts from the transcript's tail, read by this part alone (``Reading``)."""
+    reader = Reading(path, source, base, _floor(path, max_bytes))
+    read_back(path, [reader], max_bytes)
+    return reader.scan()
+
+
+def _floor(path: str, max_bytes: int) -> int:
+    """Where the last ``max_bytes`` of the file start (0 when it cannot be read: the pass then reads nothing)."""
+    try:
+        return max(0, os.stat(path).st_size - max_bytes)
+    except (OSError, ValueError):
+        return 0
 
 
 def _finished(found: Scan, stopped: set[str]) -> Scan:
@@ -472,6 +528,16 @@ def prepare(ctx: HookContext) -> RecordPart | None:
     """
     if ctx.source not in ("compact", "resume") or not ctx.transcript_path:
         return None
-    found = scan(ctx.transcript_path, ctx.source, next(iter(ctx.project_dirs()), ""))
-    part = RecordPart(found, ctx.source == "resume")
+    path = ctx.transcript_path
+    reader = Reading(path, ctx.source, next(iter(ctx.project_dirs()), ""), _floor(path, TAIL_BYTES))
+    if ctx.source == "compact":  # the recovery part reads the same tail: one pass for both
+        from session_workflow.transcript.recovery import along, keep
+
+        other = along(ctx)
+        read_back(path, [reader, other[1]] if other is not None else [reader])
+        if other is not None:
+            keep(path, other)
+    else:
+        read_back(path, [reader])
+    part = RecordPart(reader.scan(), ctx.source == "resume")
     return part if part.total or part.flights else None

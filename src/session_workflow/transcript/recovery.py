@@ -2,7 +2,8 @@
 
 A compaction summary paraphrases; what the person actually asked for, word for word, is what a long run most
 needs to stay on course. The transcript keeps it, but transcripts carry whole request bodies and reach hundreds
-of MB, so only its last few MB are read, backwards, and only lines that can hold what we look for are parsed.
+of MB, so only its last few MB are read, backwards, and only lines that can hold what we look for are parsed:
+at a compaction in the run record's pass (``tail``, ``record.prepare``), one read of the tail for both.
 Record shapes are Claude Code 2.1.332's, measured (tests/fixtures/transcripts/README.md).
 """
 
@@ -10,16 +11,15 @@ from __future__ import annotations
 
 import os
 
-from session_workflow.core.boundedio import iter_marked_lines_from_end
 from session_workflow.core.jsonload import loads
 from session_workflow.core.parts import PreparedPart
 from session_workflow.core.text import cut_utf8, one_line, utf8_len
+from session_workflow.transcript.tail import BOUNDARY_MARKER, TAIL_BYTES, read_back
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from session_workflow.core.context import HookContext
 
-TAIL_BYTES = 4 << 20
 MAX_PROMPTS = 3
 PROMPT_BYTES = 500
 TODO_SECTION_BYTES = 1024
@@ -52,8 +52,6 @@ TODOS_HEADER = "TODOWRITE SNAPSHOT (the todo list as the last TodoWrite call bef
 # The keys only a prompt record and a TodoWrite result carry; no other line is even cut out of the tail.
 PROMPT_MARKER = b'"promptSource"'
 TODOS_MARKER = b'"newTodos"'
-# A compaction's boundary record, as Claude Code writes it (compact JSON; inside a string its quotes are escaped).
-BOUNDARY_MARKER = b'"subtype":"compact_boundary"'
 
 
 def _prompt_texts(content: object) -> list[str] | None:
@@ -117,48 +115,67 @@ def is_boundary(record: dict[str, object]) -> bool:
     return record.get("type") == "system" and record.get("subtype") == "compact_boundary" and main_thread
 
 
-def scan_transcript(
-    path: str, max_bytes: int = TAIL_BYTES, todos_wanted: bool = True
-) -> tuple[list[str], list[tuple[str, str]] | None]:
-    """(the last prompts, oldest first; the last TodoWrite snapshot or None) from the transcript's tail.
+class Recovering:
+    """The recovery's reader of the tail (``tail.read_back``): the last prompts, newest first, and the last TodoWrite
+    snapshot (None: none found).
 
     Only lines holding a prompt's or a TodoWrite result's key (or a boundary's) are cut out of the tail and
     parsed. The snapshot is looked for only in the thread that was just compacted: back from the end, past this
     compaction's boundary, up to the one before it (a session that compacts often does not search its whole
     tail for a TodoWrite it never made), and not at all when ``todos_wanted`` is False.
     """
-    prompts: list[str] = []
-    todos: list[tuple[str, str]] | None = None
-    markers = [PROMPT_MARKER, TODOS_MARKER, BOUNDARY_MARKER] if todos_wanted else [PROMPT_MARKER]
-    boundaries = 0
-    for line in iter_marked_lines_from_end(path, max_bytes, markers):
-        want_prompt = len(prompts) < MAX_PROMPTS and PROMPT_MARKER in line
-        want_todos = TODOS_MARKER in markers and TODOS_MARKER in line
-        boundary = BOUNDARY_MARKER in markers and BOUNDARY_MARKER in line
+
+    __slots__ = ("boundaries", "markers", "prompts", "todos")
+
+    def __init__(self, todos_wanted: bool = True) -> None:
+        self.prompts: list[str] = []
+        self.todos: list[tuple[str, str]] | None = None
+        self.markers = [PROMPT_MARKER, TODOS_MARKER, BOUNDARY_MARKER] if todos_wanted else [PROMPT_MARKER]
+        self.boundaries = 0
+
+    def take(self, line: bytes, _at: int, held: tuple[bytes, ...]) -> bool:
+        markers = self.markers
+        want_prompt = len(self.prompts) < MAX_PROMPTS and PROMPT_MARKER in held
+        want_todos = TODOS_MARKER in markers and TODOS_MARKER in held
+        boundary = BOUNDARY_MARKER in markers and BOUNDARY_MARKER in held
         if not (want_prompt or want_todos or boundary):
-            continue
+            return False
         try:
             record = loads(line)
         except (ValueError, RecursionError):
-            continue
+            return False
         if not isinstance(record, dict):
-            continue
+            return False
         text = prompt_text(record) if want_prompt else None
+        changed = False
         if text is not None:
-            prompts.append(text)
-            if len(prompts) == MAX_PROMPTS:
+            self.prompts.append(text)
+            if len(self.prompts) == MAX_PROMPTS:
                 markers.remove(PROMPT_MARKER)
+                changed = True
         elif want_todos:
-            todos = todo_snapshot(record)
+            self.todos = todo_snapshot(record)
         elif boundary and is_boundary(record):
-            boundaries += 1
-        if TODOS_MARKER in markers and (todos is not None or boundaries == 2):
+            self.boundaries += 1
+        if TODOS_MARKER in markers and (self.todos is not None or self.boundaries == 2):
             markers.remove(TODOS_MARKER)
             markers.remove(BOUNDARY_MARKER)
-        if not markers:
-            break
-    prompts.reverse()
-    return prompts, todos
+            changed = True
+        return changed
+
+    def found(self) -> tuple[list[str], list[tuple[str, str]] | None]:
+        """(the last prompts, oldest first; the last TodoWrite snapshot or None)."""
+        return self.prompts[::-1], self.todos
+
+
+def scan_transcript(
+    path: str, max_bytes: int = TAIL_BYTES, todos_wanted: bool = True
+) -> tuple[list[str], list[tuple[str, str]] | None]:
+    """(the last prompts, oldest first; the last TodoWrite snapshot or None) from the transcript's tail, read by
+    this part alone (``Recovering``)."""
+    reader = Recovering(todos_wanted)
+    read_back(path, [reader], max_bytes)
+    return reader.found()
 
 
 def todo_line(status: str, content: str) -> str:
@@ -254,11 +271,44 @@ def has_task_list(ctx: HookContext) -> bool:
     return folder is not None and os.path.isdir(folder)
 
 
-def prepare(ctx: HookContext) -> RecoveryPart | None:
-    """The recovery part after a compaction; None for other sources or when the tail holds neither."""
+# What the run record's pass read for this part (``along``), by transcript: (the file's identity then, the reader).
+_READ_ALONG: dict[str, tuple[tuple[int, int, int], Recovering]] = {}
+
+
+def along(ctx: HookContext) -> tuple[tuple[int, int, int], Recovering] | None:
+    """A reader for the run record's pass over the same tail (``record.prepare``), with the transcript's identity
+    before it; None for a source that gets no recovery, or a transcript that cannot be read. ``keep`` it once the
+    pass is over."""
     if ctx.source != "compact" or not ctx.transcript_path:
         return None
-    prompts, todos = scan_transcript(ctx.transcript_path, todos_wanted=not has_task_list(ctx))
+    identity = _identity(ctx.transcript_path)
+    return (identity, Recovering(todos_wanted=not has_task_list(ctx))) if identity is not None else None
+
+
+def keep(path: str, read: tuple[tuple[int, int, int], Recovering]) -> None:
+    """Keep what a finished pass read for this part, for ``prepare``."""
+    _READ_ALONG[path] = read
+
+
+def _identity(path: str) -> tuple[int, int, int] | None:
+    """(inode, size, mtime in ns) of the transcript: what the pass read is this part's only while these hold."""
+    try:
+        info = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return info.st_ino, info.st_size, info.st_mtime_ns
+
+
+def prepare(ctx: HookContext) -> RecoveryPart | None:
+    """The recovery part after a compaction; None for other sources or when the tail holds neither. What the run
+    record's pass read along is taken when the transcript is still what it read; else the tail is read here."""
+    if ctx.source != "compact" or not ctx.transcript_path:
+        return None
+    kept = _READ_ALONG.pop(ctx.transcript_path, None)
+    if kept is not None and kept[0] == _identity(ctx.transcript_path):
+        prompts, todos = kept[1].found()
+    else:
+        prompts, todos = scan_transcript(ctx.transcript_path, todos_wanted=not has_task_list(ctx))
     if not prompts and not todos:
         return None
     return RecoveryPart(prompts, todos or [])
