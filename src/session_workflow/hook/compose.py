@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import time
 
-from session_workflow.core import config, locations
+from session_workflow.core import locations
 from session_workflow.core.context import SOURCES
 from session_workflow.core.parts import Elsewhere, PreparedPart
 from session_workflow.core.text import utf8_len, utf16_len
@@ -36,6 +36,8 @@ OMITTED_NOTE_RESERVE = 200
 # copies the thread into a new transcript that does not exist yet when the hook runs, and its payload names
 # neither the parent session nor its transcript: the thread is the parent's (``transcript.thread.fork_parent``).
 RESUME_SOURCES = ("resume", "fork")
+# Sources whose session may continue a fork's thread: the fork itself, and its later compactions and resumes.
+FORK_THREAD_SOURCES = ("fork", "compact", "resume")
 PART_LABELS = {"work state": "Work state", "anchor": "Control anchor", "tasks": "Task list"}
 
 
@@ -80,6 +82,8 @@ def _anchors_present(ctx: HookContext, folders: list[str], _restored: bool) -> b
 
 def _anchor(ctx: HookContext) -> PreparedPart | None:
     """The anchor part; switched off by a variable, the one line that says so (``switched_off``)."""
+    from session_workflow.core import config
+
     if not config.switch(config.ANCHOR_HOOKS, ctx.env):
         return switched_off(ctx)
     from session_workflow.anchor.part import prepare
@@ -96,6 +100,8 @@ def _tasks(ctx: HookContext) -> PreparedPart | None:
     from session_workflow.tasks.store import prepare
 
     def parent() -> str | None:
+        if ctx.source not in FORK_THREAD_SOURCES:  # a startup or a clear never continues a fork's thread
+            return None
         from session_workflow.hook.pending import fork_parent_session
 
         return fork_parent_session(ctx)
@@ -117,7 +123,11 @@ def _recovery(ctx: HookContext) -> PreparedPart | None:
 
 def _record_present(ctx: HookContext, _folders: list[str], restored: bool) -> bool:
     """The run record rides with restored state only, and a user option switches it off (``RUN_RECORD``)."""
-    return restored and config.switch(config.RUN_RECORD, ctx.env)
+    if not restored:
+        return False
+    from session_workflow.core import config
+
+    return config.switch(config.RUN_RECORD, ctx.env)
 
 
 def _run_record(ctx: HookContext) -> PreparedPart | None:
@@ -267,6 +277,8 @@ class SwitchedOff(PreparedPart):
 
 def switched_off(ctx: HookContext) -> SwitchedOff | None:
     """The anchor part's stand-in when a variable switched it off: which one, and where it is set."""
+    from session_workflow.core import config
+
     folders = ctx.project_dirs()
     line = config.switched_off_line("anchor", ctx.env, folders, locations.claude_config_dir(ctx.env))
     return SwitchedOff("anchor", line) if line is not None else None
@@ -382,8 +394,12 @@ def compose(ctx: HookContext) -> Composition:
 
 def _compose(ctx: HookContext, source: str) -> Composition:
     parts = prepare_parts(ctx)
+    if not parts:  # nothing to say: no notes, no thread to read (the options module is not even loaded)
+        return Composition("", parts, [], [])
+    from session_workflow.core import config
+
     earlier = None
-    if parts and ctx.source in RESUME_SOURCES and ctx.transcript_path:
+    if ctx.source in RESUME_SOURCES and ctx.transcript_path:
         from session_workflow.transcript.thread import blocks_in_thread, fork_parent
 
         try:
@@ -393,7 +409,7 @@ def _compose(ctx: HookContext, source: str) -> Composition:
             _record("SessionStart thread", error, ctx)
             earlier = None
     unsent = None
-    if parts and ctx.source == "compact":
+    if ctx.source == "compact":
         from session_workflow.hook.pending import pending
 
         try:

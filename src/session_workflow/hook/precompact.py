@@ -7,7 +7,7 @@ where that state lives and what comes next, so a model reading only the summary 
 
 from __future__ import annotations
 
-from session_workflow.core import config, locations
+from session_workflow.core import locations
 from session_workflow.core.text import cut_code_points, cut_utf16, escaped, one_line, utf16_len
 from session_workflow.hook.io import run_hook, write_stdout
 
@@ -100,10 +100,13 @@ def pre_compact(ctx: HookContext) -> None:
     found = _run_record(ctx) if loaded or open_tasks or anchored else None
     stepped = found is not None and found.stepped
     anchor = None
-    if anchored and config.switch(config.ANCHOR_HOOKS, ctx.env):
-        from session_workflow.anchor import part as anchor_part
+    if anchored:
+        from session_workflow.core import config
 
-        anchor = anchor_part.precompact_facts(ctx, stepped)
+        if config.switch(config.ANCHOR_HOOKS, ctx.env):
+            from session_workflow.anchor import part as anchor_part
+
+            anchor = anchor_part.precompact_facts(ctx, stepped)
     in_flight = [(flight.kind, flight.task_id) for flight in found.flights] if found is not None else []
     text = instructions(anchor, loaded.state if loaded else None, open_tasks, in_flight, own)
     if text:
@@ -113,6 +116,8 @@ def pre_compact(ctx: HookContext) -> None:
 def _run_record(ctx: HookContext) -> Scan | None:
     """What the transcript says since the anchor's last write (whether it was a step, the work in flight); None
     without a transcript or with the run record switched off."""
+    from session_workflow.core import config
+
     if not ctx.transcript_path or not config.switch(config.RUN_RECORD, ctx.env):
         return None
     from session_workflow.transcript.record import scan
