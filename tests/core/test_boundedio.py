@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from session_workflow.core.boundedio import (
     iter_lines_from_start,
+    iter_marked_from_end,
     iter_marked_lines_from_end,
     read_prefix,
     read_prefix_and_stat,
@@ -153,6 +154,67 @@ def test_marked_lines_are_exactly_the_filtered_lines(
             handle.write(b"\n".join(lines) + (b"\n" if trailing_newline else b""))
         expected = [line for line in lines_from_end(path, budget) if any(marker in line for marker in markers)]
         assert list(iter_marked_lines_from_end(path, budget, list(markers), chunk_size=chunk_size)) == expected
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    lines=lines_strategy,
+    markers=st.sets(st.sampled_from([b"MARK", b"RK", b"OTHER", b"\xff", b"abab"]), min_size=1).map(sorted),
+    budget=st.integers(0, 400),
+    chunk_size=st.integers(1, 40),
+    cut=st.integers(0, 25),
+)
+def test_each_marked_line_comes_with_its_offset_and_the_markers_it_holds(
+    lines: list[bytes], markers: list[bytes], budget: int, chunk_size: int, cut: int
+) -> None:
+    """Before ``end`` (a line's start) as before the file's end, lines longer than a chunk included."""
+    data = b"".join(line + b"\n" for line in lines)
+    end = len(b"".join(line + b"\n" for line in lines[:cut]))
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "t.jsonl")
+        with open(path, "wb") as handle:
+            handle.write(data)
+        expected = [line for line in lines_from_end(path, budget) if any(marker in line for marker in markers)]
+        found = list(iter_marked_from_end(path, budget, list(markers), chunk_size=chunk_size))
+        assert [line for line, _at, _held in found] == expected
+        for line, at, held in found:
+            assert data[at : at + len(line)] == line and (at == 0 or data[at - 1 : at] == b"\n")
+            assert sorted(held) == [marker for marker in markers if marker in line]
+        with open(path, "wb") as handle:
+            handle.write(data[:end])
+        before = [line for line in lines_from_end(path, budget) if any(marker in line for marker in markers)]
+        with open(path, "wb") as handle:
+            handle.write(data)
+        found = list(iter_marked_from_end(path, budget, list(markers), chunk_size=chunk_size, end=end))
+        assert [line for line, _at, _held in found] == before
+
+
+def test_a_marker_added_during_the_pass_is_looked_for_from_there_back(tmp_path: Path) -> None:
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(b"old NEW\nold MARK\n" + b"filler\n" * 2000 + b"new NEW\nnew MARK\n")
+    markers = [b"MARK"]
+    seen = []
+    for line, _at, held in iter_marked_from_end(str(path), 1 << 20, markers, chunk_size=4096):
+        seen.append((line, held))
+        if b"NEW" not in markers:
+            markers.append(b"NEW")
+    assert seen == [
+        (b"new MARK", (b"MARK",)),
+        (b"new NEW", (b"NEW",)),
+        (b"old MARK", (b"MARK",)),
+        (b"old NEW", (b"NEW",)),
+    ]
+
+
+def test_only_a_marked_line_longer_than_a_chunk_is_read_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The tail is read once, chunk by chunk, into one buffer; a line it cannot hold whole is read again only when
+    it holds a marker."""
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(b"a" * 10_000 + b" MARK\n" + b"b" * 10_000 + b"\n" + b"tail MARK\n")
+    read_bytes = record_reads(monkeypatch)
+    found = list(iter_marked_lines_from_end(str(path), 1 << 20, [b"MARK"], chunk_size=4096))
+    assert found == [b"tail MARK", b"a" * 10_000 + b" MARK"]
+    assert sum(read_bytes) == path.stat().st_size + 10_005
 
 
 def test_marked_lines_read_only_the_tail_and_stop_when_no_marker_is_left(

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from session_workflow.core import jsonload
 from session_workflow.core.context import HookContext
 from session_workflow.core.text import utf8_len
 from session_workflow.hook import compose
@@ -419,3 +420,49 @@ def test_the_record_rides_with_restored_state_and_the_option_switches_it(
     assert ("RUN RECORD (" in block) is shown
     if shown:
         assert block.index("Open task") < block.index("RUN RECORD (")
+
+
+# --- past the window's boundary
+
+
+def test_an_anchor_write_before_the_boundary_is_found_however_its_json_is_spaced(tmp_path: Path) -> None:
+    """The look past a boundary searches bytes: JSON's default separators and a Windows path still hold them."""
+    for writer in ("step", "edit"):
+        calls = Calls()
+        calls.bash("make before the write")
+        if writer == "step":
+            calls.step()
+        else:
+            calls.write("C:\\proj\\.claude\\anchors\\run.md", "Edit")
+        calls.bash("make older thread")
+        calls.boundary()
+        calls.bash("make this thread")
+        path = tmp_path / f"{writer}.jsonl"
+        # The calls spaced; the boundary compact, as Claude Code writes it (its marker is that form's).
+        spaced = [json.dumps(item, separators=(",", ":") if "subtype" in item else None) for item in calls.records]
+        path.write_text("\n".join(spaced) + "\n", encoding="utf-8")
+        text = rendered(path, "resume")
+        assert "make older thread" in text and "make this thread" in text and "before the write" not in text
+
+
+def test_without_an_anchor_write_nothing_before_the_boundary_is_parsed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls = Calls()
+    for index in range(100):
+        calls.bash(f"make older {index}")
+    calls.records.append(entry("assistant", [{"type": "text", "text": "the session-workflow anchor show output"}]))
+    calls.boundary()
+    calls.bash("make this thread")
+    path = calls.save(tmp_path / "t.jsonl")
+    parsed: list[bytes] = []
+    real_loads = jsonload.loads
+
+    def loads(line: bytes) -> object:
+        parsed.append(line)
+        return real_loads(line)
+
+    monkeypatch.setattr(record, "loads", loads)
+    found = scan(str(path), "resume")
+    assert [line for _rank, line in found.actions] == ["- ok (exit 0): `make this thread`"]
+    assert len(parsed) == 3  # the call, its result and the boundary
