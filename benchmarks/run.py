@@ -674,6 +674,8 @@ def profile(scenario: Scenario, top: int) -> list[str]:
     """``-X importtime`` (slowest imports by self and cumulative time) and a cProfile of one run."""
     assert scenario.argv is not None
     argv = scenario.argv_for(0)
+    if argv[:2] == ["/bin/sh", LAUNCHER]:  # the interpreter the launcher runs: ``-X`` and ``-c`` are its options
+        argv = [launched(scenario.env, scenario.cwd).split(" ")[0], *argv[2:]]
     lines = [f"profile of {scenario.label}: {' '.join(argv)}"]
     timed = Scenario(
         scenario.key,
