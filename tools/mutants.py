@@ -1278,6 +1278,20 @@ MUTANTS = [
         RECORD,
     ),
     Mutant(
+        "run record: parsed on past a boundary with no anchor write before it",
+        "transcript/record.py",
+        "if not self._write_before(at):",
+        "if False:",
+        RECORD,
+    ),
+    Mutant(
+        "run record: the recovery reads the tail again at a compaction",
+        "transcript/record.py",
+        "other = along(ctx)",
+        "other = None",
+        ("tests/transcript/test_tail.py",),
+    ),
+    Mutant(
         "PreCompact: the cursor line over a later step's next",
         "anchor/part.py",
         "newest = newest_step_next(section) if section is not None and stepped else None",
