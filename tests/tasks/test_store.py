@@ -701,3 +701,138 @@ def test_fallback_fails_closed_when_a_candidate_cannot_be_read_in_full(
 def test_task_ids_are_claude_codes_own(name: str, valid: bool) -> None:
     """``/^[1-9]\\d*$/`` in ASCII digits, at most 18 of them; ``int()`` alone would take most of the rest."""
     assert tasks.is_task_id(name) is valid
+
+
+# A list Claude Code only created tasks in (2.1.332 writes ``.highwatermark`` on a delete, a reset or a skipped id,
+# never on a TaskCreate) holds 1.json … M.json: one of 1,000 or more is probed by name, not listed.
+COMPLETED = b'{"id":"%d","subject":"s","description":"","status":"completed","blocks":[],"blockedBy":[]}'
+
+
+def write_run(list_dir: Path, last: int, skip: tuple[int, ...] = ()) -> None:
+    """Completed tasks 1 … ``last`` but ``skip``, as Claude Code numbers them (the newest written last)."""
+    list_dir.mkdir(parents=True, exist_ok=True)
+    for task_id in range(1, last + 1):
+        if task_id not in skip:
+            (list_dir / f"{task_id}.json").write_bytes(COMPLETED % task_id)
+
+
+def no_listing(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Records every listing of a list directory (``list_task_ids``) the hook makes."""
+    listed: list[str] = []
+    real = tasks.list_task_ids
+
+    def counting(directory: str) -> list[int] | tasks.Unreadable | None:
+        listed.append(directory)
+        return real(directory)
+
+    monkeypatch.setattr(tasks, "list_task_ids", counting)
+    return listed
+
+
+@pytest.mark.parametrize("last", [1000, 1001, 1999, 2000, 2001, 4097, 12_345])
+def test_a_run_of_1000_or_more_without_a_mark_is_probed_to_its_last_id(tmp_path: Path, last: int) -> None:
+    write_run(tmp_path, last)
+    assert tasks.task_ids(str(tmp_path)) == range(1, last + 1)
+
+
+def test_a_long_list_without_a_mark_reads_its_newest_200_and_counts_the_rest_unlisted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    list_dir = tmp_path / "tasks" / SESSION
+    write_run(list_dir, 1500)
+    write_task(list_dir, 1500, "in_progress", "newest", blocked_by=["1499", "1301", "1600"])
+    write_task(list_dir, 1301, "pending", "oldest read")
+    (list_dir / ".lock").write_text("")
+    listed = no_listing(monkeypatch)
+    text = render(make_ctx(tmp_path))
+    assert listed == []
+    # #1499 is completed and #1600 does not exist: only the open #1301 still blocks
+    assert text == "\n".join(
+        [
+            HEADER_EXACT,
+            "#1500 [in_progress] newest (blocked by #1301)",
+            "#1301 [pending] oldest read",
+            "…1300 older task files not read: call TaskList",
+        ]
+    )
+
+
+@pytest.mark.parametrize("mark", ["700", "99999", "garbage", ""])
+def test_a_list_with_a_high_water_mark_is_listed_whatever_the_mark_says(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mark: str
+) -> None:
+    """Claude Code deleted a task there (or the mark lies): below the mark there may be gaps, so the count of the
+    older files comes from the listing."""
+    list_dir = tmp_path / "tasks" / SESSION
+    write_run(list_dir, 1500, skip=(700,))
+    write_task(list_dir, 1500, "pending", "newest")
+    (list_dir / ".highwatermark").write_text(mark)
+    listed = no_listing(monkeypatch)
+    text = render(make_ctx(tmp_path))
+    assert listed == [str(list_dir)]
+    assert text == HEADER_EXACT + "\n#1500 [pending] newest\n…1299 older task files not read: call TaskList"
+
+
+@pytest.mark.parametrize("gap", [1499, 1400, 1301, 1000, 1])
+def test_a_file_gone_from_the_run_without_a_mark_makes_the_hook_list_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, gap: int
+) -> None:
+    """A file deleted by hand (Claude Code raises the mark first) where the probe or the reads meet it: the list
+    is read as listed, the newest 200 files there, and the count exact."""
+    list_dir = tmp_path / "tasks" / SESSION
+    write_run(list_dir, 1500, skip=(gap,))
+    write_task(list_dir, 1500, "pending", "newest")
+    listed = no_listing(monkeypatch)
+    text = render(make_ctx(tmp_path))
+    assert listed == [str(list_dir)]
+    assert text == HEADER_EXACT + "\n#1500 [pending] newest\n…1299 older task files not read: call TaskList"
+
+
+def test_what_the_probe_cannot_see_is_what_claude_codes_numbering_never_leaves(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The limit of not listing, pinned: a file deleted by hand below the 200 read is still counted, and one put
+    past the run's end by hand (Claude Code would have numbered it 1501) is not seen. TaskList, which the line
+    names, lists the folder."""
+    list_dir = tmp_path / "tasks" / SESSION
+    write_run(list_dir, 1500, skip=(5,))
+    write_task(list_dir, 1500, "pending", "newest")
+    write_task(list_dir, 5000, "pending", "by hand")
+    listed = no_listing(monkeypatch)
+    text = render(make_ctx(tmp_path))
+    assert listed == []
+    assert text == HEADER_EXACT + "\n#1500 [pending] newest\n…1300 older task files not read: call TaskList"
+
+
+def test_malformed_files_in_a_probed_run_are_named_not_a_reason_to_list(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    list_dir = tmp_path / "tasks" / SESSION
+    write_run(list_dir, 1500)
+    write_task(list_dir, 1498, "pending", "open")
+    (list_dir / "1500.json").write_bytes(b'{"id":"1500","subj')  # cut mid-write
+    (list_dir / "1499.json").write_bytes(COMPLETED % 7)  # another id than its name
+    os.mkdir(list_dir / "1497.json.d")
+    listed = no_listing(monkeypatch)
+    text = render(make_ctx(tmp_path))
+    assert listed == []
+    assert text == "\n".join(
+        [
+            HEADER_EXACT,
+            "#1498 [pending] open",
+            "…1300 older task files not read: call TaskList",
+            "…task files 1500.json, 1499.json could not be read: call TaskList",
+        ]
+    )
+
+
+def test_a_short_or_unlistable_list_is_listed_as_before(tmp_path: Path) -> None:
+    """Below 1,000 ids, or without 1.json, the list is listed (a few hundred names cost less than the probes)."""
+    write_run(tmp_path / "short", 999)
+    short = tasks.task_ids(str(tmp_path / "short"))
+    assert isinstance(short, list) and sorted(short) == list(range(1, 1000))
+    write_run(tmp_path / "no-first", 1500, skip=(1,))
+    assert isinstance(tasks.task_ids(str(tmp_path / "no-first")), list)
+    assert tasks.task_ids(str(tmp_path / "missing")) is None
+    (tmp_path / "file").write_text("")
+    assert tasks.task_ids(str(tmp_path / "file")) is None
