@@ -143,3 +143,34 @@ def test_a_block_that_cut_anchor_sections_tasks_and_actions_names_each_cut_by_co
         assert {key: shown[key] for key in ("anchor_dropped", "tasks_hidden", "record_cut")} == {
             key: entry[key] for key in ("anchor_dropped", "tasks_hidden", "record_cut")
         }
+
+
+def test_a_session_gets_its_own_lines_of_a_thousand_and_no_line_that_only_names_it(tmp_path: Path) -> None:
+    """``log`` parses only the lines that hold the session's quoted id: of 1,000 lines from 20 sessions (two
+    projects, one through a link), exactly this session's 50 in this project, newest first; a fork's line that
+    names it as its parent, or a line with its id cut into another session's, is not one of them."""
+    from session_workflow.cli.log import entries
+    from session_workflow.core.jsonload import dumps_flat_object
+
+    env = {"HOME": str(tmp_path / "home")}
+    project = tmp_path / "project"
+    project.mkdir()
+    (tmp_path / "link").symlink_to(project)
+    path = ledger_path(env)
+    assert path is not None
+    os.makedirs(os.path.dirname(path))
+    sessions = [f"session-{index:02d}" for index in range(20)]
+    lines = []
+    for index in range(1000):
+        where = str(tmp_path / "link") if index % 40 == 0 else str(project) if index % 2 == 0 else "/other"
+        entry = {"ts": f"2026-01-01T00:{index // 60 % 60:02d}:{index % 60:02d}Z", "kind": "start", "units": index}
+        entry.update(session=sessions[index % 20], project=where, source="compact")
+        lines.append(dumps_flat_object(entry))
+    fork = {"ts": "2026-02-01T00:00:00Z", "kind": "start", "session": "fork", "parent": "session-00"}
+    lines += [dumps_flat_object({**fork, "project": str(project)}), '{"session":"session-0","project":"x"}']
+    Path(path).write_text("\n".join(lines[:500]) + "\n")
+    Path(os.path.join(os.path.dirname(path), "ledger.1.ndjson")).write_text("\n".join(lines[500:]) + "\n")
+    found = entries(env, {"session-00"}, str(project))
+    assert [entry["units"] for entry in found] == sorted(range(0, 1000, 20), reverse=True)
+    everyone = entries(env, None, str(project))
+    assert len(everyone) == 501 and everyone[0]["session"] == "fork"

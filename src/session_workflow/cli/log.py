@@ -12,6 +12,7 @@ import os
 
 from session_workflow.anchor.writer import default_project_dir
 from session_workflow.core.boundedio import read_prefix
+from session_workflow.core.jsonload import quote_ascii
 from session_workflow.core.ledger import LEDGER_ROTATED, ledger_path, reminders_path
 from session_workflow.core.locations import SESSION_ENV
 from session_workflow.core.text import escaped, one_line
@@ -19,7 +20,7 @@ from session_workflow.core.text import escaped, one_line
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
-    from collections.abc import Iterator, Mapping, Sequence
+    from collections.abc import Collection, Iterator, Mapping, Sequence
 
     from session_workflow.cli.parser import OneLineParser
 
@@ -29,10 +30,14 @@ MAX_REMINDER_FILE_BYTES = 64 * 1024
 SHOWN = 50  # entries listed unless --limit says otherwise
 
 
-def _lines(path: str, limit: int) -> Iterator[dict[str, object]]:
-    """The JSON objects of a ledger file, in file order; a torn or foreign line is skipped."""
+def _lines(path: str, limit: int, marks: Collection[str] | None = None) -> Iterator[dict[str, object]]:
+    """The JSON objects of a ledger file, in file order; a torn or foreign line is skipped. With ``marks`` only the
+    lines holding one of them are parsed: a session's id as the hook quotes it (``quote_ascii``), so ``log`` in one
+    session of a busy machine parses its own lines, not the whole ledger."""
     read = read_prefix(path, limit)
     for line in (read[0] if read else b"").decode("utf-8", "replace").splitlines():
+        if marks is not None and not any(mark in line for mark in marks):
+            continue
         try:
             value = json.loads(line)
         except ValueError:
@@ -45,12 +50,18 @@ def entries(env: Mapping[str, str], sessions: set[str] | None, project: str | No
     """Ledger entries of ``sessions`` (None: any) in ``project`` (None: any), newest first; reminders included."""
     path = ledger_path(env)
     found: list[dict[str, object]] = []
+    marks = {quote_ascii(session) for session in sessions} if sessions is not None else None
     if path is not None:
         for name in (os.path.join(os.path.dirname(path), LEDGER_ROTATED), path):
-            found.extend(_lines(name, MAX_READ_BYTES))
+            found.extend(_lines(name, MAX_READ_BYTES, marks))
     if project is not None:
         real = os.path.realpath(project)
-        found = [entry for entry in found if _real(entry.get("project")) == real]
+        resolved: dict[object, str | None] = {}  # a ledger names a few projects a thousand times: one realpath each
+        for entry in found:
+            value = entry.get("project")
+            if type(value) is str and value not in resolved:
+                resolved[value] = _real(value)
+        found = [entry for entry in found if type(entry.get("project")) is str and resolved[entry["project"]] == real]
     if sessions is not None:
         found = [entry for entry in found if entry.get("session") in sessions]
     known = sessions if sessions is not None else {str(entry.get("session")) for entry in found}
