@@ -120,7 +120,7 @@ def test_an_other_anchor_gone_or_changed_since_the_listing_is_named_by_its_text(
 
         def listed_then_changed(
             folder: str, kept: Collection[str] = ()
-        ) -> tuple[str, list[tuple[float, str, str | None, registry.Identity]]]:
+        ) -> tuple[str, list[tuple[float, str, str | None, os.stat_result]]]:
             found = real(folder, kept)
             if changed:  # once, right after the first listing
                 return found
@@ -150,3 +150,24 @@ def test_an_other_anchor_unreadable_since_the_listing_is_not_named(monkeypatch: 
         spy_reads(monkeypatch, missing=gone)
         text = block(box)
         assert "CHOSEN" in text and "gone.md" not in text, text
+
+
+def test_the_trust_folder_is_checked_once_for_every_anchor_of_a_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Seven anchors vouched for, each ranked by its record: one look at whether the records folder is the user's
+    alone (``registry.trusted_folder``) for the whole run, not one per anchor, and the same block as before."""
+    with sandbox() as box:
+        for n in range(7):
+            data = (anchor_text if n == 3 else done_text)(f"RUN-{n}").encode()
+            path = box.write_anchor(f"run-{n}.md", data, age=100 + n)
+            registry.vouch(box.env(), path, "keeper", "adopt", 0.0, kind=kind_of_bytes(data))
+        real = registry.trusted_folder
+        asked: list[str | None] = []
+
+        def counting(env: object, folder: str | None = None) -> str | None:
+            asked.append(folder)
+            return real(box.env(), folder)
+
+        monkeypatch.setattr(registry, "trusted_folder", counting)
+        text = block(box, "compact", "keeper")
+        assert "## Control anchor: `" in text and "RUN-3" in text, text[:300]
+        assert asked.count(None) == 1, asked

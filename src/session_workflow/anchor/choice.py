@@ -34,12 +34,20 @@ class Trust:
     ``budget``: the bytes still to hash for files whose identity moved (``HASH_BUDGET_BYTES`` in all).
     """
 
-    __slots__ = ("budget", "by_record", "env")
+    __slots__ = ("budget", "by_record", "env", "folder")
 
     def __init__(self, env: Mapping[str, str], by_record: bool = True) -> None:
         self.env = env
         self.by_record = by_record
         self.budget = HASH_BUDGET_BYTES
+        self.folder: str | bool | None = False  # the trusted records folder, looked up at the first vouch
+
+    def records(self) -> str | None:
+        """The trust records folder when it is trusted (``registry.trusted_folder``), looked up once per run: a
+        hook vouches for up to ``discover.MAX_CLASSIFIED`` anchors of a folder in a row."""
+        if self.folder is False:
+            self.folder = registry.trusted_folder(self.env)
+        return self.folder if isinstance(self.folder, str) else None
 
     def vouch(self, candidate: Candidate) -> bool:
         """True when the record vouches for the file: by its identity, or (moved: a stash and pop, a checkout, a
@@ -47,7 +55,7 @@ class Trust:
         no longer vouches for it keeps that record in ``candidate.record``: it is the run's own, changed."""
         if candidate.identity is None:
             return False
-        record = candidate.record = registry.read(self.env, candidate.real)
+        record = candidate.record = registry.read_from(self.records(), candidate.real)
         if record is None:
             return False
         if record.vouches_for(candidate.identity):

@@ -27,7 +27,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Collection
     from typing import Optional
 
-    Listed = tuple[float, str, Optional[str], Identity]  # an alias, evaluated on 3.9: no ``str | None``
+    # (-mtime, name, real path or None, stat): an alias, evaluated on 3.9: no ``str | None``
+    Listed = tuple[float, str, Optional[str], os.stat_result]
 
 
 # A HEAD is read in two steps: most anchors end (or reach their tail marker) within the first read; a larger
@@ -104,13 +105,13 @@ def list_open(folder: str) -> list[Candidate]:
 
 
 def _open_files(folder: str, kept: Collection[str] = ()) -> tuple[str, list[Listed]]:
-    """The folder's real path, and (-mtime, name, real path or None, identity) of each open anchor, sorted:
+    """The folder's real path, and (-mtime, name, real path or None, stat) of each open anchor, sorted:
     ``list_open`` without the Candidates; the files among ``kept`` (real paths: the session's own anchors) first,
     looked at by name even past ``MAX_LISTED``, so no number of other files or mtimes pushes them out.
 
     Where the platform allows, the folder is listed through a descriptor, so each stat resolves one name
     instead of the whole path. Only a symlink pays for resolving its target (its real path is kept); a plain
-    file's real path is made only for the files that become Candidates.
+    file's real path and identity are made only for the files that become Candidates.
     """
     found: list[Listed] = []
     try:
@@ -144,24 +145,23 @@ def _listed(folder: str, real_folder: str, name: str, entry: os.DirEntry[str] | 
     open anchor's name, gone, not a regular file, or a link out of the folder."""
     if not is_open_name(name):
         return None
-    path = os.path.join(folder, name)
     real = None
     try:
-        info = entry.stat() if entry is not None else os.stat(path)
-        if entry.is_symlink() if entry is not None else os.path.islink(path):
-            real = os.path.realpath(path)
+        info = entry.stat() if entry is not None else os.stat(os.path.join(folder, name))
+        if entry.is_symlink() if entry is not None else os.path.islink(os.path.join(folder, name)):
+            real = os.path.realpath(os.path.join(folder, name))  # the path made only for a link (a listing is 10,000)
             if os.path.dirname(real) != real_folder:
                 return None
     except (OSError, ValueError):
         return None
-    return (-info.st_mtime, name, real, Identity.of(info)) if stat.S_ISREG(info.st_mode) else None
+    return (-info.st_mtime, name, real, info) if stat.S_ISREG(info.st_mode) else None
 
 
 def _candidates(folder: str, real_folder: str, files: list[Listed]) -> list[Candidate]:
     prefix, real_prefix = os.path.join(folder, ""), os.path.join(real_folder, "")
     return [
-        Candidate(prefix + name, -negative_mtime, name, real or real_prefix + name, identity)
-        for negative_mtime, name, real, identity in files
+        Candidate(prefix + name, -negative_mtime, name, real or real_prefix + name, Identity.of(info))
+        for negative_mtime, name, real, info in files
     ]
 
 

@@ -224,7 +224,12 @@ def trust_problem(env: Mapping[str, str]) -> str | None:
 def read(env: Mapping[str, str], real_path: str) -> Record | None:
     """The record of the anchor at ``real_path`` (None: no record, no state dir, an unreadable one, or a trust
     folder not the user's alone: ``trusted_folder``)."""
-    folder = trusted_folder(env)
+    return read_from(trusted_folder(env), real_path)
+
+
+def read_from(folder: str | None, real_path: str) -> Record | None:
+    """``read`` in a trust folder already found trusted (``trusted_folder``; None: none), so a hook that looks up
+    the records of a hundred anchors checks the folder once."""
     if folder is None:
         return None
     read_back = read_prefix(record_file(folder, real_path), MAX_RECORD_BYTES)
