@@ -456,6 +456,22 @@ def scenarios(load: workload.Workload, python: str, setup: str = "binary") -> li
                     reason="" if present else "bin/session-workflow missing",
                 )
             )
+    # Issue 42: `session-workflow log` in the writer's session (its default: this session's entries), over a
+    # ledger of each count (``workload.write_ledger``), the entries' project this one.
+    folder = os.path.dirname(os.path.dirname(workload.log_home(load.root, 0)))
+    for count in sorted(int(name) for name in (os.listdir(folder) if os.path.isdir(folder) else []) if name.isdigit()):
+        home = workload.log_home(load.root, count)
+        present = os.path.isfile(CLI) and os.path.isdir(home)
+        found.append(
+            Scenario(
+                f"log-{count}",
+                f"writer: session-workflow log, {count:,} ledger entries",
+                [CLI, "log"] if present else None,
+                env={**writer_env, "HOME": home},
+                cwd=writer.project,
+                reason="" if present else "bin/session-workflow or the ledger missing",
+            )
+        )
     # The writers' import breakdown: the interpreter with site (what a script pays before its first line), then
     # what bin/session-workflow imports for each group, and filelock (found the way the bin script finds it).
     for key, label, code in WRITER_IMPORTS:

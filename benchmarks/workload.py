@@ -28,6 +28,9 @@ add_vendored()  # the writers' filelock, as bin/session-workflow has it: the ben
 from session_workflow.anchor import registry  # noqa: E402
 from session_workflow.anchor.discover import MAX_CLASSIFIED  # noqa: E402
 from session_workflow.anchor.writer import vouch_as_read  # noqa: E402
+from session_workflow.core.jsonload import dumps_flat_object  # noqa: E402
+from session_workflow.core.ledger import LEDGER_NAME, LEDGER_ROTATED  # noqa: E402
+from session_workflow.core.locations import user_state_dir  # noqa: E402
 from session_workflow.core.where import project_slug  # noqa: E402
 from session_workflow.workstate.section import WorkState  # noqa: E402
 from session_workflow.workstate.writer import encode  # noqa: E402
@@ -37,7 +40,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
     from typing import Any
 
-GENERATOR_VERSION = 6  # 6: the run record's session (2,000 actions since the cursor on the largest transcript)
+GENERATOR_VERSION = 7  # 7: no .highwatermark in a list only created into (2.1.332's); the ledgers of `log`
 KB = 1 << 10
 MB = 1 << 20
 FIXTURES = os.path.join(ROOT, "tests", "fixtures", "transcripts")
@@ -62,6 +65,7 @@ class Sizes:
         "growth_counts",
         "growth_transcript",
         "head_bytes",
+        "ledger_counts",
         "record_actions",
         "scale_anchors",
         "scale_records",
@@ -87,6 +91,7 @@ class Sizes:
         head_bytes: int = 8 * KB,
         tail_bytes: int = 40 * KB,
         record_actions: int = 2_000,
+        ledger_counts: Sequence[int] = (10, 1_000),
     ) -> None:
         self.compact_transcripts = tuple(compact_transcripts)
         self.scale_transcripts = tuple(scale_transcripts)
@@ -101,6 +106,7 @@ class Sizes:
         self.head_bytes = head_bytes
         self.tail_bytes = tail_bytes
         self.record_actions = record_actions
+        self.ledger_counts = tuple(ledger_counts)
 
     def as_dict(self) -> dict[str, object]:
         return {name: getattr(self, name) for name in self.__slots__}
@@ -126,6 +132,7 @@ TINY = Sizes(
     growth_transcript=16 * KB,
     anchorless_siblings=3,
     record_actions=50,
+    ledger_counts=(2, 20),
 )
 # The dimensions the growth table varies one at a time, each from 1 to 100,000 (see ``generate``), anchors only
 # up to the 10,000 directory entries the anchor part looks at (past them it sees the first 10,000 listed).
@@ -335,8 +342,9 @@ def malformed_task(task_id: int, kind: int) -> bytes:
 
 
 def write_task_store(folder: str, statuses: Sequence[str], malformed_every: int = 0) -> None:
-    """``1.json`` … ``n.json`` with the given statuses (``malformed_every``-th file damaged), ``.lock`` and
-    ``.highwatermark`` beside them, as Claude Code leaves a list directory."""
+    """``1.json`` … ``n.json`` with the given statuses (``malformed_every``-th file damaged) and ``.lock`` beside
+    them, as Claude Code 2.1.332 leaves a list it only created tasks in (it writes ``.highwatermark`` on a delete,
+    a reset or a skipped id, never on a TaskCreate)."""
     os.makedirs(folder, exist_ok=True)
     for task_id, status in enumerate(statuses, start=1):
         if malformed_every and task_id % malformed_every == 0:
@@ -346,7 +354,6 @@ def write_task_store(folder: str, statuses: Sequence[str], malformed_every: int 
             data = json.dumps(task_document(task_id, status, blockers), indent=2).encode("utf-8")
         write_bytes(os.path.join(folder, f"{task_id}.json"), data)
     write_bytes(os.path.join(folder, ".lock"), b"")
-    write_bytes(os.path.join(folder, ".highwatermark"), str(len(statuses)).encode("ascii"))
 
 
 def mixed_statuses(count: int, open_count: int) -> list[str]:
@@ -581,6 +588,41 @@ def refresh(workload: Workload, now: float) -> None:
     write_state(writer.project, writer.session_id)
 
 
+def log_home(root: str, count: int) -> str:
+    """The HOME whose compaction ledger holds ``count`` entries (``write_ledger``)."""
+    return os.path.join(root, "log", str(count), "home")
+
+
+def write_ledger(home: str, count: int, session: Session, rng: random.Random) -> None:
+    """``count`` ledger lines as the SessionStart hook writes them (flat JSON, ≈ 330 bytes), twenty sessions taking
+    turns (``session`` one of them, in its project; the others in it or another), split over the rotated file and
+    the current one as the hook's rotation at 256 KiB leaves them."""
+    others = [session_id(rng) for _ in range(19)]
+    lines = []
+    for index in range(count):
+        turn = index % 20
+        entry = {
+            "ts": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(1_764_000_000 + 60 * index)),
+            "kind": "start",
+            "source": ("compact", "startup", "resume")[index % 3],
+            "session": session.session_id if turn == 0 else others[turn - 1],
+            "project": session.project if turn % 2 == 0 else "/srv/other/project",
+            "units": 6_000 + index % 3_000,
+            "parts": f"anchor={3_000 + index % 900},tasks={1_200 + index % 300},state={400 + index % 50}",
+            "cut": "run_record" if index % 7 == 0 else "",
+            "failed": "",
+            "held": "",
+            "anchor": os.path.join(session.project, ".claude", "anchors", anchor_name(0)),
+            "step": index % 40 + 1,
+        }
+        lines.append(dumps_flat_object(entry) + "\n")
+    state = user_state_dir({"HOME": home})
+    assert state is not None
+    half = count // 2
+    write_bytes(os.path.join(state, LEDGER_ROTATED), "".join(lines[:half]).encode("ascii"))
+    write_bytes(os.path.join(state, LEDGER_NAME), "".join(lines[half:]).encode("ascii"))
+
+
 def generate(root: str, sizes: Sizes) -> Workload:
     """Write every workload under ``root`` (which must not exist) and return where things are."""
     rng = random.Random(SEED)
@@ -692,6 +734,8 @@ def generate(root: str, sizes: Sizes) -> Workload:
     sid = session_id(rng)
     workload.writer = Session(project, config, sid, transcript_path(config, project, sid))
     workload.writer_anchor = os.path.join(project, ".claude", "anchors", anchor_name(0))
+    for count in sizes.ledger_counts:  # `log` in the writer's session, over ledgers of ``count`` entries
+        write_ledger(log_home(root, count), count, workload.writer, rng)
     return workload
 
 
