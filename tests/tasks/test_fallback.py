@@ -321,3 +321,20 @@ def test_a_parent_named_by_the_hook_is_taken_whatever_older_sessions_hold(tmp_pa
 
 def render_part(part: PreparedPart | None) -> str | None:
     return None if part is None else part.render(10_000)
+
+
+@pytest.mark.parametrize("parent", [False, True])
+def test_a_predecessors_or_parents_long_list_is_recovered_unlisted(tmp_path: Path, parent: bool) -> None:
+    """A predecessor's (or a fork's parent's) list of 1,500 tasks Claude Code only created: probed, not listed,
+    and recovered as a listing would: its newest open task, the older files counted."""
+    from tests.tasks.test_store import write_run
+
+    write_run(tmp_path / "tasks" / "prev", 1500)
+    write_task(tmp_path / "tasks" / "prev", 1500, "pending", "Carry on")
+    touch(tmp_path / "projects" / "prev.jsonl", NOW - 100)
+    ctx = make_ctx(tmp_path)
+    part = tasks.prepare(ctx, (lambda: "prev") if parent else None)
+    assert part is not None
+    assert part.render(10_000) == "\n".join(
+        [RECOVERED.format("prev"), "#1500 [pending] Carry on", "…1300 older task files not read: call TaskList"]
+    )

@@ -371,7 +371,7 @@ def find_predecessor(ctx: HookContext, root: str, list_id: str, allowance: int) 
     for _mtime, session in siblings:
         directory = os.path.join(root, sanitize_list_id(session))
         ids = task_ids(directory)
-        if not isinstance(ids, list) or not ids:
+        if isinstance(ids, Unreadable) or not ids:
             continue
         if not same_project(os.path.join(os.path.dirname(ctx.transcript_path), session + TRANSCRIPT_SUFFIX), project):
             continue
