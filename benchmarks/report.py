@@ -166,6 +166,10 @@ def verdicts(results: Sequence[Measured], rss_resolution_kib: int) -> list[Verdi
         sizes = f"{human_size(_size(smaller))} → {human_size(_size(larger))}"
         name = f"{group} flat in transcript size: {sizes} adds ≤ {FLAT_SHARE_OF_J:.2f} J or ≤ {FLAT_GROWTH:.0%}"
         found.append(Verdict(name, value, FLAT_SHARE_OF_J, "pass" if flat else "MISS"))
+    for low, high in hundredfold_pairs(results):  # issue 42: 100× scale adds ≤ 0.4 J to each hook over 1×
+        value = high.in_j() - low.in_j()
+        name = f"{high.label} rises ≤ {HUNDREDFOLD_J:.2f} J over {low.label.rsplit(', ', 1)[-1]}"
+        found.append(Verdict(name, value, HUNDREDFOLD_J, "pass" if value <= HUNDREDFOLD_J else "MISS"))
     for group in COUNT_GROUPS:
         series = growth_series(results, group)
         if len(series) < 2:
@@ -177,6 +181,24 @@ def verdicts(results: Sequence[Measured], rss_resolution_kib: int) -> list[Verdi
         name = f"{group} flat: {_size(smaller):,.0f} → {_size(larger):,.0f} adds ≤ {FLAT_COUNT_J:.2f} J"
         found.append(Verdict(name, value, FLAT_COUNT_J, "pass" if value <= FLAT_COUNT_J else "MISS"))
     return found
+
+
+HUNDREDFOLD_J = 0.40
+
+
+def hundredfold_pairs(results: Sequence[Measured]) -> list[tuple[Measured, Measured]]:
+    """(smallest factor, largest factor) of each hook measured at several scales (keys ``x<factor>-<hook>``)."""
+    by_hook: dict[str, list[tuple[int, Measured]]] = {}
+    for result in results:
+        factor, _sep, hook = result.key[1:].partition("-")
+        if result.key[:1] == "x" and factor.isdigit() and hook and result.measured and result.check == "ok":
+            by_hook.setdefault(hook, []).append((int(factor), result))
+    pairs = []
+    for found in by_hook.values():
+        if len(found) > 1:
+            found.sort(key=lambda pair: pair[0])
+            pairs.append((found[0][1], found[-1][1]))
+    return pairs
 
 
 def growth_series(results: Sequence[Measured], group: str) -> list[Measured]:

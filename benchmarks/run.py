@@ -71,6 +71,8 @@ TARGETS = {
     "writer-anchor-step": 5.0,
     "writer-state-step-nobc": 5.0,
     "writer-anchor-step-nobc": 5.0,
+    # Issue 42: `log` over a ledger of 1,000 entries.
+    "log-1000": 2.0,
 }
 # Peak RSS against J's: every hook ≤ 2×, the scale case ≤ 1.5×.
 RSS_TARGETS = {"ss-scale": 1.5}
@@ -404,6 +406,25 @@ def scenarios(load: workload.Workload, python: str, setup: str = "binary") -> li
         expect = full_parts[:3] if source == "resume" else (workload.ANCHOR_TITLE, workload.TASK_SUBJECT)
         rows.append((f"ss-{source}", f"SessionStart {source}, full", full, "SessionStart", source, expect, None))
     rows.append(("pc-full", "PreCompact, full", full, "PreCompact", None, None, None))
+    # Issue 42's 1× and 100× (workload.generate_hundredfold): each hook at both, in the case's own HOME.
+    for factor in sorted(load.hundred_compact):
+        compact, startup = load.hundred_compact[factor], load.hundred_startup[factor]
+        at = f"{factor}× scale"
+        expect = (workload.ANCHOR_TITLE, workload.TASK_SUBJECT, workload.LAST_PROMPT)
+        compact_row = (f"x{factor}-compact", f"SessionStart compact, {at}", compact, "SessionStart", "compact")
+        rows.append((*compact_row, expect, None))
+        rows.append(
+            (
+                f"x{factor}-startup",
+                f"SessionStart startup (fallback), {at}",
+                startup,
+                "SessionStart",
+                "startup",
+                (workload.ANCHOR_TITLE, workload.TASK_SUBJECT),
+                None,
+            )
+        )
+        rows.append((f"x{factor}-precompact", f"PreCompact, {at}", compact, "PreCompact", None, None, None))
     rows.append(("pc-anchorless", "PreCompact, anchor-less", empty, "PreCompact", None, None, None))
     rows.append(("ups-unchanged", "UserPromptSubmit, work state unchanged", full, "UserPromptSubmit", None, (), None))
     rows.append(("ups-no-state", "UserPromptSubmit, no work state", empty, "UserPromptSubmit", None, (), None))
@@ -416,6 +437,8 @@ def scenarios(load: workload.Workload, python: str, setup: str = "binary") -> li
     for scenario in found:  # the record's cost is the difference between these two rows
         if scenario.key == "ss-record-off":
             scenario.env["SESSION_WORKFLOW_RUN_RECORD"] = "0"
+        if scenario.key.startswith("x") and scenario.key[1:].split("-")[0].isdigit():
+            scenario.env["HOME"] = workload.hundred_home(load.root, int(scenario.key[1:].split("-")[0]))
     # Diagnostics: the hooks' imports alone (no payload, no work), to split each hook's cost into the two. They
     # end as the hook shims do, in os._exit, which skips the interpreter's teardown that the floors pay; their
     # bytecode goes to the workload's home, as the hooks' goes to the plugin data folder, never into src/.

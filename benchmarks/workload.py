@@ -65,6 +65,8 @@ class Sizes:
         "growth_counts",
         "growth_transcript",
         "head_bytes",
+        "hundredfold",
+        "hundredfold_transcript",
         "ledger_counts",
         "record_actions",
         "scale_anchors",
@@ -92,6 +94,8 @@ class Sizes:
         tail_bytes: int = 40 * KB,
         record_actions: int = 2_000,
         ledger_counts: Sequence[int] = (10, 1_000),
+        hundredfold: Sequence[int] = (1, 100),
+        hundredfold_transcript: int = 2 * MB,
     ) -> None:
         self.compact_transcripts = tuple(compact_transcripts)
         self.scale_transcripts = tuple(scale_transcripts)
@@ -107,6 +111,8 @@ class Sizes:
         self.tail_bytes = tail_bytes
         self.record_actions = record_actions
         self.ledger_counts = tuple(ledger_counts)
+        self.hundredfold = tuple(hundredfold)
+        self.hundredfold_transcript = hundredfold_transcript
 
     def as_dict(self) -> dict[str, object]:
         return {name: getattr(self, name) for name in self.__slots__}
@@ -133,6 +139,8 @@ TINY = Sizes(
     anchorless_siblings=3,
     record_actions=50,
     ledger_counts=(2, 20),
+    hundredfold=(1, 2),
+    hundredfold_transcript=8 * KB,
 )
 # The dimensions the growth table varies one at a time, each from 1 to 100,000 (see ``generate``), anchors only
 # up to the 10,000 directory entries the anchor part looks at (past them it sees the first 10,000 listed).
@@ -163,6 +171,8 @@ class Workload:
         "compact",
         "growth",
         "home",
+        "hundred_compact",
+        "hundred_startup",
         "moved",
         "plugin_data",
         "record",
@@ -187,6 +197,11 @@ class Workload:
         self.growth: dict[str, dict[int, Session]] = {}
         self.writer: Session | None = None
         self.writer_anchor = ""
+        # Issue 42's 1× and 100× (factor → session): ``10·f`` anchors, ``100·f`` task files, ``5·f`` siblings, a
+        # ``2·f`` MB transcript, ``10·f`` ledger entries; the compact session keeps the list, the startup one
+        # (another config dir, same project and home) recovers its predecessor's.
+        self.hundred_compact: dict[int, Session] = {}
+        self.hundred_startup: dict[int, Session] = {}
 
     def sessions(self) -> dict[str, object]:
         def table(sessions: dict[int, Session]) -> dict[str, list[str]]:
@@ -201,6 +216,8 @@ class Workload:
             "growth": {dimension: table(sessions) for dimension, sessions in self.growth.items()},
             "writer": self.writer.as_list() if self.writer else None,
             "writer_anchor": self.writer_anchor,
+            "hundred_compact": table(self.hundred_compact),
+            "hundred_startup": table(self.hundred_startup),
         }
 
     @classmethod
@@ -218,6 +235,8 @@ class Workload:
         workload.growth = {dimension: table(entries) for dimension, entries in sessions["growth"].items()}
         workload.writer = Session(*sessions["writer"])
         workload.writer_anchor = str(sessions["writer_anchor"])
+        workload.hundred_compact = table(sessions["hundred_compact"])
+        workload.hundred_startup = table(sessions["hundred_startup"])
         return workload
 
 
@@ -586,6 +605,7 @@ def refresh(workload: Workload, now: float) -> None:
     adopt(workload, workload.writer_anchor)
     shutil.rmtree(os.path.join(writer.project, ".claude", "session-workflow"), ignore_errors=True)
     write_state(writer.project, writer.session_id)
+    refresh_hundredfold(workload, now)
 
 
 def log_home(root: str, count: int) -> str:
@@ -621,6 +641,50 @@ def write_ledger(home: str, count: int, session: Session, rng: random.Random) ->
     half = count // 2
     write_bytes(os.path.join(state, LEDGER_ROTATED), "".join(lines[:half]).encode("ascii"))
     write_bytes(os.path.join(state, LEDGER_NAME), "".join(lines[half:]).encode("ascii"))
+
+
+def hundred_home(root: str, factor: int) -> str:
+    """The HOME (trust records, ledger) of the ``factor``× scale case."""
+    return os.path.join(root, "hundredfold", str(factor), "home")
+
+
+def refresh_hundredfold(workload: Workload, now: float) -> None:
+    """The live anchor newest and every file the hook may classify vouched for in the case's own HOME; the
+    ledger written afresh (the hooks append to it)."""
+    for factor, session in workload.hundred_compact.items():
+        home = hundred_home(workload.root, factor)
+        folder = os.path.join(session.project, ".claude", "anchors")
+        os.utime(os.path.join(folder, anchor_name(0)), (now - 300.0, now - 300.0))
+        vouch_as_read(os.path.join(folder, anchor_name(0)), {"HOME": home}, None, "adopt", 0.0)
+        for index in range(1, MAX_CLASSIFIED + 1):
+            path = os.path.join(folder, anchor_name(index))
+            if os.path.exists(path) and not registry.is_ours({"HOME": home}, path):
+                vouch_as_read(path, {"HOME": home}, None, "adopt", 0.0)
+        write_ledger(home, 10 * factor, session, random.Random(SEED + factor))
+
+
+def generate_hundredfold(workload: Workload, sizes: Sizes, now: float, rng: random.Random) -> None:
+    """Issue 42's 1× and 100× cases (``Workload.hundred_compact``)."""
+    for factor in sizes.hundredfold:
+        base = os.path.join(workload.root, "hundredfold", str(factor))
+        project = os.path.join(base, "project")
+        os.makedirs(hundred_home(workload.root, factor))
+        write_anchors(project, 10 * factor, sizes, now)
+        write_state(project, "another-session")
+        sid = session_id(rng)
+        config = os.path.join(base, "config-compact")
+        compact = Session(project, config, sid, transcript_path(config, project, sid))
+        write_task_store(os.path.join(config, "tasks", sid), mixed_statuses(100 * factor, 12))
+        write_transcript(compact.transcript, sizes.hundredfold_transcript * factor, project, config, sid)
+        sid = session_id(rng)
+        config = os.path.join(base, "config-startup")
+        startup = Session(project, config, sid, transcript_path(config, project, sid))
+        write_transcript(startup.transcript, sizes.growth_transcript, project, config, sid)
+        others = [session_id(rng) for _ in range(5 * factor)]
+        write_siblings(os.path.dirname(startup.transcript), project, config, others, now - 3600)
+        write_task_store(os.path.join(config, "tasks", others[0]), mixed_statuses(100 * factor, 12))
+        workload.hundred_compact[factor] = compact
+        workload.hundred_startup[factor] = startup
 
 
 def generate(root: str, sizes: Sizes) -> Workload:
@@ -736,6 +800,7 @@ def generate(root: str, sizes: Sizes) -> Workload:
     workload.writer_anchor = os.path.join(project, ".claude", "anchors", anchor_name(0))
     for count in sizes.ledger_counts:  # `log` in the writer's session, over ledgers of ``count`` entries
         write_ledger(log_home(root, count), count, workload.writer, rng)
+    generate_hundredfold(workload, sizes, now, rng)
     return workload
 
 
