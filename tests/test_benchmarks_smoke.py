@@ -278,7 +278,8 @@ def test_anchor_text_has_the_anchor_v1_shape_and_sizes() -> None:
 def test_task_store_has_claude_code_files_and_the_damage_asked_for(tmp_path: Path) -> None:
     folder = tmp_path / "list"
     workload.write_task_store(str(folder), workload.mixed_statuses(40, 12), malformed_every=13)
-    assert (folder / ".lock").exists() and (folder / ".highwatermark").read_text() == "40"
+    # 2.1.332 writes .highwatermark only on a delete, a reset or a skipped id: a list only created into has none
+    assert (folder / ".lock").exists() and not (folder / ".highwatermark").exists()
     good = bad = 0
     for task_id in range(1, 41):
         try:
