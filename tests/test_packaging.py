@@ -108,10 +108,10 @@ def test_the_build_warns_nothing_writes_nothing_here_and_ships_no_tests(tmp_path
     with zipfile.ZipFile(dist / f"session_workflow-{version}-py3-none-any.whl") as wheel:
         metadata = email.parser.Parser().parsestr(wheel.read(f"session_workflow-{version}.dist-info/METADATA").decode())
         assert f"session_workflow-{version}.dist-info/licenses/LICENSE" in wheel.namelist()
-        # The plugin folder's vendored copy stays there: an installed wheel declares the two packages instead.
+        # The plugin folder's vendored copy stays there: an installed wheel declares filelock instead.
         assert all(name.startswith("session_workflow") for name in wheel.namelist())
     required = [line for line in metadata.get_all("Requires-Dist") or [] if "extra ==" not in line]
-    assert sorted(required) == ["filelock>=3.12", "platformdirs>=3"]
+    assert required == ["filelock>=3.12"]
     assert (metadata["Version"], metadata["License-Expression"], metadata["Requires-Python"]) == (
         version,
         "MIT",

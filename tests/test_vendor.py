@@ -36,10 +36,10 @@ def test_a_changed_file_is_named(copy: Path) -> None:
 
 def test_an_added_or_removed_file_is_named(copy: Path) -> None:
     (copy / "py311" / "filelock" / "extra.py").write_text("")
-    (copy / "py311" / "platformdirs.LICENSE").unlink()
+    (copy / "py311" / "filelock.LICENSE").unlink()
     assert vendor.problems(str(copy)) == [
         "py311/filelock/extra.py: not in the lock",
-        "py311/platformdirs.LICENSE: in the lock, missing",
+        "py311/filelock.LICENSE: in the lock, missing",
     ]
 
 
@@ -53,34 +53,47 @@ def test_a_lock_that_pins_another_wheel_is_named(copy: Path) -> None:
 
 
 def test_every_set_carries_its_license_files() -> None:
-    for folder, _oldest, pins in vendor.SETS:
+    for oldest, pins in vendor.SETS:
         for name, _version, _digest in pins:
-            assert (REPO / "vendor" / folder / f"{name}.LICENSE").read_text().strip()
+            assert (REPO / "vendor" / vendor.folder_of(oldest) / f"{name}.LICENSE").read_text().strip()
 
 
 def test_the_published_wheels_unpack_to_the_tree(wheels: Path) -> None:
     """The wheels pip downloads (hash-checked against the pins) give exactly the vendored files."""
     for entry in vendor.SETS:
         tree = vendor.tree_of(entry, vendor.download(entry, str(wheels)))
-        folder = REPO / "vendor" / entry[0]
+        folder = REPO / "vendor" / vendor.folder_of(entry[0])
         on_disk = {
             path.relative_to(folder).as_posix()
             for path in folder.rglob("*")
             if path.is_file() and "__pycache__" not in path.parts
         }
-        assert on_disk == set(tree), entry[0]
-        assert all((folder / path).read_bytes() == data for path, data in tree.items()), entry[0]
+        assert on_disk == set(tree), folder
+        assert all((folder / path).read_bytes() == data for path, data in tree.items()), folder
 
 
-@pytest.mark.parametrize(
-    ("version", "folder"),
-    [((3, 9), "py39"), ((3, 10), "py39"), ((3, 11), "py311"), ((3, 12), "py311"), ((3, 13), "py311")],
-)
-def test_each_supported_python_gets_its_set(version: tuple[int, int], folder: str) -> None:
-    assert deps.vendored_dir(version) == str(REPO / "vendor" / folder)
-    oldest = next(entry[1] for entry in vendor.SETS if entry[0] == folder)
-    assert version >= oldest
-    assert tuple((entry[1], entry[0]) for entry in vendor.SETS) == deps.FOLDERS
+def test_only_what_runs_is_vendored() -> None:
+    """The writers import filelock (``core.atomic``, where there is no flock) and nothing else: platformdirs is
+    the tests' oracle for the state folder (tests/core/test_locations.py), never shipped."""
+    assert {name for _oldest, pins in vendor.SETS for name, _version, _digest in pins} == {"filelock"}
+    assert sorted(path.name for path in (REPO / "vendor").iterdir()) == ["lock.json", "py311", "py39"]
+
+
+@pytest.mark.parametrize("version", [(3, 9), (3, 10), (3, 11), (3, 12), (3, 13)])
+def test_each_supported_python_gets_its_set(version: tuple[int, int]) -> None:
+    """``core.deps`` reads the sets from the folders' names; they are the sets of ``tools/vendor.py``: the newest
+    whose oldest Python is not newer than this one."""
+    oldest = max(entry[0] for entry in vendor.SETS if entry[0] <= version)
+    assert deps.vendored_dir(version) == str(REPO / "vendor" / vendor.folder_of(oldest))
+
+
+def test_the_sets_are_read_from_the_folders_names(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("py39", "py310", "py312", "py3", "pyx", "lock.json"):
+        (tmp_path / "vendor" / name).mkdir(parents=True)
+    monkeypatch.setattr(deps, "PLUGIN_ROOT", str(tmp_path))
+    expected = {(3, 8): None, (3, 9): "py39", (3, 11): "py310", (3, 12): "py312", (3, 14): "py312"}
+    for version, folder in expected.items():
+        assert deps.vendored_dir(version) == (None if folder is None else str(tmp_path / "vendor" / folder))
 
 
 # This interpreter and the other CPython 3.9+ the machine has (pyenv's; CI's tox envs run this on each).
@@ -98,20 +111,20 @@ PYTHONS = sorted(
 )
 COLD = (
     "import sys; sys.path.insert(0, {src!r}); from session_workflow.core.deps import add_vendored; add_vendored();"
-    " import filelock, platformdirs; print(sys.version_info[0], sys.version_info[1], filelock.__version__,"
-    " platformdirs.__version__, filelock.__file__, sep='\\n')"
+    " import filelock; print(sys.version_info[0], sys.version_info[1], filelock.__version__, filelock.__file__,"
+    " sep='\\n')"
 )
 
 
 @pytest.mark.parametrize("python", PYTHONS)
 def test_each_python_imports_its_pinned_set_cold(python: str) -> None:
-    """``-I -S``, as the hooks run: nothing but the vendored copy can provide the two packages."""
+    """``-I -S``, as the hooks run: nothing but the vendored copy can provide filelock."""
     code = COLD.format(src=str(REPO / "src"))
     done = subprocess.run([python, "-I", "-S", "-B", "-c", code], capture_output=True, text=True, timeout=60)
-    major, minor, *versions, where = done.stdout.rstrip("\n").split("\n")  # a line each: the path may hold spaces
-    folder, _oldest, pins = next(entry for entry in vendor.SETS if (int(major), int(minor)) >= entry[1])
-    assert versions == [version for _name, version, _digest in pins], done.stderr
-    assert where.startswith(str(REPO / "vendor" / folder) + os.sep)
+    major, minor, imported, where = done.stdout.rstrip("\n").split("\n")  # a line each: the path may hold spaces
+    oldest, pins = next(entry for entry in vendor.SETS if (int(major), int(minor)) >= entry[0])
+    assert [imported] == [version for _name, version, _digest in pins], done.stderr
+    assert where.startswith(str(REPO / "vendor" / vendor.folder_of(oldest)) + os.sep)
 
 
 def test_an_installed_wheel_has_no_vendored_copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -1,13 +1,15 @@
 """Refresh the writers' vendored dependencies: ``python tools/vendor.py`` (pip and a package index), or check
 the tree offline: ``python tools/vendor.py --check``.
 
-The plugin runs from its folder, where nothing installed filelock and platformdirs, and it must work on a machine
-with no index at all; so the folder carries them (``vendor/<folder>/``), as pip carries its own in ``_vendor``.
-``SETS`` is the one list of pins: each set names its folder, the oldest Python it serves and the published
-wheels (name, version, sha256). pip downloads each wheel with ``--require-hashes`` for that Python; the package
-folder is unpacked as it is in the wheel and its license file beside it (``<name>.LICENSE``), and
-``vendor/lock.json`` records the wheels and the sha256 of every file written. ``tests/test_vendor.py`` fails when
-the tree, the lock and these pins disagree, and when a published wheel no longer unpacks to the tree.
+The plugin runs from its folder, where nothing installed filelock, and it must work on a machine with no index at
+all; so the folder carries it (``vendor/py<major><minor>/``), as pip carries its own in ``_vendor``. ``SETS`` is the
+one list of sets and pins, written nowhere else: each set names the oldest Python it serves (its folder's name:
+``core.deps`` reads the sets from the tree) and the published wheels (name, version, sha256). Only what the plugin
+imports at run time is vendored (platformdirs is the tests' oracle for the state folder, not a dependency). pip
+downloads each wheel with ``--require-hashes`` for that Python; the package folder is unpacked as it is in the
+wheel and its license file beside it (``<name>.LICENSE``), and ``vendor/lock.json`` records the wheels and the
+sha256 of every file written. ``tests/test_vendor.py`` fails when the tree, the lock and these pins disagree, and
+when a published wheel no longer unpacks to the tree.
 
 3.11 and newer get the newest releases: filelock 4.2+ no longer imports asyncio, about half of a writer's start
 (benchmarks/README.md); 3.9 and 3.10 get the newest that still support 3.9.
@@ -29,32 +31,23 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    # (folder, oldest Python, ((name, version, sha256 of the wheel), ...)), newest first.
-    Set = tuple[str, tuple[int, int], tuple[tuple[str, str, str], ...]]
+    # (oldest Python, ((name, version, sha256 of the wheel), ...)), newest first.
+    Set = tuple[tuple[int, int], tuple[tuple[str, str, str], ...]]
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 VENDOR = os.path.join(ROOT, "vendor")
 LOCK = "lock.json"
 
 SETS: tuple[Set, ...] = (
-    (
-        "py311",
-        (3, 11),
-        (
-            ("filelock", "4.3.2", "02a8801bc6b2a80921bf3d7895c63084d53bae2a3c86783adce5ae2b89a1825b"),
-            ("platformdirs", "4.14.9", "d0d3a23e7ff282cfa94b77f5a22b81030dcb68ba0430f90c74f4bd8d090782ea"),
-        ),
-    ),
-    # The newest releases that still support 3.9 (filelock 3.20 and platformdirs 4.5 need 3.10).
-    (
-        "py39",
-        (3, 9),
-        (
-            ("filelock", "3.19.1", "d38e30481def20772f5baf097c122c3babc4fcdb7e14e57049eb9d88c6dc017d"),
-            ("platformdirs", "4.4.0", "abd01743f24e5287cd7a5db3752faf1a2d65353f38ec26d98e25a6db65958c85"),
-        ),
-    ),
+    ((3, 11), (("filelock", "4.3.2", "02a8801bc6b2a80921bf3d7895c63084d53bae2a3c86783adce5ae2b89a1825b"),)),
+    # The newest release that still supports 3.9 (filelock 3.20 needs 3.10).
+    ((3, 9), (("filelock", "3.19.1", "d38e30481def20772f5baf097c122c3babc4fcdb7e14e57049eb9d88c6dc017d"),)),
 )
+
+
+def folder_of(oldest: tuple[int, int]) -> str:
+    """The set's folder under ``vendor/``, named for its oldest Python (``core.deps`` reads it back)."""
+    return f"py{oldest[0]}{oldest[1]}"
 
 
 def wheel_name(name: str, version: str) -> str:
@@ -68,7 +61,8 @@ def sha256_of(path: str) -> str:
 
 def download(entry: Set, dest: str) -> list[str]:
     """The set's wheels in ``dest`` (pip, hash-checked, for the set's oldest Python); their paths."""
-    folder, oldest, pins = entry
+    oldest, pins = entry
+    folder = folder_of(oldest)
     missing = [pin for pin in pins if not os.path.isfile(os.path.join(dest, wheel_name(pin[0], pin[1])))]
     if missing:
         os.makedirs(dest, exist_ok=True)
@@ -109,7 +103,7 @@ def unpacked(wheel: str, name: str) -> dict[str, bytes]:
 def tree_of(entry: Set, wheels: Sequence[str]) -> dict[str, bytes]:
     """Every file of the set's folder (paths relative to it) from its downloaded wheels."""
     files: dict[str, bytes] = {}
-    for wheel, (name, _version, _digest) in zip(wheels, entry[2]):
+    for wheel, (name, _version, _digest) in zip(wheels, entry[1]):
         files.update(unpacked(wheel, name))
     return files
 
@@ -117,9 +111,9 @@ def tree_of(entry: Set, wheels: Sequence[str]) -> dict[str, bytes]:
 def lock_of(trees: dict[str, dict[str, bytes]]) -> dict[str, object]:
     """The lock file's content: per folder, the oldest Python, the wheels and each file's sha256."""
     lock: dict[str, object] = {}
-    for folder, oldest, pins in SETS:
-        files = trees[folder]
-        lock[folder] = {
+    for oldest, pins in SETS:
+        files = trees[folder_of(oldest)]
+        lock[folder_of(oldest)] = {
             "python": f">={oldest[0]}.{oldest[1]}",
             "wheels": {name: {"version": version, "sha256": digest} for name, version, digest in pins},
             "files": {path: hashlib.sha256(files[path]).hexdigest() for path in sorted(files)},
@@ -154,10 +148,11 @@ def problems(vendor: str = VENDOR) -> list[str]:
     except (OSError, ValueError) as error:
         return [f"{LOCK}: cannot read ({error})"]
     found: list[str] = []
-    if sorted(lock) != sorted(folder for folder, _oldest, _pins in SETS):
+    if sorted(lock) != sorted(folder_of(oldest) for oldest, _pins in SETS):
         found.append(f"{LOCK}: folders {sorted(lock)} are not the sets of tools/vendor.py")
     expected: dict[str, str] = {LOCK: ""}
-    for folder, oldest, pins in SETS:
+    for oldest, pins in SETS:
+        folder = folder_of(oldest)
         entry = lock.get(folder, {})
         wheels = {name: {"version": version, "sha256": digest} for name, version, digest in pins}
         if entry.get("wheels") != wheels or entry.get("python") != f">={oldest[0]}.{oldest[1]}":
@@ -192,9 +187,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1 if found else 0
     with tempfile.TemporaryDirectory() as scratch:
         dest = args.wheels or scratch
-        trees = {entry[0]: tree_of(entry, download(entry, dest)) for entry in SETS}
+        trees = {folder_of(entry[0]): tree_of(entry, download(entry, dest)) for entry in SETS}
         write(VENDOR, trees)
-    print(f"vendor/: {', '.join(f'{n} {v} ({f})' for f, _o, pins in SETS for n, v, _d in pins)}")
+    print(f"vendor/: {', '.join(f'{n} {v} ({folder_of(o)})' for o, pins in SETS for n, v, _d in pins)}")
     return 0
 
 

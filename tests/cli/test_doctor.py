@@ -81,7 +81,7 @@ class Sandbox:
     def shown(self, text: str) -> str:
         """``text`` with this sandbox's paths, the repository's and the dependencies' line as the goldens write them
         (in-process they come from the test interpreter: tests/cli/test_fresh_machine.py runs the real CLI)."""
-        text = text.replace(doctor.dependency_check().text, "writers' dependencies: <deps>")
+        text = text.replace(doctor.dependency_check().text, "writers' dependency: <deps>")
         return text.replace(str(self.root), "<tmp>").replace(str(REPO), "<repo>")
 
 
@@ -97,7 +97,7 @@ def box(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Sandbox:
 GOLDEN = """\
 session-workflow doctor: plugin <repo>, project <tmp>/project
 ✔ python3 for the hooks: <tmp>/bin/python3, Python 3.11.4
-✔ writers' dependencies: <deps>
+✔ writers' dependency: <deps>
 ✔ session-workflow on PATH: <tmp>/bin/session-workflow (this plugin's)
 ✔ Claude Code plugin: session-workflow@session-workflow installed and enabled here, run from <repo>
 ✔ trust folder (the anchors' trust records): <tmp>/home/.local/state/session-workflow/anchors (writable)
@@ -152,7 +152,7 @@ def pair(lines: list[str], start: str) -> list[str]:
 def test_a_bare_sandbox_is_fine(box: Sandbox) -> None:
     lines, code = lines_of(box)
     assert code == 0
-    assert lines[2] == "✔ writers' dependencies: <deps>"
+    assert lines[2] == "✔ writers' dependency: <deps>"
     assert "· anchors: no open anchor in `<tmp>/project/.claude/anchors`" in lines
     assert "· work state: none in <tmp>/project/.claude/session-workflow/work-state.json" in lines
     assert lines[-6:] == [
@@ -203,35 +203,50 @@ def test_a_trust_folder_that_cannot_be_made_is_essential(box: Sandbox) -> None:
     ]
 
 
-def test_a_dependency_that_does_not_import_is_essential(box: Sandbox, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(sys.modules, "platformdirs", None)  # import platformdirs raises ImportError
+def test_a_missing_filelock_is_named_and_essential_only_without_flock(
+    box: Sandbox, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The writers lock with flock on POSIX and import filelock only where there is none: its copy missing is a
+    failure with its fix, but not "no writer could run" where flock is there; off POSIX it is essential."""
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    monkeypatch.setitem(sys.modules, "filelock", None)  # import filelock raises ImportError
+    check = doctor.dependency_check()
+    assert (check.mark, check.essential) == ("✘", False)
+    assert check.text.startswith(f"writers' dependency: filelock does not import in {sys.executable} (")
+    assert check.text.endswith("; the writers lock with flock here, and need it only on a file system without")
+    assert check.fix == f"the plugin folder is incomplete ({deps.vendored_dir()}): reinstall the plugin"
+    assert lines_of(box)[1] == 0
+    monkeypatch.setattr(os, "name", "nt")
     check = doctor.dependency_check()
     assert (check.mark, check.essential) == ("✘", True)
-    assert check.text.startswith(f"writers' dependencies: platformdirs does not import in {sys.executable} (")
-    assert check.fix == f"the plugin folder is incomplete ({deps.vendored_dir()}): reinstall the plugin"
-    assert lines_of(box)[1] == 1
+    halted = "import of filelock halted; None in sys.modules"
+    assert check.text == f"writers' dependency: filelock does not import in {sys.executable} ({halted})"
     monkeypatch.setattr(deps, "vendored_dir", lambda: None)  # an installed wheel
-    assert doctor.dependency_check().fix == f"`{sys.executable} -m pip install filelock platformdirs`"
+    assert doctor.dependency_check().fix == f"`{sys.executable} -m pip install filelock`"
+
+
+def test_platformdirs_is_not_judged(box: Sandbox, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Nothing imports platformdirs at run time (the state folder's rule is ``core.locations``'): a machine whose
+    copy is missing is fine."""
+    monkeypatch.setitem(sys.modules, "platformdirs", None)
+    assert doctor.dependency_check().mark == "✔"
+    assert lines_of(box)[1] == 0
 
 
 def test_the_vendored_copy_is_named_as_such(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Both from the vendored folder: "vendored in" it; one from elsewhere: "from" each folder. The modules are
-    stand-ins, so an earlier test that put the real vendored copy first on the path changes nothing here."""
+    """From the vendored folder: "vendored in" it; from elsewhere: "from" its folder. The module is a stand-in, so
+    an earlier test that put the real vendored copy first on the path changes nothing here."""
     vendored, elsewhere = tmp_path / "vendor", tmp_path / "site-packages"
-    for folder, name, version in ((vendored, "filelock", "9.1"), (vendored, "platformdirs", "9.2")):
-        module = types.ModuleType(name)
-        module.__file__ = str(folder / name / "__init__.py")
-        module.__version__ = version  # type: ignore[attr-defined]
-        monkeypatch.setitem(sys.modules, name, module)
+    module = types.ModuleType("filelock")
+    module.__file__ = str(vendored / "filelock" / "__init__.py")
+    module.__version__ = "9.1"  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "filelock", module)
+    monkeypatch.setattr(sys, "path", list(sys.path))
     monkeypatch.setattr(deps, "vendored_dir", lambda: str(vendored))
     check = doctor.dependency_check()
-    assert (check.mark, check.text) == (
-        "✔",
-        f"writers' dependencies: filelock 9.1 and platformdirs 9.2, vendored in {vendored}",
-    )
-    sys.modules["platformdirs"].__file__ = str(elsewhere / "platformdirs" / "__init__.py")
-    check = doctor.dependency_check()
-    assert check.text == f"writers' dependencies: filelock 9.1 and platformdirs 9.2, from {vendored}, {elsewhere}"
+    assert (check.mark, check.text) == ("✔", f"writers' dependency: filelock 9.1, vendored in {vendored}")
+    module.__file__ = str(elsewhere / "filelock" / "__init__.py")
+    assert doctor.dependency_check().text == f"writers' dependency: filelock 9.1, from {elsewhere}"
 
 
 def test_a_shadowing_copy_on_path_is_named_but_not_essential(box: Sandbox) -> None:

@@ -108,14 +108,11 @@ def hook_argv(event: str) -> list[str]:
 
 
 def dependency_paths() -> list[str]:
-    """The folders filelock and platformdirs import from, for an installed copy's CLI runs (``-I`` leaves out the
-    user site a ``pip install --user`` put them in)."""
+    """The folder filelock imports from, for an installed copy's CLI runs (``-I`` leaves out the user site a ``pip
+    install --user`` put it in)."""
     import filelock
-    import platformdirs
 
-    return sorted(
-        {os.path.dirname(os.path.dirname(os.path.abspath(m.__file__ or ""))) for m in (filelock, platformdirs)}
-    )
+    return [os.path.dirname(os.path.dirname(os.path.abspath(filelock.__file__ or "")))]
 
 
 def cli_argv(*args: str) -> list[str]:

@@ -38,10 +38,10 @@ Check that the plugin can work here: one line per check, marked ✔ (fine), ✘ 
 · (what a shell cannot know, or what is expected). Reads only; installs nothing.
 
 Exit 0 when nothing essential is missing (a python3 3.9+ for the hooks, a writable trust folder, the writers'
-dependencies, the plugin enabled where Claude Code has it installed), 1 otherwise.
+lock, the plugin enabled where Claude Code has it installed), 1 otherwise.
 """
 # What the writers import beyond the standard library (vendored in the plugin folder, declared by the wheel).
-DEPENDENCIES = ("filelock", "platformdirs")
+DEPENDENCY = "filelock"
 # One screen: anchors past this many are counted, not listed.
 MAX_ANCHOR_LINES = 12
 # The organisation's settings file Claude Code reads here (where known), for the plugin and settings checks.
@@ -49,33 +49,30 @@ MANAGED_SETTINGS = health.managed_settings_path(sys.platform)
 
 
 def dependency_check() -> Check:
-    """Where the writers' filelock and platformdirs come from: the plugin folder's vendored copy (the same in a
-    terminal and in the Bash tool: ``bin/session-workflow`` puts it first), else the environment an installed wheel
-    runs in. One that does not import is essential: no writer could run."""
+    """Where the writers' filelock comes from, found as ``core.atomic`` finds it: the plugin folder's vendored copy
+    first on the path, else the environment an installed wheel runs in. The writers lock with flock on POSIX and
+    import filelock only where there is none, so one that does not import is essential only off POSIX; on POSIX it
+    is a failure with its fix (a file system without flock needs it), and the writers run."""
     import importlib
 
-    what = "writers' dependencies"
-    found: list[tuple[str, str]] = []
-    folders: list[str] = []
-    for name in DEPENDENCIES:
-        try:
-            module = importlib.import_module(name)
-        except ImportError as error:
-            vendored = deps.vendored_dir()
-            fix = (
-                f"the plugin folder is incomplete ({escaped(vendored)}): reinstall the plugin"
-                if vendored is not None
-                else f"`{escaped(sys.executable)} -m pip install {' '.join(DEPENDENCIES)}`"
-            )
-            text = f"{what}: {name} does not import in {escaped(sys.executable)} ({escaped(str(error))})"
+    vendored = deps.add_vendored()
+    what = "writers' dependency"
+    try:
+        module = importlib.import_module(DEPENDENCY)
+    except ImportError as error:
+        fix = (
+            f"the plugin folder is incomplete ({escaped(vendored)}): reinstall the plugin"
+            if vendored is not None
+            else f"`{escaped(sys.executable)} -m pip install {DEPENDENCY}`"
+        )
+        text = f"{what}: {DEPENDENCY} does not import in {escaped(sys.executable)} ({escaped(str(error))})"
+        if os.name != "posix":  # core.atomic.locked's test: no flock, so every writer needs it
             return Check(FAIL, text, fix, essential=True)
-        found.append((name, str(getattr(module, "__version__", "(no version)"))))
-        folder = os.path.dirname(os.path.dirname(os.path.abspath(module.__file__ or name)))
-        if folder not in folders:
-            folders.append(folder)
-    versions = " and ".join(f"{name} {version}" for name, version in found)
-    source = "vendored in" if folders == [deps.vendored_dir()] else "from"
-    return Check(OK, f"{what}: {versions}, {source} {', '.join(escaped(folder) for folder in folders)}")
+        return Check(FAIL, f"{text}; the writers lock with flock here, and need it only on a file system without", fix)
+    version = getattr(module, "__version__", "(no version)")
+    folder = os.path.dirname(os.path.dirname(os.path.abspath(module.__file__ or DEPENDENCY)))
+    source = "vendored in" if folder == vendored else "from"
+    return Check(OK, f"{what}: {DEPENDENCY} {version}, {source} {escaped(folder)}")
 
 
 def trusted(candidate: Candidate, record: Record | None, session: str) -> Check | None:

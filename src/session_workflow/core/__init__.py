@@ -53,9 +53,9 @@ The building blocks every contract shares; use them, do not re-write them:
 - ``config``: user options: ``Option(key, default, default_text, parse, expected)`` for a ``userConfig`` key in
   plugin.json, read from ``SESSION_WORKFLOW_<KEY>`` over ``CLAUDE_PLUGIN_OPTION_<KEY>`` (``lookup``, ``switch``,
   ``hours``); ``problems(env)`` names bad values once; add a hook's option to ``HOOK_OPTIONS`` (hot-path safe).
-- ``deps``: where the writers' filelock and platformdirs come from: ``vendored_dir()`` (the plugin folder's
-  ``vendor/<folder>`` for this Python, None for an installed wheel) and ``add_vendored()`` (first on
-  ``sys.path``: ``bin/session-workflow``, and a hook on the one path that takes a writer's lock).
+- ``deps``: where the writers' filelock comes from: ``vendored_dir()`` (the plugin folder's ``vendor/py3NN`` for
+  this Python, the sets read from the folders' names; None for an installed wheel) and ``add_vendored()`` (first
+  on ``sys.path``: ``bin/session-workflow``, the doctor, and ``atomic`` where it imports filelock).
 - ``errors``: ``Failure(message, code)``: the expected failure the CLI prints as one line (``cli.parser.CliError``
   is one).
 - ``context``: ``HookContext`` (payload fields, env, ``now``, ``mod_active``, ``project_dir()`` /

@@ -1,11 +1,12 @@
-"""Where the writers' dependencies (filelock, platformdirs) come from when the plugin runs from its folder.
+"""Where the writers' one dependency (filelock) comes from when the plugin runs from its folder.
 
-The plugin folder carries them, pinned per Python, in ``vendor/<folder>/`` (``tools/vendor.py`` refreshes them
-and ``tests/test_vendor.py`` holds the tree to its lock): nothing is installed or downloaded at run time. From
-the plugin folder (``bin/session-workflow``, and the edit hook on its one writing path) the vendored copy always
-goes first on ``sys.path``, so the terminal and the Bash tool run the very versions that were tested, whatever the
-interpreter's site-packages hold. An installed wheel (pip, pipx) has no such folder and imports the ordinary
-dependencies it declares. Hot-path safe (os and sys).
+The plugin folder carries it, pinned per Python, in ``vendor/py<major><minor>/`` (``tools/vendor.py`` refreshes it
+and ``tests/test_vendor.py`` holds the tree to its lock): nothing is installed or downloaded at run time. The
+folders' names are the sets, read here from the tree, so the sets are written only in ``tools/vendor.py``. The
+module that takes the lock loads the library (``core.atomic``, only where there is no flock), and
+``bin/session-workflow`` and the doctor put the same copy first on ``sys.path``, so the terminal and the Bash tool
+run the very versions that were tested, whatever the interpreter's site-packages hold. An installed wheel (pip,
+pipx) has no such folder and imports the ordinary dependency it declares. Hot-path safe (os and sys).
 """
 
 from __future__ import annotations
@@ -15,15 +16,18 @@ import sys
 
 # src/session_workflow/core/deps.py -> the plugin root (for an installed package: a folder with no vendor/).
 PLUGIN_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__)))))
-# (oldest Python, folder), newest first: the sets of tools/vendor.py (tests/test_vendor.py holds them equal).
-FOLDERS = (((3, 11), "py311"), ((3, 9), "py39"))
 
 
 def vendored_dir(version: tuple[int, int] = (sys.version_info[0], sys.version_info[1])) -> str | None:
-    """The plugin folder's copy for Python ``version``, or None when the package runs from an installed wheel."""
-    folder = next((name for oldest, name in FOLDERS if version >= oldest), FOLDERS[-1][1])
-    path = os.path.join(PLUGIN_ROOT, "vendor", folder)
-    return path if os.path.isdir(path) else None
+    """The plugin folder's copy for Python ``version``: the newest ``vendor/py3NN`` set whose Python is not newer;
+    None when there is none (the package runs from an installed wheel)."""
+    base = os.path.join(PLUGIN_ROOT, "vendor")
+    try:
+        names = os.listdir(base)
+    except OSError:
+        return None
+    sets = sorted((int(name[3:]), name) for name in names if name[:3] == "py3" and name[3:].isdigit())
+    return next((os.path.join(base, name) for minor, name in reversed(sets) if version >= (3, minor)), None)
 
 
 def add_vendored() -> str | None:

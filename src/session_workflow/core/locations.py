@@ -129,8 +129,8 @@ def ignored_folders(env: Mapping[str, str], project_dirs: Sequence[str]) -> list
 
 
 def user_state_dir(env: Mapping[str, str], platform: str = sys.platform) -> str | None:
-    """The user's state folder for this plugin: platformdirs' ``user_state_dir("session-workflow")`` (4.14.9, the
-    writers' pin) computed from the environment alone, so the hooks (``python3 -I -S``: no platformdirs), the CLI
+    """The user's state folder for this plugin: platformdirs' ``user_state_dir("session-workflow")`` (the tests'
+    oracle; not shipped) computed from the environment alone, so the hooks (``python3 -I -S``: no platformdirs), the CLI
     in the Bash tool and in a terminal, and the mod find the same folder. ``XDG_STATE_HOME`` when absolute (on
     macOS too), else ``$HOME/.local/state`` (macOS: ``$HOME/Library/Application Support``). Without an absolute
     ``HOME`` either it is None where platformdirs would ask the password database: the mod cannot, and a test's

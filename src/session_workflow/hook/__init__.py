@@ -31,8 +31,9 @@ The hot path (every module a hook imports). Only cheap stdlib modules: ``os``, `
 start: import ``re`` inside the function that needs a pattern, and parse with ``core.jsonload``. Not ``typing`` at
 run time (``TYPE_CHECKING = False`` / ``if TYPE_CHECKING:`` for annotation-only imports), nor ``dataclasses``,
 ``pathlib``, ``datetime``, ``tempfile``, ``argparse``, ``logging``, ``asyncio``, ``inspect``, ``contextlib``, nor
-any third-party module. ``filelock`` is imported inside the writers that need it (nothing needs ``platformdirs`` at
-run time: ``core.locations.user_state_dir`` gives its answer from the environment); the one hook-path exception is
+any third-party module. ``filelock`` is imported only by ``core.atomic`` where there is no flock, which loads it
+itself (platformdirs is not shipped: ``core.locations.user_state_dir`` gives its answer from the environment); the
+one hook-path exception is
 ``hashlib``, imported only in ``anchor.registry.digest_of`` (an anchor of ours whose identity moved but whose size
 did not: about 2 ms, once). Every hook exits 0, prints nothing on bad input, and reads bounded prefixes/suffixes
 only. No regex with nested or adjacent unbounded repeats over file content (string methods instead);
