@@ -17,7 +17,12 @@ each comparison, ``===``/``!==``, ``&&``/``||`` and integer literal of its code 
 fixed-seed sample) and each mutant is judged by the mod's own runner, ``claude plugin test`` on the copy; its
 score and floor are the config's ``mod`` entry (``--only hooks/mod`` runs it alone).
 
+The hand-written mutants of ``tools/mutants.py`` (each promised number and rule, keyed by syntax tree) run first,
+in the same report: their floor is all of them killed. ``--hand`` runs only them (no mutmut needed), ``--mutant
+NAME`` some of them, ``--check`` only verifies that each still applies to the code (fast, no test runs).
+
     python tools/mutation.py [--all] [--record] [--only MODULE ...] [--jobs N]
+    python tools/mutation.py --hand [--mutant NAME ...] [--full] | --check
 """
 
 from __future__ import annotations
@@ -40,6 +45,8 @@ from typing import Any, NamedTuple
 if not __package__:  # run as ``python tools/<name>.py``: the checkout's root on the path, for tools.checkout
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from tools.checkout import copy_checkout
+
+from tools import mutants
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CONFIG = os.path.join("benchmarks", "mutation.json")
@@ -147,6 +154,8 @@ def prepare_copy(root: str, copy: str, config: dict[str, Any], modules: list[str
 
 
 MOD = "hooks/mod"
+# The hand-written mutants' row in the report; every one must be killed.
+HAND = "tools/mutants.py"
 # Each operator and what it becomes: a bound moved by one, an equality or a conjunction turned round.
 MOD_SWAPS = {"<=": "<", ">=": ">", "===": "!==", "!==": "===", "&&": "||", "||": "&&"}
 MOD_TOKEN = r"<=|>=|===|!==|&&|\|\||(?<![\w.$])\d+(?![\w.])"
@@ -278,16 +287,41 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", nargs="+", metavar="MODULE", help="guarded modules whose path contains one")
     parser.add_argument("--jobs", type=int, default=2, help="mutants run at once (2)")
     parser.add_argument("--keep", metavar="DIR", help="run in DIR (outside the checkout) and leave it there")
+    parser.add_argument("--hand", action="store_true", help="only the hand-written mutants (no mutmut needed)")
+    parser.add_argument("--mutant", nargs="+", metavar="NAME", help="hand-written mutants whose name contains one")
+    parser.add_argument("--full", action="store_true", help="the whole unit suite for each hand-written mutant")
+    parser.add_argument("--check", action="store_true", help="only check that each hand-written mutant applies")
     args = parser.parse_args(argv)
+    if args.check:
+        stale = mutants.stale(ROOT, mutants.MUTANTS)
+        print("\n".join(stale) or f"{len(mutants.MUTANTS)} hand-written mutants apply")
+        return 1 if stale else 0
+    hand = [
+        mutant
+        for mutant in mutants.MUTANTS
+        if (not args.only or any(part in mutant.path for part in args.only))
+        and (not args.mutant or any(part in mutant.name for part in args.mutant))
+    ]
+    alone = args.hand or bool(args.mutant)
     config = load_config(ROOT)
     floors: dict[str, float] = {module: entry["floor"] for module, entry in config["modules"].items()}
     floors[MOD] = config["mod"]["floor"]
-    modules = [m for m in config["modules"] if not args.only or any(part in m for part in args.only)]
-    with_mod = not args.only or any(part in MOD for part in args.only)
+    modules = [m for m in config["modules"] if not alone and (not args.only or any(part in m for part in args.only))]
+    with_mod = not alone and (not args.only or any(part in MOD for part in args.only))
     started = time.monotonic()
     size = 0 if args.all else int(config["sample"])
     scores: dict[str, Score] = {}
     generated: dict[str, list[str]] = {}
+    if hand:
+        print(f"{len(hand)} hand-written mutants ({HAND})")
+        try:
+            survivors = mutants.judge(ROOT, hand, args.jobs, args.full)
+        except RuntimeError as error:
+            print(error)
+            return 2
+        scores[HAND] = Score(len(hand) - len(survivors), len(hand), tuple(survivors))
+        generated[HAND] = [mutant.name for mutant in mutants.MUTANTS]
+        floors[HAND] = 1.0
     if modules:
         with tempfile.TemporaryDirectory(prefix="session-workflow-mutation-") as base:
             copy = os.path.abspath(args.keep) if args.keep else os.path.join(base, "repo")
@@ -309,21 +343,23 @@ def main(argv: list[str] | None = None) -> int:
         scores[MOD] = run_mod(ROOT, [every[name] for name in picked])
     print(table(scores, floors, {module: len(names) for module, names in generated.items()}))
     for module, score in sorted(scores.items()):
-        shown = score.survivors if module == MOD else [name.rpartition(".")[2] for name in score.survivors]
+        shown = score.survivors if module in (MOD, HAND) else [name.rpartition(".")[2] for name in score.survivors]
         print(f"survived in {module}: {', '.join(shown) or 'none'}")
     print(f"{time.monotonic() - started:.0f}s")
     if args.record:
         key = "all" if args.all else "sample"
         for module, floor in raised(floors, scores).items():
+            if module == HAND:  # not a sample: every one is killed, or the run fails
+                continue
             entry = config["mod"] if module == MOD else config["modules"].setdefault(module, {})
             score = scores[module]
             entry[key] = {"killed": score.killed, "run": score.total, "generated": len(generated[module])}
             if not args.all:
                 entry["floor"] = floor
         write_config(ROOT, config)
-        return 0
-    run = [*modules, *([MOD] if with_mod else [])]
-    problems = failures(scores, {m: floors[m] for m in run if m in floors} if args.only else floors)
+        return 1 if HAND in scores and scores[HAND].survivors else 0
+    run = [*modules, *([MOD] if with_mod else []), *([HAND] if hand else [])]
+    problems = failures(scores, {m: floors[m] for m in run if m in floors} if args.only or alone else floors)
     for problem in problems:
         print(problem)
     return 1 if problems and not args.all else 0
