@@ -4,11 +4,14 @@ the tree offline: ``python tools/vendor.py --check``.
 The plugin runs from its folder, where nothing installed filelock, and it must work on a machine with no index at
 all; so the folder carries it (``vendor/py<major><minor>/``), as pip carries its own in ``_vendor``. ``SETS`` is the
 one list of sets and pins, written nowhere else: each set names the oldest Python it serves (its folder's name:
-``core.deps`` reads the sets from the tree) and the published wheels (name, version, sha256). Only what the plugin
-imports at run time is vendored (platformdirs is the tests' oracle for the state folder, not a dependency). pip
-downloads each wheel with ``--require-hashes`` for that Python; the package folder is unpacked as it is in the
-wheel and its license file beside it (``<name>.LICENSE``), and ``vendor/lock.json`` records the wheels and the
-sha256 of every file written. ``tests/test_vendor.py`` fails when the tree, the lock and these pins disagree, and
+``core.deps`` reads the sets from the tree) and the published wheels (name, version, sha256, and what of the
+package is left out). Only what the plugin imports at run time is vendored: platformdirs is the tests' oracle for
+the state folder, not a dependency, and of filelock 4.x the parts ``FileLock`` reaches on no platform (asyncio,
+SQLite, read-write, lease and strict locks: more than half its lines) are left out, which
+``tests/test_vendor.py`` holds (no kept module imports a left-out one; each lock runs cold). pip downloads each
+wheel with ``--require-hashes`` for that Python; the package folder is unpacked as it is in the wheel but for the
+parts left out, its license file beside it (``<name>.LICENSE``), and ``vendor/lock.json`` records the wheels and
+the sha256 of every file written. ``tests/test_vendor.py`` fails when the tree, the lock and these pins disagree, and
 when a published wheel no longer unpacks to the tree.
 
 3.11 and newer get the newest releases: filelock 4.2+ no longer imports asyncio, about half of a writer's start
@@ -31,17 +34,23 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    # (oldest Python, ((name, version, sha256 of the wheel), ...)), newest first.
-    Set = tuple[tuple[int, int], tuple[tuple[str, str, str], ...]]
+    # (oldest Python, ((name, version, sha256 of the wheel, paths in the package left out), ...)), newest first; a
+    # path ending in / is a folder.
+    Set = tuple[tuple[int, int], tuple[tuple[str, str, str, tuple[str, ...]], ...]]
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 VENDOR = os.path.join(ROOT, "vendor")
 LOCK = "lock.json"
 
+# What FileLock never reaches in filelock 4.x (its package ``__init__`` loads these lazily, by name, on first use).
+NOT_FILELOCK = ("asyncio.py", "_async_lock/", "_sqlite/", "_soft/_lease.py", "_soft/_read_write/", "_soft/_strict/")
 SETS: tuple[Set, ...] = (
-    ((3, 11), (("filelock", "4.3.2", "02a8801bc6b2a80921bf3d7895c63084d53bae2a3c86783adce5ae2b89a1825b"),)),
-    # The newest release that still supports 3.9 (filelock 3.20 needs 3.10).
-    ((3, 9), (("filelock", "3.19.1", "d38e30481def20772f5baf097c122c3babc4fcdb7e14e57049eb9d88c6dc017d"),)),
+    (
+        (3, 11),
+        (("filelock", "4.3.2", "02a8801bc6b2a80921bf3d7895c63084d53bae2a3c86783adce5ae2b89a1825b", NOT_FILELOCK),),
+    ),
+    # The newest release that still supports 3.9 (filelock 3.20 needs 3.10); its ``import filelock`` loads it whole.
+    ((3, 9), (("filelock", "3.19.1", "d38e30481def20772f5baf097c122c3babc4fcdb7e14e57049eb9d88c6dc017d", ()),)),
 )
 
 
@@ -69,29 +78,33 @@ def download(entry: Set, dest: str) -> list[str]:
         with tempfile.TemporaryDirectory() as staging:
             requirements = os.path.join(staging, "requirements.txt")
             with open(requirements, "w", encoding="utf-8") as handle:
-                handle.writelines(f"{name}=={version} --hash=sha256:{digest}\n" for name, version, digest in missing)
+                handle.writelines(f"{name}=={version} --hash=sha256:{digest}\n" for name, version, digest, _ in missing)
             command = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--only-binary", ":all:"]
             command += ["--require-hashes", "--python-version", f"{oldest[0]}.{oldest[1]}", "-d", staging]
             subprocess.run([*command, "-r", requirements], check=True, stdin=subprocess.DEVNULL, cwd=staging)
-            for name, version, _digest in missing:
+            for name, version, _digest, _left_out in missing:
                 os.replace(
                     os.path.join(staging, wheel_name(name, version)), os.path.join(dest, wheel_name(name, version))
                 )
-    paths = [os.path.join(dest, wheel_name(name, version)) for name, version, _digest in pins]
-    for path, (_name, _version, digest) in zip(paths, pins):
+    paths = [os.path.join(dest, wheel_name(name, version)) for name, version, _digest, _left_out in pins]
+    for path, (_name, _version, digest, _left_out) in zip(paths, pins):
         if sha256_of(path) != digest:
             raise SystemExit(f"{path}: sha256 is not the pinned {digest} (set {folder})")
     return paths
 
 
-def unpacked(wheel: str, name: str) -> dict[str, bytes]:
-    """What the tree holds of one wheel: its package folder as it is, and its license as ``<name>.LICENSE``."""
+def unpacked(wheel: str, name: str, left_out: tuple[str, ...] = ()) -> dict[str, bytes]:
+    """What the tree holds of one wheel: its package folder as it is but for ``left_out`` (paths in the package; a
+    folder ends in /), and its license as ``<name>.LICENSE``."""
     files: dict[str, bytes] = {}
     with zipfile.ZipFile(wheel) as archive:
         for member in archive.namelist():
             if member.endswith("/"):
                 continue
-            if member.startswith(name + "/"):
+            inside = member[len(name) + 1 :]
+            if member.startswith(name + "/") and not any(
+                inside == path or (path.endswith("/") and inside.startswith(path)) for path in left_out
+            ):
                 files[member] = archive.read(member)
             elif ".dist-info/" in member and os.path.basename(member).startswith("LICENSE"):
                 files[f"{name}.LICENSE"] = archive.read(member)
@@ -103,9 +116,17 @@ def unpacked(wheel: str, name: str) -> dict[str, bytes]:
 def tree_of(entry: Set, wheels: Sequence[str]) -> dict[str, bytes]:
     """Every file of the set's folder (paths relative to it) from its downloaded wheels."""
     files: dict[str, bytes] = {}
-    for wheel, (name, _version, _digest) in zip(wheels, entry[1]):
-        files.update(unpacked(wheel, name))
+    for wheel, (name, _version, _digest, left_out) in zip(wheels, entry[1]):
+        files.update(unpacked(wheel, name, left_out))
     return files
+
+
+def wheels_of(pins: tuple[tuple[str, str, str, tuple[str, ...]], ...]) -> dict[str, object]:
+    """The lock's record of a set's wheels: each one's version, sha256 and the paths left out of its package."""
+    return {
+        name: {"version": version, "sha256": digest, "left_out": list(left_out)}
+        for name, version, digest, left_out in pins
+    }
 
 
 def lock_of(trees: dict[str, dict[str, bytes]]) -> dict[str, object]:
@@ -115,7 +136,7 @@ def lock_of(trees: dict[str, dict[str, bytes]]) -> dict[str, object]:
         files = trees[folder_of(oldest)]
         lock[folder_of(oldest)] = {
             "python": f">={oldest[0]}.{oldest[1]}",
-            "wheels": {name: {"version": version, "sha256": digest} for name, version, digest in pins},
+            "wheels": wheels_of(pins),
             "files": {path: hashlib.sha256(files[path]).hexdigest() for path in sorted(files)},
         }
     return lock
@@ -154,8 +175,7 @@ def problems(vendor: str = VENDOR) -> list[str]:
     for oldest, pins in SETS:
         folder = folder_of(oldest)
         entry = lock.get(folder, {})
-        wheels = {name: {"version": version, "sha256": digest} for name, version, digest in pins}
-        if entry.get("wheels") != wheels or entry.get("python") != f">={oldest[0]}.{oldest[1]}":
+        if entry.get("wheels") != wheels_of(pins) or entry.get("python") != f">={oldest[0]}.{oldest[1]}":
             found.append(f"{LOCK}: {folder} does not pin what tools/vendor.py pins; run python tools/vendor.py")
         for path, digest in entry.get("files", {}).items():
             expected[f"{folder}/{path}"] = digest
@@ -189,7 +209,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         dest = args.wheels or scratch
         trees = {folder_of(entry[0]): tree_of(entry, download(entry, dest)) for entry in SETS}
         write(VENDOR, trees)
-    print(f"vendor/: {', '.join(f'{n} {v} ({folder_of(o)})' for o, pins in SETS for n, v, _d in pins)}")
+    print(f"vendor/: {', '.join(f'{pin[0]} {pin[1]} ({folder_of(o)})' for o, pins in SETS for pin in pins)}")
     return 0
 
 
