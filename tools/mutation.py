@@ -327,14 +327,14 @@ def main(argv: list[str] | None = None) -> int:
             copy = os.path.abspath(args.keep) if args.keep else os.path.join(base, "repo")
             prepare_copy(ROOT, copy, config, modules)
             with ProcessPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-                generated = dict(zip(modules, pool.map(generated_names, [copy] * len(modules), modules)))
-            chosen = {module: sample(names, size, str(config["seed"])) for module, names in generated.items()}
+                generated.update(zip(modules, pool.map(generated_names, [copy] * len(modules), modules)))
+            chosen = {module: sample(generated[module], size, str(config["seed"])) for module in modules}
             names = [name for picked in chosen.values() for name in picked]
             print(f"{len(names)} mutants of {len(modules)} modules ({'all' if args.all else f'{size} a module'})")
             if run_mutmut(copy, names, args.jobs) != 0:
                 print("mutmut failed (its log is above): no score")
                 return 2
-            scores = read_scores(copy, chosen)
+            scores.update(read_scores(copy, chosen))
     if with_mod:
         every = {mutant.name: mutant for mutant in mod_mutants(ROOT)}
         generated[MOD] = list(every)
