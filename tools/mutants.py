@@ -1505,7 +1505,7 @@ MUTANTS = [
     ),
     Mutant(
         "run record: a failed anchor write opens the window",
-        "transcript/record.py::scan",
+        "transcript/record.py::Reading._call",
         "succeeded and is_anchor_write(name, tool_input)",
         "is_anchor_write(name, tool_input)",
         RECORD,
@@ -1533,16 +1533,16 @@ MUTANTS = [
     ),
     Mutant(
         "run record: parsed on past a boundary with no anchor write before it",
-        "transcript/record.py",
-        "if not self._write_before(at):",
-        "if False:",
+        "transcript/record.py::Reading._parsed",
+        "not self._write_before(at)",
+        "False",
         RECORD,
     ),
     Mutant(
         "run record: the recovery reads the tail again at a compaction",
-        "transcript/record.py",
-        "other = along(ctx)",
-        "other = None",
+        "transcript/record.py::prepare",
+        "along(ctx)",
+        "None",
         ("tests/transcript/test_tail.py",),
     ),
     Mutant(
