@@ -134,6 +134,8 @@ def matches(within: Sequence[ast.AST], wanted: list[ast.AST]) -> list[list[ast.A
 
 def mutated(source: str, mutant: Mutant) -> str:
     """``source`` with ``mutant`` applied; ``Stale`` when it no longer applies there."""
+    if not mutant.scope and mutant.path.endswith(".py"):
+        raise Stale(f"{mutant.name}: {mutant.path} is Python: key it by tree (module.py::scope), not by text")
     if not mutant.scope:  # the mod's TypeScript, a shell script: exact text
         if source.count(mutant.old) != 1:
             raise Stale(f"{mutant.name}: its text is in {mutant.path} {source.count(mutant.old)} times, not once")
@@ -278,44 +280,44 @@ MUTANTS = [
     ),
     Mutant(
         "issue 42: a probed run read as it stands when a file of it is gone",
-        "tasks/store.py",
-        "            if isinstance(ids, range) and _exists(_task_path(directory, task_id)) is not True:",
-        "            if False:",
+        "tasks/store.py::read_store",
+        "isinstance(ids, range) and _exists(_task_path(directory, task_id)) is not True",
+        "False",
         TASKS,
     ),
     Mutant(
         "issue 42: a list with a high-water mark is probed",
-        "tasks/store.py",
-        "    if _exists(os.path.join(directory, HIGH_WATER_MARK)) is not False:",
-        "    if False:",
+        "tasks/store.py::task_ids",
+        "_exists(os.path.join(directory, HIGH_WATER_MARK)) is not False",
+        "False",
         TASKS,
     ),
     Mutant(
         "issue 42: a list of 999 ids is probed",
-        "tasks/store.py",
-        "MAX_LISTED_TASKS = 1000",
-        "MAX_LISTED_TASKS = 999",
+        "tasks/store.py::MAX_LISTED_TASKS",
+        "1000",
+        "999",
         TASKS,
     ),
     Mutant(
         "issue 42: the run's last id taken one short",
-        "tasks/store.py",
-        "    return range(1, present + 1)",
-        "    return range(1, present)",
+        "tasks/store.py::task_ids",
+        "present + 1",
+        "present",
         TASKS,
     ),
     Mutant(
         "issue 42: the trust folder checked for every anchor",
-        "anchor/choice.py",
-        "        if self.folder is False:",
-        "        if True:",
+        "anchor/choice.py::Trust.records",
+        "self.folder is False",
+        "True",
         ("tests/reliability/test_recorded_kind.py",),
     ),
     Mutant(
         "issue 42: log leaves out the session's lines whose id is quoted",
-        "cli/log.py",
-        "    marks = {quote_ascii(session) for session in sessions} if sessions is not None else None",
-        "    marks = {quote_ascii(session + '\"') for session in sessions} if sessions is not None else None",
+        "cli/log.py::entries",
+        "quote_ascii(session)",
+        "quote_ascii(session + '\"')",
         ("tests/cli/test_log.py",),
     ),
     Mutant(

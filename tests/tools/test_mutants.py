@@ -110,6 +110,12 @@ def test_a_mutant_whose_code_is_gone_is_named(where: str, old: str, message: str
     assert str(raised.value) == message
 
 
+def test_a_python_module_is_never_keyed_by_text() -> None:
+    """A mutant written the old way (a path without ``::scope``) fails, naming itself, instead of keying on text."""
+    with pytest.raises(mutants.Stale, match=r"^old: src/session_workflow/box.py is Python: key it by tree"):
+        mutants.mutated(SOURCE, mutants.Mutant("old", "box.py", "LIMIT = 4096", "LIMIT = 4097"))
+
+
 def test_a_text_mutant_must_be_there_once(tmp_path: Path) -> None:
     mutant = mutants.Mutant("text", "hooks/mod/x.ts", "a <= 1", "a < 1", runner=mutants.MOD)
     assert mutants.mutated("if (a <= 1) {}", mutant) == "if (a < 1) {}"
