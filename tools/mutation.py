@@ -362,7 +362,8 @@ def main(argv: list[str] | None = None) -> int:
     problems = failures(scores, {m: floors[m] for m in run if m in floors} if args.only or alone else floors)
     for problem in problems:
         print(problem)
-    return 1 if problems and not args.all else 0
+    # A full run's scores raise no floor, but a surviving hand-written mutant is a broken promise on any run.
+    return 1 if (problems and not args.all) or (HAND in scores and scores[HAND].survivors) else 0
 
 
 if __name__ == "__main__":
