@@ -56,8 +56,15 @@ JOB_TIMEOUT_SECONDS = 30.0
 HOOK_MODULES = ("session_workflow.hook.compose", "session_workflow.hook.prompt_submit")
 # The issue's targets (#19), as ratios to J.
 TARGETS = {
-    "ss-anchorless": 1.05,
-    "ss-compact": 1.25,
+    # Issue 42 tightened #19's: every empty-project hook ≤ 0.8 J; compact, resume, fork and PreCompact (the full
+    # project) ≤ 1.1 J; the writers ≤ 3.0 J, and PostToolUse on an Edit of the anchor ≤ 1.5 J.
+    "ss-anchorless": 0.8,
+    "pc-anchorless": 0.8,
+    "ss-compact": 1.1,
+    "ss-resume": 1.1,
+    "ss-fork": 1.1,
+    "pc-full": 1.1,
+    "tool-post-anchor": 1.5,
     # #43: the compact hook with the run record, a 200 MB transcript and 2,000 actions since the cursor.
     "ss-record": 1.25,
     "ss-scale": 2.0,
@@ -67,8 +74,11 @@ TARGETS = {
     "tool-pre": 0.70,
     "tool-post": 0.70,
     # Issue #32: on a machine that never ran the CLI, with and without PYTHONDONTWRITEBYTECODE.
-    "writer-state-step": 5.0,
-    "writer-anchor-step": 5.0,
+    "writer-state-step": 3.0,
+    "writer-anchor-step": 3.0,
+    "writer-anchor-new": 3.0,
+    "writer-anchor-write": 3.0,
+    "writer-state-set": 3.0,
     "writer-state-step-nobc": 5.0,
     "writer-anchor-step-nobc": 5.0,
     # Issue 42: `log` over a ledger of 1,000 entries.
@@ -85,7 +95,20 @@ class Scenario:
     replaced by the run's index so each run records a new step.
     """
 
-    __slots__ = ("argv", "cwd", "env", "expect", "growth", "key", "label", "payload", "reason", "rss_target", "target")
+    __slots__ = (
+        "argv",
+        "before",
+        "cwd",
+        "env",
+        "expect",
+        "growth",
+        "key",
+        "label",
+        "payload",
+        "reason",
+        "rss_target",
+        "target",
+    )
 
     def __init__(
         self,
@@ -99,6 +122,7 @@ class Scenario:
         expect: tuple[str, ...] | None = None,
         growth: tuple[str, float] | None = None,
         reason: str = "",
+        before: tuple[list[str], bytes] | None = None,
     ) -> None:
         self.key = key
         self.label = label
@@ -109,6 +133,8 @@ class Scenario:
         self.expect = expect
         self.growth = growth
         self.reason = reason
+        # A command (argv, stdin) run untimed right before each timed run: PostToolUse after its PreToolUse.
+        self.before = before
         self.target = TARGETS.get(key)
         self.rss_target = RSS_TARGETS.get(key, report.RSS_TARGET)
 
@@ -205,10 +231,10 @@ def prompt_payload(session: workload.Session) -> bytes:
 EDITED_SOURCE = "def parse(tokens):\n    return [token for token in tokens if token]\n" * 100
 
 
-def tool_payload(session: workload.Session, event: str, mention: bool = False) -> bytes:
-    """A PreToolUse or PostToolUse payload of an Edit outside any anchors folder (2.1.332's fields). ``mention``:
-    its text names an anchors folder, so the byte search passes and the payload is parsed."""
-    path = os.path.join(session.project, "src", "parser.py")
+def tool_payload(session: workload.Session, event: str, mention: bool = False, path: str | None = None) -> bytes:
+    """A PreToolUse or PostToolUse payload of an Edit outside any anchors folder (2.1.332's fields), or of ``path``.
+    ``mention``: its text names an anchors folder, so the byte search passes and the payload is parsed."""
+    path = path or os.path.join(session.project, "src", "parser.py")
     new = "    return [token for token in tokens if token is not None]"
     if mention:
         new += f"  # see {os.path.join(session.project, '.claude', 'anchors')}/"
@@ -335,9 +361,24 @@ GROWTH_ROWS: dict[str, tuple[str, str, tuple[str, ...]]] = {
 }
 
 
-def scenarios(load: workload.Workload, python: str, setup: str = "binary") -> list[Scenario]:
+def own_anchor(writer: workload.Session, env: dict[str, str], task: str) -> str:
+    """An anchor of the writer's project that only ``task``'s scenario writes (made by ``anchor new`` once): an
+    ``anchor write`` of the text it read, as a run makes it, never meets another writer's later step."""
+    folder = os.path.join(writer.project, ".claude", "anchors")
+    slug = task.replace(" ", "-")
+    found = sorted(name for name in os.listdir(folder) if name.endswith(f"-{slug}.md"))
+    if found:
+        return os.path.join(folder, found[-1])
+    done = subprocess.run(
+        [CLI, "anchor", "new", "--task", task], env=env, cwd=writer.project, capture_output=True, text=True, check=True
+    )
+    return done.stdout.strip().splitlines()[-1]
+
+
+def scenarios(load: workload.Workload, python: str, setup: str = "binary", rounds: int = 1) -> list[Scenario]:
     """Floors first, then every hook and writer scenario, in table order; hooks and writers run as users run
-    them (through hooks/python.sh, and bin/session-workflow's own line) on the interpreter ``setup`` leads to."""
+    them (through hooks/python.sh, and bin/session-workflow's own line) on the interpreter ``setup`` leads to.
+    ``rounds``: how many runs (warm-up included) a writer that creates something makes a place for."""
     with open(HOOKS_JSON, encoding="utf-8") as handle:
         spec = json.load(handle)
     empty = load.anchorless
@@ -479,6 +520,65 @@ def scenarios(load: workload.Workload, python: str, setup: str = "binary") -> li
                     reason="" if present else "bin/session-workflow missing",
                 )
             )
+    # Issue 42's other writers as a run calls them: `anchor new` (each run in a project folder of its own, since it
+    # never overwrites), `anchor write` (the writer's anchor, whole, from stdin) and `state set`.
+    fresh = os.path.join(load.root, "anchor-new")
+    shutil.rmtree(fresh, ignore_errors=True)
+    for index in range(rounds + 1):
+        os.makedirs(os.path.join(fresh, str(index)))
+    written = own_anchor(writer, writer_env, "bench write")
+    with open(written, "rb") as handle:
+        whole = handle.read()
+    for key, label, args, stdin in (
+        (
+            "writer-anchor-new",
+            "writer: session-workflow anchor new",
+            ["anchor", "new", "--task", "bench run {n}", "--dir", os.path.join(fresh, "{n}")],
+            b"",
+        ),
+        (
+            "writer-anchor-write",
+            "writer: session-workflow anchor write",
+            ["anchor", "write", written],
+            whole,
+        ),
+        (
+            "writer-state-set",
+            "writer: session-workflow state set",
+            ["state", "set", "--ticket", "42", "--title", "bench run {n}", "--map", "none", "--step", "start"],
+            b"",
+        ),
+    ):
+        present = os.path.isfile(CLI)
+        found.append(
+            Scenario(
+                key,
+                label,
+                [CLI, *args] if present else None,
+                env=writer_env,
+                cwd=writer.project,
+                payload=stdin,
+                reason="" if present else "bin/session-workflow missing",
+            )
+        )
+    # PostToolUse on the model's Edit of its anchor (issue 42): it re-vouches under the anchor's lock, after the
+    # PreToolUse that notes the vouched state (run untimed before each run, as Claude Code runs the pair).
+    pre = hook_argvs(spec, "PreToolUse", None, python)
+    post = hook_argvs(spec, "PostToolUse", None, python)
+    if pre and post:
+        edit_env = set_up(hook_env(load, writer), load, python, setup)
+        found.append(
+            Scenario(
+                "tool-post-anchor",
+                "PostToolUse Edit of the anchor (after its PreToolUse)",
+                post[0],
+                env=edit_env,
+                cwd=writer.project,
+                payload=tool_payload(writer, "PostToolUse", path=load.writer_anchor),
+                expect=(),
+                before=(pre[0], tool_payload(writer, "PreToolUse", path=load.writer_anchor)),
+            )
+        )
     # Issue 42: `session-workflow log` in the writer's session (its default: this session's entries), over a
     # ledger of each count (``workload.write_ledger``), the entries' project this one.
     folder = os.path.dirname(os.path.dirname(workload.log_home(load.root, 0)))
@@ -531,7 +631,17 @@ WRITER_IMPORTS = (
 
 
 def run_once(scenario: Scenario, run: int = 0, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[bytes]:
-    """One untimed run with its output captured (for the checks and the profiles)."""
+    """One untimed run with its output captured (for the checks and the profiles), after its ``before``."""
+    if scenario.before is not None:
+        subprocess.run(
+            scenario.before[0],
+            input=scenario.before[1],
+            capture_output=True,
+            cwd=scenario.cwd,
+            env=env or scenario.env,
+            timeout=CHECK_TIMEOUT_SECONDS,
+            check=False,
+        )
     return subprocess.run(
         scenario.argv_for(run),
         input=scenario.payload,
@@ -566,7 +676,34 @@ def check(scenario: Scenario, load: workload.Workload) -> tuple[str, str]:
         if workload.STATE_TITLE not in first:
             return "the first prompt did not deliver the work state", "silent"
         run_once(scenario)
-    done = run_once(scenario)
+    if scenario.before is not None:  # the timed run must do the work: take the note its PreToolUse left
+        notes = os.path.join(scenario.env["HOME"], ".local", "state", "session-workflow", "edits-pending")
+        run_once(
+            Scenario(
+                scenario.key,
+                scenario.label,
+                scenario.before[0],
+                env=scenario.env,
+                cwd=scenario.cwd,
+                payload=scenario.before[1],
+            )
+        )
+        if not (os.path.isdir(notes) and os.listdir(notes)):
+            return "its PreToolUse noted no vouched state", ""
+        done = run_once(
+            Scenario(
+                scenario.key,
+                scenario.label,
+                scenario.argv,
+                env=scenario.env,
+                cwd=scenario.cwd,
+                payload=scenario.payload,
+            )
+        )
+        if os.listdir(notes):
+            return "the PostToolUse left its PreToolUse's note", ""
+    else:
+        done = run_once(scenario)
     if done.returncode != 0:
         lines = done.stderr.decode("utf-8", "replace").strip().splitlines()
         return f"exit {done.returncode}: {lines[-1] if lines else 'no stderr'}", ""
@@ -630,19 +767,27 @@ def measure(
         payloads[scenario.key] = os.path.join(out_dir, f"{scenario.key}.payload")
         with open(payloads[scenario.key], "wb") as handle:
             handle.write(scenario.payload)
+        if scenario.before is not None:
+            payloads[scenario.key + ".before"] = os.path.join(out_dir, f"{scenario.key}.before.payload")
+            with open(payloads[scenario.key + ".before"], "wb") as handle:
+                handle.write(scenario.before[1])
     jobs: list[tuple[object, ...]] = []
-    keys: list[tuple[str, int]] = []
+    keys: list[tuple[str | None, int]] = []
     for round_index in range(warmup + rounds):
         order = list(timed)
         shuffler.shuffle(order)
         for scenario in order:
             stem = os.path.join(out_dir, scenario.key)
             argv = scenario.argv_for(round_index + 1)
+            if scenario.before is not None:  # untimed: its result is dropped
+                before = payloads[scenario.key + ".before"]
+                jobs.append((scenario.before[0], scenario.env, scenario.cwd, before, f"{stem}.b.out", f"{stem}.b.err"))
+                keys.append((None, round_index))
             jobs.append((argv, scenario.env, scenario.cwd, payloads[scenario.key], f"{stem}.out", f"{stem}.err"))
             keys.append((scenario.key, round_index))
     samples: dict[str, list[tuple[int, float, int, int]]] = {scenario.key: [] for scenario in timed}
     for (key, round_index), result in zip(keys, launch(python, jobs)):
-        if round_index >= warmup:
+        if key is not None and round_index >= warmup:
             samples[key].append(result)
     return samples
 
@@ -852,7 +997,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.setup == "shim" and pyenv_shims() is None:
         print("--setup shim: no pyenv shims folder with a python3 here", file=sys.stderr)
         return 2
-    chosen = selected(scenarios(load, python, args.setup), args.only)
+    chosen = selected(scenarios(load, python, args.setup, args.warmup + args.runs), args.only)
     # Which python3 each row ran: the launcher's choice under the row's PATH (the floors: --python itself).
     ran = {s.key: launched(s.env, s.cwd) for s in chosen if s.argv is not None and s.argv[:1] in (["/bin/sh"], [CLI])}
     if args.list:
