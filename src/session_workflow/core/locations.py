@@ -241,11 +241,19 @@ def _fnv1a64(text: str) -> int:
     return _fnv1a64_from(value, text[cut:])
 
 
+# The last sanitised prefix: the anchors of one folder share their first 64 characters when its path is that long.
+_last_prefix = ("", "")
+
+
 def record_name(session_id: str) -> str:
     """A file name for a session id: itself when already safe, else a sanitised prefix plus a hash (no clashes)."""
+    global _last_prefix
     if len(session_id) <= 100 and is_safe_name(session_id):
         return f"{session_id}.key"
-    return f"{safe_name(session_id[:64])}-{_fnv1a64(session_id):016x}.key"
+    prefix = session_id[:64]
+    if prefix != _last_prefix[0]:
+        _last_prefix = (prefix, safe_name(prefix))
+    return f"{_last_prefix[1]}-{_fnv1a64(session_id):016x}.key"
 
 
 def any_anchors(project_dirs: list[str]) -> bool:
