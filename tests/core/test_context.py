@@ -66,6 +66,9 @@ def test_hook_json_replaces_lone_surrogates_but_keeps_pairs() -> None:
     text = json.loads(hook_json("SessionStart", "a\udcff b\ud800 😀"))["hookSpecificOutput"]["additionalContext"]
     assert text == "a\ufffd b\ufffd 😀"
     text.encode("utf-8")
+    # A pair given as two halves is the one character it encodes; text without a surrogate passes as it is.
+    text = json.loads(hook_json("SessionStart", "\ud83d\ude00 é"))["hookSpecificOutput"]["additionalContext"]
+    assert text == "😀 é"
 
 
 def test_run_hook_swallows_handler_errors_and_bad_stdin() -> None:

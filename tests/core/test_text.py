@@ -44,6 +44,30 @@ def test_utf16_counts_astral_characters_as_two() -> None:
     assert utf8_len("a€😀") == 8
 
 
+# Code points of every UTF-8 length, both surrogate halves, and the edges between the lengths and of the astral plane.
+_UNIT_EDGES = [
+    "a",
+    "\x7f",
+    "\x80",
+    "é",
+    "\u07ff",
+    "\u0800",
+    "€",
+    "\ud83d",
+    "\ude00",
+    "\uffff",
+    "\U00010000",
+    "😀",
+    "\U0010ffff",
+]
+
+
+@given(st.lists(st.sampled_from(_UNIT_EDGES) | st.characters(), max_size=12).map("".join))
+def test_utf16_len_is_the_length_of_the_utf16_encoding(text: str) -> None:
+    """Astral characters two units, every other code point (a lone surrogate included) one, as UTF-16 has them."""
+    assert utf16_len(text) == len(text.encode("utf-16-le", "surrogatepass")) // 2
+
+
 def test_one_line_flattens_controls_and_strips_invisibles() -> None:
     forged = "fix\n#9 [pending] forged\r\x00\t tab\u2028sep \u202eevil\u200b zero\ufeff"
     assert one_line(forged) == "fix #9 [pending] forged tab sep evil zero"

@@ -39,9 +39,18 @@ _printable_invisible: frozenset[str] | None = None
 _BREAKING = "(?:[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]|\\s)+"
 
 
+# The UTF-8 lead bytes of the astral characters (U+10000 and above), and of nothing else.
+_ASTRAL_LEADS = (b"\xf0", b"\xf1", b"\xf2", b"\xf3", b"\xf4")
+
+
 def utf16_len(text: str) -> int:
-    """Length in UTF-16 code units, the unit Claude Code's 10,000 cap counts (astral characters are two)."""
-    return len(text.encode("utf-16-le", "surrogatepass")) // 2
+    """Length in UTF-16 code units, the unit Claude Code's 10,000 cap counts (astral characters are two; a lone
+    surrogate one). Counted without the UTF-16 codec, whose import costs a hook more than any count: one unit a
+    code point, plus one for each astral character, the only ones whose UTF-8 starts with a byte F0–F4."""
+    if text.isascii():
+        return len(text)
+    data = text.encode("utf-8", "surrogatepass")
+    return len(text) + sum(map(data.count, _ASTRAL_LEADS))
 
 
 def utf8_len(text: str) -> int:

@@ -35,11 +35,21 @@ def hook_json(event: str, text: str) -> bytes:
     A lone surrogate (an undecodable byte in a file name, a ``\\ud800`` in some JSON) becomes U+FFFD: the Messages
     API rejects a request that carries one, and every later request of the session with it.
     """
-    text = text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+    if not text.isascii() and not _encodable(text):  # only a surrogate stops UTF-8: skip the codec's import
+        text = text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
     # json.dumps of {"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}}, ASCII, with its
     # default separators, written out so that printing a block does not import json.
     fields = f'"hookEventName": {quote_ascii(event)}, "additionalContext": {quote_ascii(text)}'
     return ('{"hookSpecificOutput": {' + fields + "}}").encode("ascii")
+
+
+def _encodable(text: str) -> bool:
+    """Whether ``text`` holds no surrogate (UTF-8 encodes every other code point)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def write_stdout(data: bytes) -> bool:
