@@ -184,3 +184,15 @@ def test_the_table_covers_the_cases_the_issue_names() -> None:
     assert "/cfg/tasks/5f0c-sess" in tasks and "/home/u/.claude/tasks/5f0c-sess" in tasks
     assert "/home/u/.claude/tasks/shared-list" in tasks and "/home/u/.claude/tasks/list-----" in tasks
     assert "/home/u/.claude/tasks/id-with-odd-chars" in tasks and None in tasks
+
+
+def test_no_tasks_folder_only_when_surely_absent(tmp_path: Path) -> None:
+    """Nothing there, or a file on the way: no task list can exist. A folder, a file in its place (the store then
+    says it cannot read it) and no home at all are not absent."""
+    (tmp_path / "tasks").mkdir()
+    (tmp_path / "file").write_text("")
+    assert where.no_tasks_folder(str(tmp_path / "gone"))
+    assert where.no_tasks_folder(str(tmp_path / "file" / "tasks"))
+    assert not where.no_tasks_folder(str(tmp_path / "tasks"))
+    assert not where.no_tasks_folder(str(tmp_path / "file"))
+    assert not where.no_tasks_folder(None)

@@ -466,16 +466,18 @@ def test_a_compaction_after_the_resume_block_was_answered_sends_every_part(full:
 
 def test_a_project_with_nothing_of_ours_starts_without_json_or_re(project: Project) -> None:
     """The most common start: every part finds nothing, decided before ``json`` and ``re`` are imported; without
-    Claude Code's task folder the task store is not even imported, with an empty one it looks and finds nothing."""
+    Claude Code's task folder the task store is not even imported, with an empty one it looks and finds nothing.
+    PreCompact alike."""
     for tasks_folder in (False, True):
         if tasks_folder:
             project.tasks_root.mkdir(parents=True)
         payload = json.dumps(project.payload("startup")).encode()
-        done = _run_shim("SessionStart", payload, project.env(), "-X", "importtime")
-        assert (done.returncode, done.stdout) == (0, b"")
-        imported = {line.split("|")[-1].strip() for line in done.stderr.decode().splitlines() if "|" in line}
-        assert ("session_workflow.tasks.store" in imported) == tasks_folder
-        assert not imported & {"json", "re"}
+        for event in ("SessionStart", "PreCompact"):
+            done = _run_shim(event, payload, project.env(), "-X", "importtime")
+            assert (done.returncode, done.stdout) == (0, b"")
+            imported = {line.split("|")[-1].strip() for line in done.stderr.decode().splitlines() if "|" in line}
+            assert ("session_workflow.tasks.store" in imported) == tasks_folder, event
+            assert not imported & {"json", "re"}
 
 
 # --- a new session names another session's work state; a fork reads its parent's thread

@@ -156,6 +156,20 @@ def tasks_root(env: Mapping[str, str]) -> str | None:
     return os.path.join(config, "tasks") if config is not None else None
 
 
+def no_tasks_folder(root: str | None) -> bool:
+    """True when Claude Code's task folder ``root`` (``tasks_root``) is surely absent (nothing there, or a file on
+    the way): no list, fork parent or predecessor can exist, and a hook need not even import the task store. False
+    when it is there, when that cannot be told (the store then says what it can), or for None."""
+    try:
+        if root is not None:
+            os.lstat(root)
+    except (FileNotFoundError, NotADirectoryError):
+        return True
+    except (OSError, ValueError):
+        pass  # cannot tell: the store's own reads find out and say so
+    return False
+
+
 def task_list_name(env: Mapping[str, str], session_id: str | None) -> str | None:
     """The folder name of the session's task list: ``CLAUDE_CODE_TASK_LIST_ID``, else the session id, as Claude Code
     maps an id to a name (``safe_name``, UTF-16 units)."""

@@ -13,14 +13,13 @@ named as unreadable; it costs only itself, the others still render, and the erro
 
 from __future__ import annotations
 
-import os
 import time
 
 from session_workflow.core import locations
 from session_workflow.core.context import SOURCES
 from session_workflow.core.parts import Elsewhere, PreparedPart
 from session_workflow.core.text import utf8_len, utf16_len
-from session_workflow.core.where import tasks_root
+from session_workflow.core.where import no_tasks_folder, tasks_root
 from session_workflow.hook.io import hook_json, run_hook, write_stdout
 
 TYPE_CHECKING = False
@@ -100,14 +99,8 @@ def _always(_ctx: HookContext, _folders: list[str], _restored: bool) -> bool:
 def _tasks(ctx: HookContext) -> PreparedPart | None:
     """The task part; a fork's parent (``hook.pending``) is looked up only when this session has no list. Without
     Claude Code's task folder no list, parent or predecessor can exist: the task store is not even imported."""
-    root = tasks_root(ctx.env)
-    try:
-        if root is not None:
-            os.lstat(root)
-    except (FileNotFoundError, NotADirectoryError):
+    if no_tasks_folder(tasks_root(ctx.env)):
         return None
-    except (OSError, ValueError):
-        pass  # cannot tell: the store says what it can (a line that its tasks could not be read)
     from session_workflow.tasks.store import prepare
 
     def parent() -> str | None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from session_workflow.core import locations
 from session_workflow.core.text import cut_code_points, cut_utf16, escaped, one_line, utf16_len
+from session_workflow.core.where import no_tasks_folder, tasks_root
 from session_workflow.hook.io import run_hook, write_stdout
 
 TYPE_CHECKING = False
@@ -83,18 +84,20 @@ def instructions(
 def pre_compact(ctx: HookContext) -> None:
     """Hook handler: print the request when some state exists, else nothing. Each part's module is imported only
     where there is something on disk for it (SessionStart's presence checks, ``hook.compose``)."""
-    from session_workflow.tasks import store as tasks
-    from session_workflow.tasks.render import HEADER_EXACT
-
     folders = ctx.project_dirs()
     loaded = None
     if locations.any_work_state(folders, ctx.env, ctx.session_id):
         from session_workflow.workstate import state as workstate
 
         loaded = workstate.owned_state(ctx)
-    task_part = tasks.prepare(ctx)
-    open_tasks = getattr(task_part, "open_count", 0) if task_part is not None else 0
-    own = getattr(task_part, "header", HEADER_EXACT) == HEADER_EXACT  # a recovered list is not in TaskList
+    open_tasks, own = 0, True
+    if not no_tasks_folder(tasks_root(ctx.env)):
+        from session_workflow.tasks import store as tasks
+        from session_workflow.tasks.render import HEADER_EXACT
+
+        task_part = tasks.prepare(ctx)
+        open_tasks = getattr(task_part, "open_count", 0) if task_part is not None else 0
+        own = getattr(task_part, "header", HEADER_EXACT) == HEADER_EXACT  # a recovered list is not in TaskList
     anchored = locations.any_anchors(folders) or locations.any_kept_anchors(ctx.env, ctx.session_id)
     # The transcript is read only where there is state to keep: the work in flight is named only beside it.
     found = _run_record(ctx) if loaded or open_tasks or anchored else None
