@@ -1042,6 +1042,20 @@ MUTANTS = [
         (*REPOSITORY_INPUT, "tests/core/test_where.py", "tests/cli/test_state.py"),
     ),
     Mutant(
+        "a task folder that cannot be looked at taken as absent",
+        "core/where.py",
+        "except (FileNotFoundError, NotADirectoryError):\n        return True",
+        "except OSError:\n        return True",
+        ("tests/core/test_where.py",),
+    ),
+    Mutant(
+        "the task store skipped where its folder is there",
+        "core/where.py",
+        "            os.lstat(root)\n",
+        "            os.lstat(os.path.join(root, 'x'))\n",
+        ("tests/core/test_where.py", "tests/hook/test_session_start.py"),
+    ),
+    Mutant(
         "the project is the cwd the model cd'd into",
         "core/where.py::project_dir",
         "start or _folder(cwd)",

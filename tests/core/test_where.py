@@ -187,8 +187,8 @@ def test_the_table_covers_the_cases_the_issue_names() -> None:
 
 
 def test_no_tasks_folder_only_when_surely_absent(tmp_path: Path) -> None:
-    """Nothing there, or a file on the way: no task list can exist. A folder, a file in its place (the store then
-    says it cannot read it) and no home at all are not absent."""
+    """Nothing there, or a file on the way: no task list can exist. A folder, a file in its place, a path that
+    cannot be looked at (the store then says it cannot read it) and no home at all are not absent."""
     (tmp_path / "tasks").mkdir()
     (tmp_path / "file").write_text("")
     assert where.no_tasks_folder(str(tmp_path / "gone"))
@@ -196,3 +196,5 @@ def test_no_tasks_folder_only_when_surely_absent(tmp_path: Path) -> None:
     assert not where.no_tasks_folder(str(tmp_path / "tasks"))
     assert not where.no_tasks_folder(str(tmp_path / "file"))
     assert not where.no_tasks_folder(None)
+    (tmp_path / "loop").symlink_to(tmp_path / "loop")  # ELOOP: cannot tell, so the store looks and says so
+    assert not where.no_tasks_folder(str(tmp_path / "loop" / "tasks"))
