@@ -1043,16 +1043,16 @@ MUTANTS = [
     ),
     Mutant(
         "a task folder that cannot be looked at taken as absent",
-        "core/where.py",
-        "except (FileNotFoundError, NotADirectoryError):\n        return True",
-        "except OSError:\n        return True",
+        "core/where.py::no_tasks_folder",
+        "(FileNotFoundError, NotADirectoryError)",
+        "OSError",
         ("tests/core/test_where.py",),
     ),
     Mutant(
         "the task store skipped where its folder is there",
-        "core/where.py",
-        "            os.lstat(root)\n",
-        "            os.lstat(os.path.join(root, 'x'))\n",
+        "core/where.py::no_tasks_folder",
+        "os.lstat(root)",
+        "os.lstat(os.path.join(root, 'x'))",
         ("tests/core/test_where.py", "tests/hook/test_session_start.py"),
     ),
     Mutant(
