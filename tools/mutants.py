@@ -45,6 +45,8 @@ DOCTOR = ("tests/cli/test_doctor.py", "tests/core/test_health.py")
 REPOSITORY_INPUT = ("tests/reliability/test_repository_input.py",)
 FRESH = ("tests/cli/test_fresh_machine.py",)
 RECORD = ("tests/transcript/test_record.py",)
+# The id a stop names, as the run record's reader spells it (a mutant's text around it).
+STOPPED = "str(tool_input.get('task_id') or tool_input.get('shell_id') or '')"
 
 
 # The runners a mutant can name: the unit tests (its ``tests``), or the mod's own tests under the real CLI.
@@ -287,9 +289,38 @@ MUTANTS = [
     ),
     Mutant(
         "issue 42: a list with a high-water mark is probed",
+        "tasks/store.py::HIGH_WATER_MARK",
+        "'.highwatermark'",
+        "'.no-such-mark'",
+        TASKS,
+    ),
+    Mutant(
+        "a gap at a probed id is taken for the run's end (doubling)",
         "tasks/store.py::task_ids",
-        "_exists(os.path.join(directory, HIGH_WATER_MARK)) is not False",
+        "_exists(_task_path(directory, absent + 1)) is not False",
         "False",
+        TASKS,
+    ),
+    Mutant(
+        "a gap at a probed id is taken for the run's end (halving)",
+        "tasks/store.py::task_ids",
+        "_exists(_task_path(directory, middle + 1)) is not False",
+        "False",
+        TASKS,
+    ),
+    Mutant(
+        "a mark raised while probing is not looked at again",
+        "tasks/store.py::task_ids",
+        "if _exists(os.path.join(directory, HIGH_WATER_MARK)) is not False:\n    return list_task_ids(directory)\n"
+        "return range(1, present + 1)",
+        "return range(1, present + 1)",
+        TASKS,
+    ),
+    Mutant(
+        "a probed run whose listing then fails reads as empty",
+        "tasks/store.py::read_store",
+        "Store([], [], 0, len(ids))",
+        "Store([], [], 0, 0)",
         TASKS,
     ),
     Mutant(
@@ -1512,6 +1543,23 @@ MUTANTS = [
     Mutant("run record 1 KB -> 1,100 bytes", "transcript/record.py::CAP_BYTES", "1024", "1100", RECORD),
     Mutant("run record counts 200 -> 210 calls", "transcript/record.py::MAX_COUNTED", "200", "210", RECORD),
     Mutant("run record parses 40 -> 44 calls", "transcript/record.py::MAX_PARSED", "40", "44", RECORD),
+    Mutant(
+        "run record: a call past the parse limit without its result is not counted",
+        "transcript/record.py::Reading._call",
+        "if self.parsed >= MAX_PARSED:\n    if name in STOP_TOOLS:\n        self.stopped.add(STOPPED)\n"
+        "    if name not in QUIET_TOOLS:\n        found.older += 1".replace("STOPPED", STOPPED),
+        "if self.parsed >= MAX_PARSED:\n    if name in STOP_TOOLS:\n        self.stopped.add(STOPPED)".replace(
+            "STOPPED", STOPPED
+        ),
+        RECORD,
+    ),
+    Mutant(
+        "run record: an escaped call before a boundary is not looked at",
+        "transcript/record.py::_may_write",
+        "any((sign in line for sign in WRITE_SIGNS)) or ESCAPE_SIGN in line",
+        "any((sign in line for sign in WRITE_SIGNS))",
+        RECORD,
+    ),
     Mutant(
         "run record: failures not first",
         "transcript/record.py::action_lines",

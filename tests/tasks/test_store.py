@@ -836,3 +836,58 @@ def test_a_short_or_unlistable_list_is_listed_as_before(tmp_path: Path) -> None:
     assert tasks.task_ids(str(tmp_path / "missing")) is None
     (tmp_path / "file").write_text("")
     assert tasks.task_ids(str(tmp_path / "file")) is None
+
+
+@pytest.mark.parametrize(("newest", "gap"), [(5000, 2000), (5000, 4000), (7000, 6000)])
+def test_a_file_missing_at_a_probed_id_below_the_read_window_hides_no_newer_task(
+    tmp_path: Path, newest: int, gap: int
+) -> None:
+    """The probe takes an absent id for the run's end only when the next id is absent too: a file removed by
+    hand at one of the ids it checks (doubling: 2,000, 4,000; halving: 6,000 of 7,000) must not cut the list
+    there and hide the newest tasks."""
+    list_dir = tmp_path / "tasks" / SESSION
+    write_run(list_dir, newest, skip=(gap,))
+    write_task(list_dir, newest, "in_progress", "the task under way")
+    probed = tasks.task_ids(str(list_dir))
+    assert probed is not None and not isinstance(probed, tasks.Unreadable) and max(probed) == newest
+    text = render(make_ctx(tmp_path))
+    assert text is not None and f"#{newest} [in_progress] the task under way" in text
+
+
+def test_a_delete_claude_code_makes_while_the_hook_probes_hides_no_newer_task(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Claude Code raises the high-water mark, then unlinks the file: a delete of #2,000 and #2,001 right after the
+    probe found no mark (two files, so no gap shows where the probe looks) is seen by the mark's second look, and
+    the list is read from a listing."""
+    list_dir = tmp_path / "tasks" / SESSION
+    write_run(list_dir, 5000)
+    write_task(list_dir, 5000, "in_progress", "the task under way")
+    real = tasks._exists
+    deleted: list[bool] = []
+
+    def racing(path: str) -> bool | None:
+        answer = real(path)
+        if path.endswith(tasks.HIGH_WATER_MARK) and not deleted:
+            (list_dir / tasks.HIGH_WATER_MARK).write_text("2000")
+            (list_dir / "2000.json").unlink()
+            (list_dir / "2001.json").unlink()
+            deleted.append(True)
+        return answer
+
+    monkeypatch.setattr(tasks, "_exists", racing)
+    text = render(make_ctx(tmp_path))
+    assert deleted and text is not None and "#5000 [in_progress] the task under way" in text
+
+
+def test_a_probed_run_whose_listing_then_fails_gets_the_hint_not_silence(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file gone from the newest 200 sends the probed run to a listing; a folder that can be searched but not
+    listed (simulated: root ignores modes) then gives the hint, never a silent empty list."""
+    list_dir = tmp_path / "tasks" / SESSION
+    write_run(list_dir, 1500, skip=(1450,))
+    write_task(list_dir, 1499, "in_progress", "the task under way")
+    monkeypatch.setattr(tasks, "list_task_ids", lambda directory: tasks.UNREADABLE)
+    text = render(make_ctx(tmp_path))
+    assert text is not None and "TaskList" in text

@@ -466,3 +466,34 @@ def test_without_an_anchor_write_nothing_before_the_boundary_is_parsed(
     found = scan(str(path), "resume")
     assert [line for _rank, line in found.actions] == ["- ok (exit 0): `make this thread`"]
     assert len(parsed) == 3  # the call, its result and the boundary
+
+
+def test_a_stop_or_an_anchor_read_past_the_parse_limit_is_still_one_of_the_more_actions(tmp_path: Path) -> None:
+    """Past the 40 parsed calls, a call cut out because it may matter (a TaskStop, an `anchor show`) whose result
+    is not cut out is still counted in "…N more actions"."""
+    calls = Calls()
+    calls.step()
+    calls.call("TaskStop", {"task_id": "b1"}, "stopped", message="Successfully stopped task b1")
+    calls.bash("session-workflow anchor show", stdout="HEAD\nstep: 4\nnext: do b")
+    calls.bash("echo older")
+    for index in range(40):
+        calls.bash(f"echo {index}")
+    found = record.scan(str(calls.save(tmp_path / "t.jsonl")), "compact")
+    assert found.since_anchor and found.older == 3
+
+
+def test_an_anchor_write_spelled_with_json_escapes_before_the_boundary_still_opens_the_window(tmp_path: Path) -> None:
+    """The look past a compaction boundary searches bytes; a call holding a JSON escape may spell a writer verb
+    otherwise, so it is parsed: the actions between the write and the boundary stay in the record."""
+    calls = Calls()
+    calls.bash("echo before")
+    calls.step()
+    calls.bash("echo between")
+    calls.boundary()
+    calls.bash("echo after")
+    path = calls.save(tmp_path / "t.jsonl")
+    path.write_bytes(path.read_bytes().replace(b"anchor step", b"anchor \\u0073tep"))
+    found = record.scan(str(path), "compact")
+    assert found.since_anchor
+    assert any("between" in text for _rank, text in found.actions)
+    assert not any("before" in text for _rank, text in found.actions)

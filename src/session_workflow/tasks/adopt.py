@@ -21,7 +21,13 @@ from session_workflow.core import atomic
 from session_workflow.core.boundedio import read_prefix_and_stat
 from session_workflow.core.text import escaped
 from session_workflow.tasks.render import OPEN_STATUSES
-from session_workflow.tasks.store import MAX_TASK_FILE_BYTES, list_task_ids, parse_task, sanitize_list_id
+from session_workflow.tasks.store import (
+    HIGH_WATER_MARK,
+    MAX_TASK_FILE_BYTES,
+    list_task_ids,
+    parse_task,
+    sanitize_list_id,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -30,7 +36,6 @@ if TYPE_CHECKING:
 LOCK_FILE = ".lock"
 # proper-lockfile's lock for ``.lock``: a directory named after the file plus ``.lock``.
 LOCK_DIR = ".lock.lock"
-HIGH_WATER_MARK = ".highwatermark"
 # proper-lockfile treats a lock whose mtime is older than 10 s as abandoned (its default ``stale``).
 STALE_LOCK_SECONDS = 10.0
 LOCK_WAIT_SECONDS = 5.0

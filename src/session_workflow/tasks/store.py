@@ -108,9 +108,11 @@ def list_task_ids(directory: str) -> list[int] | Unreadable | None:
 def task_ids(directory: str) -> range | list[int] | Unreadable | None:
     """The ids of a list directory's task files (``list_task_ids``), as ``range(1, M + 1)`` without listing it when
     it is a long run Claude Code numbered: no ``.highwatermark``, ``1.json`` and ``MAX_LISTED_TASKS.json``
-    there, and ``M`` the last of the run (found by doubling then halving, about 2·log2(M / 1,000) ``lstat``
-    calls; ``M + 1`` is absent). Anything else is listed. ``read_store`` lists it after all when a file it
-    reads from the run is gone (a hand-deleted file, not Claude Code's)."""
+    there, and ``M`` the last of the run (found by doubling then halving, about 3·log2(M / 1,000) ``lstat``
+    calls; ``M + 1`` is absent). Anything else is listed: a probed id that is absent while the next one is
+    there (a gap, not the run's end), or a mark that appears while probing (Claude Code raises it before it
+    deletes a file). ``read_store`` lists it after all when a file it reads from the run is gone (a hand-deleted
+    file, not Claude Code's)."""
     if _exists(os.path.join(directory, HIGH_WATER_MARK)) is not False:  # a mark, or no way to tell: list it
         return list_task_ids(directory)
     if not (_exists(os.path.join(directory, "1.json")) and _exists(_task_path(directory, MAX_LISTED_TASKS))):
@@ -120,12 +122,18 @@ def task_ids(directory: str) -> range | list[int] | Unreadable | None:
         present += step
         step *= 2
     absent = min(present + step, MAX_TASK_ID)
+    if _exists(_task_path(directory, absent + 1)) is not False:  # a gap, not the run's end
+        return list_task_ids(directory)
     while absent - present > 1:  # the last present id of the run lies in [present, absent)
         middle = (present + absent) // 2
         if _exists(_task_path(directory, middle)):
             present = middle
+        elif _exists(_task_path(directory, middle + 1)) is not False:  # a gap, not the run's end
+            return list_task_ids(directory)
         else:
             absent = middle
+    if _exists(os.path.join(directory, HIGH_WATER_MARK)) is not False:  # a delete while probing
+        return list_task_ids(directory)
     return range(1, present + 1)
 
 
@@ -227,7 +235,9 @@ def read_store(directory: str, ids: range | list[int], allowance: int) -> Store:
         if task is None:
             if isinstance(ids, range) and _exists(_task_path(directory, task_id)) is not True:
                 listed = list_task_ids(directory)  # not the run Claude Code numbers: as the listing has it
-                return read_store(directory, listed if isinstance(listed, list) else [], allowance)
+                if not isinstance(listed, list):  # gone or unlistable now: every id known is unread (the hint)
+                    return Store([], [], 0, len(ids))
+                return read_store(directory, listed, allowance)
             bad.append(task_id)
         else:
             tasks.append(task)

@@ -58,6 +58,8 @@ ANCHORS_SIGN = b".claude/anchors/"
 WRITE_SIGNS = tuple(ANCHOR_SIGN + verb for verb in (b"new", b"step", b"write", b"restore", b"close", b"adopt"))
 FOLDER_SIGN = b"anchors"
 ANCHOR_WORD = b"anchor"
+# A JSON escape of an ASCII character: such a call may spell a sign otherwise (``_may_write``).
+ESCAPE_SIGN = b"\\u00"
 # Past the parse limit: calls (to count), and only the results that may matter (an anchor writer's output names
 # its file; a background start's carries its id), so the pass cuts out half as many lines.
 LIGHT_MARKERS = (
@@ -280,11 +282,12 @@ def _results_of(
 
 def _may_write(line: bytes) -> bool:
     """Whether a line (not parsed) may be a call that writes the anchor (``is_anchor_write``): a tool call holding
-    a writer verb of ``session-workflow anchor``, or an anchors folder and a file tool's name. A call whose JSON
-    spells these bytes otherwise (escaped ASCII) is missed, as ``_may_matter`` misses it past the parse limit."""
+    a writer verb of ``session-workflow anchor``, or an anchors folder and a file tool's name. A call holding a
+    ``\\u00`` escape may spell these otherwise (Claude Code never escapes ASCII, but a miss would show the cursor's
+    own actions again), so it counts too: a false yes only reads further back."""
     if USE_MARKER not in line:
         return False
-    if any(sign in line for sign in WRITE_SIGNS):
+    if any(sign in line for sign in WRITE_SIGNS) or ESCAPE_SIGN in line:
         return True
     return FOLDER_SIGN in line and any(b'"' + tool.encode() + b'"' in line for tool in FILE_TOOLS)
 
@@ -382,9 +385,12 @@ class Reading:
         outcome = self.results.get(str(block.get("id")))
         if not isinstance(tool_input, dict):
             return False
-        if outcome is None:  # no result: the call under way, or (a stop) its result not cut out
-            if name in STOP_TOOLS and self.parsed >= MAX_PARSED:
-                self.stopped.add(str(tool_input.get("task_id") or tool_input.get("shell_id") or ""))
+        if outcome is None:  # no result: the call under way, or (past the parse limit) its result not cut out
+            if self.parsed >= MAX_PARSED:
+                if name in STOP_TOOLS:
+                    self.stopped.add(str(tool_input.get("task_id") or tool_input.get("shell_id") or ""))
+                if name not in QUIET_TOOLS:  # still one of "…N more actions"
+                    found.older += 1
             return False
         succeeded = outcome[0].get("is_error") is not True
         if succeeded and is_anchor_write(name, tool_input):
