@@ -29,8 +29,8 @@ from session_workflow.anchor import registry  # noqa: E402
 from session_workflow.anchor.discover import MAX_CLASSIFIED  # noqa: E402
 from session_workflow.anchor.writer import vouch_as_read  # noqa: E402
 from session_workflow.core.jsonload import dumps_flat_object  # noqa: E402
-from session_workflow.core.ledger import LEDGER_NAME, LEDGER_ROTATED  # noqa: E402
-from session_workflow.core.locations import user_state_dir  # noqa: E402
+from session_workflow.core.ledger import LEDGER_ROTATED  # noqa: E402
+from session_workflow.core.places import Places  # noqa: E402
 from session_workflow.core.where import project_slug  # noqa: E402
 from session_workflow.workstate.section import WorkState  # noqa: E402
 from session_workflow.workstate.writer import encode  # noqa: E402
@@ -571,7 +571,7 @@ def plugin_data_of(workload: Workload, session: Session) -> str:
 def adopt(workload: Workload, path: str) -> None:
     """Vouch for a generated anchor as ``anchor adopt`` would (its kind too), in the workload's HOME (where the
     hooks look)."""
-    vouch_as_read(path, {"HOME": workload.home}, None, "adopt", 0.0)
+    vouch_as_read(path, Places({"HOME": workload.home}), None, "adopt", 0.0)
 
 
 def refresh(workload: Workload, now: float) -> None:
@@ -590,7 +590,7 @@ def refresh(workload: Workload, now: float) -> None:
         adopt(workload, os.path.join(folder, anchor_name(0)))
         for index in range(1, MAX_CLASSIFIED + 1):  # the files the hook reads, once (their dates stay put)
             path = os.path.join(folder, anchor_name(index))
-            if os.path.exists(path) and not registry.is_ours({"HOME": workload.home}, path):
+            if os.path.exists(path) and not registry.Registry(Places({"HOME": workload.home})).is_ours(path):
                 adopt(workload, path)
     moved = workload.moved
     assert moved is not None
@@ -636,11 +636,12 @@ def write_ledger(home: str, count: int, session: Session, rng: random.Random) ->
             "step": index % 40 + 1,
         }
         lines.append(dumps_flat_object(entry) + "\n")
-    state = user_state_dir({"HOME": home})
-    assert state is not None
+    places = Places({"HOME": home})
+    state, ledger = places.state, places.ledger
+    assert state is not None and ledger is not None
     half = count // 2
     write_bytes(os.path.join(state, LEDGER_ROTATED), "".join(lines[:half]).encode("ascii"))
-    write_bytes(os.path.join(state, LEDGER_NAME), "".join(lines[half:]).encode("ascii"))
+    write_bytes(ledger, "".join(lines[half:]).encode("ascii"))
 
 
 def hundred_home(root: str, factor: int) -> str:
@@ -655,11 +656,12 @@ def refresh_hundredfold(workload: Workload, now: float) -> None:
         home = hundred_home(workload.root, factor)
         folder = os.path.join(session.project, ".claude", "anchors")
         os.utime(os.path.join(folder, anchor_name(0)), (now - 300.0, now - 300.0))
-        vouch_as_read(os.path.join(folder, anchor_name(0)), {"HOME": home}, None, "adopt", 0.0)
+        places = Places({"HOME": home})
+        vouch_as_read(os.path.join(folder, anchor_name(0)), places, None, "adopt", 0.0)
         for index in range(1, MAX_CLASSIFIED + 1):
             path = os.path.join(folder, anchor_name(index))
-            if os.path.exists(path) and not registry.is_ours({"HOME": home}, path):
-                vouch_as_read(path, {"HOME": home}, None, "adopt", 0.0)
+            if os.path.exists(path) and not registry.Registry(places).is_ours(path):
+                vouch_as_read(path, places, None, "adopt", 0.0)
         write_ledger(home, 10 * factor, session, random.Random(SEED + factor))
 
 

@@ -52,7 +52,7 @@ event = sys.argv[1] if len(sys.argv) > 1 else ""
 
 def too_old() -> None:
     """A python3 older than the plugin's 3.9 (the package cannot even be parsed by 3.6): recorded in the error log
-    as ``core.errorlog`` writes it (in ``locations.user_state_dir``), at most its size (``doctor`` shows it and
+    as ``core.errorlog`` writes it (in ``core.places.Places.state``), at most its size (``doctor`` shows it and
     names the interpreter), and said in the SessionStart block. This whole file parses on Python 3.6."""
     import json
     import time
@@ -97,9 +97,10 @@ try:
         getattr(__import__(module, fromlist=[function]), function)()
 except Exception as error:  # the package itself did not load: recorded too, and still exit 0
     try:
-        from session_workflow.core.errorlog import record
+        from session_workflow.core.errors import record
+        from session_workflow.core.places import Places
 
-        record(event, error, os.environ)
+        record(event, error, Places(os.environ))
     except Exception:
         pass
 finally:

@@ -22,6 +22,7 @@ from session_workflow.cli import doctor
 from session_workflow.core import health
 from session_workflow.core.context import HookContext
 from session_workflow.core.parts import PreparedPart
+from session_workflow.core.places import Places
 from session_workflow.core.text import utf8_len, utf16_len
 from session_workflow.hook import compose, precompact, prompt_submit
 from session_workflow.tasks import store as tasks
@@ -53,7 +54,7 @@ def project_ctx(project: Path, source: str = "compact", session: str = SESSION, 
     """A SessionStart context for ``project`` (no transcript: the cwd is the project dir)."""
     payload = {"hook_event_name": "SessionStart", "source": source, "session_id": session, "cwd": str(project)}
     base = {"CLAUDE_CONFIG_DIR": str(project / "no-config"), **state_env()}
-    return HookContext.from_payload(payload, {**base, **env}, NOW)
+    return HookContext.from_payload(payload, Places({**base, **env}), NOW)
 
 
 def write_anchor(project: Path, name: str, body: str, age: float, frontmatter: str = "format: anchor/v1") -> Path:
@@ -365,8 +366,8 @@ def test_only_a_state_this_session_owns_is_delivered(
     ctx = project_ctx(tmp_path, **env)
     assert ("work state" in part_sizes(ctx)) == owned
     prompt = dict(hook_event_name="UserPromptSubmit", session_id=SESSION, cwd=str(tmp_path), prompt="hi")
-    prompt_submit.prompt_submit(HookContext.from_payload(prompt, env, NOW))
-    precompact.pre_compact(HookContext.from_payload({**prompt, "hook_event_name": "PreCompact"}, env, NOW))
+    prompt_submit.prompt_submit(HookContext.from_payload(prompt, Places(env), NOW))
+    precompact.pre_compact(HookContext.from_payload({**prompt, "hook_event_name": "PreCompact"}, Places(env), NOW))
     assert (capsysbinary.readouterr().out.count(b"owned-title") == 2) == owned
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 
 from session_workflow.anchor.writer import vouch_as_read
+from session_workflow.core.places import Places
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -19,4 +20,4 @@ def state_env() -> dict[str, str]:
 
 def trust(path: str | Path, env: Mapping[str, str] | None = None, session: str | None = None) -> None:
     """Record ``path`` as this machine's anchor, as it is now, its kind too (call it after the last write or utime)."""
-    vouch_as_read(str(path), env if env is not None else state_env(), session, "adopt", 0.0)
+    vouch_as_read(str(path), Places(env if env is not None else state_env()), session, "adopt", 0.0)

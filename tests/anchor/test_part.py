@@ -16,7 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from session_workflow.anchor import discover
+from session_workflow.anchor import discover, registry
 from session_workflow.anchor import part as part_module
 from session_workflow.anchor.block import CAP, POINTER_LIMIT, AnchorBlock
 from session_workflow.anchor.discover import HEAD_READ_BYTES, Candidate, list_open, scan_dir
@@ -25,6 +25,7 @@ from session_workflow.anchor.part import precompact_facts, prepare
 from session_workflow.anchor.text import AnchorText, cursor_index, split_sections
 from session_workflow.core import boundedio
 from session_workflow.core.context import HookContext
+from session_workflow.core.places import Places
 from session_workflow.core.text import escaped, utf16_len
 from session_workflow.hook import compose
 from tests.conftest import FIXED_PATH_CHARS
@@ -101,7 +102,7 @@ def make_ctx(
         "cwd": str(cwd) if cwd is not None else None,
         "transcript_path": str(transcript) if transcript else "/nonexistent/t.jsonl",
     }
-    return HookContext.from_payload(payload, state_env(), now)
+    return HookContext.from_payload(payload, Places(state_env()), now)
 
 
 def transcript_from(tmp_path: Path, start: Path) -> Path:
@@ -317,7 +318,7 @@ def test_a_hook_takes_claude_project_dir_over_the_transcript_and_the_cwd(tmp_pat
     write_anchor(cwd, "c.md", live("C"), 0)
     for source in ("startup", "compact"):
         ctx = make_ctx(cwd, source=source, transcript=transcript_from(tmp_path, start))
-        ctx.env = {**ctx.env, "CLAUDE_PROJECT_DIR": str(project), "CLAUDECODE": "1"}
+        ctx.places = Places({**ctx.places.env, "CLAUDE_PROJECT_DIR": str(project), "CLAUDECODE": "1"})
         text = rendered(ctx)
         assert "a.md" in text and "b.md" not in text and "c.md" not in text
 
@@ -688,7 +689,7 @@ def test_moved_anchors_are_hashed_up_to_4_mib_a_look(tmp_path: Path) -> None:
         trust(path)
         shutil.copy2(path, f"{path}.moved")
         os.replace(f"{path}.moved", path)
-    look = Trust(state_env())
+    look = Trust(registry.Registry(Places(state_env())))
     assert [look.vouch(c) for c in sorted(list_open(str(folder)), key=lambda c: c.name)] == [True] * 4 + [False]
 
 

@@ -12,7 +12,7 @@ import pytest
 from session_workflow.anchor import registry
 from session_workflow.anchor.discover import kind_of_bytes
 from session_workflow.anchor.text import KIND_LABELS
-from session_workflow.core.locations import trust_dir
+from session_workflow.core.places import Places
 from tests.mod_tables import check_mod_table
 from tests.trust import state_env
 
@@ -138,10 +138,10 @@ def test_a_session_lists_at_most_8_anchors_newest_first(tmp_path: Path) -> None:
         path = tmp_path / f"p{n}" / ".claude" / "anchors" / "a.md"
         path.parent.mkdir(parents=True)
         path.write_text(FRONT + "# Run\n\n" + CURSOR)
-        registry.vouch(env, str(path), "s-1", "new", 0.0)
+        registry.Registry(Places(env)).vouch(str(path), "s-1", "new", 0.0)
         paths.append(os.path.realpath(path))
-    assert registry.kept_by(env, "s-1") == paths[::-1][:8]
-    assert registry.kept_by(env, "s-2") == []
+    assert registry.Registry(Places(env)).kept_by("s-1") == paths[::-1][:8]
+    assert registry.Registry(Places(env)).kept_by("s-2") == []
 
 
 def test_only_a_file_of_the_recorded_size_is_hashed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -172,7 +172,7 @@ def _anchor(tmp_path: Path, text: str = FRONT + "# Run\n\n" + CURSOR) -> str:
 
 
 def _record(path: str) -> registry.Record:
-    record = registry.read(state_env(), os.path.realpath(path))
+    record = registry.Registry(Places(state_env())).read(os.path.realpath(path))
     assert record is not None
     return record
 
@@ -180,11 +180,13 @@ def _record(path: str) -> registry.Record:
 def test_the_newest_keeping_session_comes_first_and_at_most_8_are_kept(tmp_path: Path) -> None:
     path = _anchor(tmp_path)
     for number in range(1, 10):
-        registry.vouch(state_env(), path, f"s{number}", "step", 0.0)
+        registry.Registry(Places(state_env())).vouch(path, f"s{number}", "step", 0.0)
     assert _record(path).sessions == ["s9", "s8", "s7", "s6", "s5", "s4", "s3", "s2"]
-    registry.vouch(state_env(), path, "s4", "step", 0.0)  # a keeper writing again moves to the front, once
+    registry.Registry(Places(state_env())).vouch(
+        path, "s4", "step", 0.0
+    )  # a keeper writing again moves to the front, once
     assert _record(path).sessions == ["s4", "s9", "s8", "s7", "s6", "s5", "s3", "s2"]
-    registry.vouch(state_env(), path, None, "adopt", 0.0)  # no session: the keepers stay as they were
+    registry.Registry(Places(state_env())).vouch(path, None, "adopt", 0.0)  # no session: the keepers stay as they were
     assert _record(path).sessions == ["s4", "s9", "s8", "s7", "s6", "s5", "s3", "s2"]
 
 
@@ -198,11 +200,11 @@ def test_a_hand_made_record_of_9_sessions_is_read_as_its_first_8(tmp_path: Path)
 def test_a_record_holds_only_for_the_path_it_names(tmp_path: Path) -> None:
     """A record file reached for another path (a hash clash, a copied state dir) vouches for nothing there."""
     path = _anchor(tmp_path)
-    registry.vouch(state_env(), path, "s1", "step", 0.0)
-    assert registry.is_ours(state_env(), path)
+    registry.Registry(Places(state_env())).vouch(path, "s1", "step", 0.0)
+    assert registry.Registry(Places(state_env())).is_ours(path)
     other = str(tmp_path / "other.md")
     os.link(path, other)  # the very same file (same identity) under another path
-    folder = trust_dir(state_env())
+    folder = Places(state_env()).trust
     assert folder is not None
     mine = registry.record_file(folder, os.path.realpath(path))
     with open(mine, "rb") as handle:
@@ -210,21 +212,21 @@ def test_a_record_holds_only_for_the_path_it_names(tmp_path: Path) -> None:
     with open(registry.record_file(folder, os.path.realpath(other)), "wb") as handle:
         handle.write(data)
     assert registry.parse(data, os.path.realpath(other)) is None
-    assert not registry.is_ours(state_env(), other)
+    assert not registry.Registry(Places(state_env())).is_ours(other)
 
 
 def test_a_writer_killed_before_its_rename_leaves_the_file_still_vouched_for(tmp_path: Path) -> None:
     """The writer records the temp file's identity before the rename: killed between the two, the file in place
     (which the record vouched for) must stay ours, and so must the renamed one had the rename happened."""
     path = _anchor(tmp_path)
-    registry.vouch(state_env(), path, "s1", "step", 0.0)
+    registry.Registry(Places(state_env())).vouch(path, "s1", "step", 0.0)
     temp = path + ".tmp"
     with open(temp, "w", encoding="utf-8") as handle:
         handle.write(FRONT + "# Run\n\n" + CURSOR + "- more\n")
-    registry.vouch(state_env(), path, "s1", "step", 0.0, registry.Identity.of(os.stat(temp)))
-    assert registry.is_ours(state_env(), path)  # killed here: the old file is still ours
+    registry.Registry(Places(state_env())).vouch(path, "s1", "step", 0.0, registry.Identity.of(os.stat(temp)))
+    assert registry.Registry(Places(state_env())).is_ours(path)  # killed here: the old file is still ours
     os.replace(temp, path)
-    assert registry.is_ours(state_env(), path)  # or the rename went through: the new one is
+    assert registry.Registry(Places(state_env())).is_ours(path)  # or the rename went through: the new one is
     assert len(_record(path).identities) == 2
 
 
@@ -232,15 +234,15 @@ def test_a_file_the_record_did_not_vouch_for_is_not_kept_by_the_next_write(tmp_p
     """Only an identity the record already vouched for is kept beside the new one: a hand edit (or a clone) in
     place when our writer runs does not become ours because that writer was killed."""
     path = _anchor(tmp_path)
-    registry.vouch(state_env(), path, "s1", "step", 0.0)
+    registry.Registry(Places(state_env())).vouch(path, "s1", "step", 0.0)
     with open(path, "a", encoding="utf-8") as handle:
         handle.write("- edited by hand\n")
     os.utime(path, ns=(1, 1))
     temp = path + ".tmp"
     with open(temp, "w", encoding="utf-8") as handle:
         handle.write(FRONT + "# Run\n\n" + CURSOR)
-    registry.vouch(state_env(), path, "s1", "step", 0.0, registry.Identity.of(os.stat(temp)))
-    assert not registry.is_ours(state_env(), path)
+    registry.Registry(Places(state_env())).vouch(path, "s1", "step", 0.0, registry.Identity.of(os.stat(temp)))
+    assert not registry.Registry(Places(state_env())).is_ours(path)
     assert len(_record(path).identities) == 1
 
 
@@ -257,7 +259,7 @@ def test_each_write_keeps_one_copy_beside_the_record_and_close_leaves_none(tmp_p
     from session_workflow.anchor import writer
 
     env = state_env()
-    folder = trust_dir(env)
+    folder = Places(env).trust
     assert folder is not None
     project = tmp_path / "project"
     project.mkdir()
@@ -265,16 +267,16 @@ def test_each_write_keeps_one_copy_beside_the_record_and_close_leaves_none(tmp_p
     def copies() -> list[str]:
         return sorted(name for name in os.listdir(folder) if name.endswith(".copy"))
 
-    path = writer.create_anchor(str(project), "Port the parser", 1.0, env, "s-1")
+    path = writer.create_anchor(str(project), "Port the parser", 1.0, Places(env), "s-1")
     assert len(copies()) == 1
     for step in range(1, 6):
-        writer.step_anchor(path, f"done: part {step}", env, "s-1", float(step))
+        writer.step_anchor(path, f"done: part {step}", Places(env), "s-1", float(step))
         assert len(copies()) == 1, step
-    record = registry.read(env, os.path.realpath(path))
+    record = registry.Registry(Places(env)).read(os.path.realpath(path))
     assert record is not None and record.copy is not None
     assert copies() == [os.path.basename(registry.copy_file(folder, record.path, record.copy[0]))]
-    assert registry.read_copy(env, record) == (Path(path).read_bytes(), True)
-    writer.close_anchor(path, "the parser landed", 6.0, env)
+    assert registry.Registry(Places(env)).read_copy(record) == (Path(path).read_bytes(), True)
+    writer.close_anchor(path, "the parser landed", 6.0, Places(env))
     assert copies() == []
 
 
@@ -318,7 +320,7 @@ def python_record_cases(tmp_path: Path) -> dict[str, object]:
     """What Python gives the mod: the trust folder for ``XDG_STATE_HOME``, each path's record file, and the record
     the writer leaves for MOD_ANCHOR_TEXT at MOD_MTIME_NS (written for a real file, then bound to MOD_ANCHOR: the
     record names the path, and the test's device and inode are this machine's) with the stat the engine sees."""
-    folder = trust_dir({"XDG_STATE_HOME": MOD_STATE_HOME})
+    folder = Places({"XDG_STATE_HOME": MOD_STATE_HOME}).trust
     assert folder is not None
     names = [{"path": path, "file": registry.record_file(folder, path)} for path in MOD_RECORD_PATHS]
     hashes = [entry["file"][-len("0123456789abcdef.json") :] for entry in names]
@@ -330,9 +332,11 @@ def python_record_cases(tmp_path: Path) -> dict[str, object]:
     anchor.write_bytes(MOD_ANCHOR_TEXT.encode())
     os.utime(anchor, ns=(MOD_MTIME_NS, MOD_MTIME_NS))
     data = anchor.read_bytes()
-    registry.vouch(env, str(anchor), MOD_SESSION, "step", 1_796_320_234.0, kind=kind_of_bytes(data), step=0)
+    registry.Registry(Places(env)).vouch(
+        str(anchor), MOD_SESSION, "step", 1_796_320_234.0, kind=kind_of_bytes(data), step=0
+    )
     real = os.path.realpath(anchor)
-    written_folder = trust_dir(env)
+    written_folder = Places(env).trust
     assert written_folder is not None
     document = json.loads(Path(registry.record_file(written_folder, real)).read_bytes())
     info = os.stat(real)

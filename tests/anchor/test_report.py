@@ -20,6 +20,7 @@ from session_workflow.anchor.report import (
 from session_workflow.cli import main as cli
 from session_workflow.core.context import HookContext
 from session_workflow.core.errors import Failure
+from session_workflow.core.places import Places
 from tests.trust import state_env, trust
 
 REPO = Path(__file__).resolve().parents[2]
@@ -56,7 +57,7 @@ def project(tmp_path: Path) -> Path:
 
 
 def test_list_dormant(project: Path) -> None:
-    assert list_dormant(str(project), NOW) == [
+    assert list_dormant(str(project), NOW, Places(os.environ)) == [
         "`live-old.md`  96h  Old live track  | cursor: - Step 3: waiting on review",
         "`notes.md`  80h  Loose notes  | cursor: (none)",
         "parked:",
@@ -66,17 +67,17 @@ def test_list_dormant(project: Path) -> None:
 
 def test_list_dormant_accepts_the_anchors_folder_and_empty_dirs(project: Path, tmp_path: Path) -> None:
     folder = project / ".claude" / "anchors"
-    assert list_dormant(str(folder), NOW) == list_dormant(str(project), NOW)
-    assert resolve_folder(str(project)) == str(folder)
-    assert resolve_folder(str(folder)) == str(folder)
+    assert list_dormant(str(folder), NOW, Places(os.environ)) == list_dormant(str(project), NOW, Places(os.environ))
+    assert resolve_folder(str(project), Places(os.environ)) == str(folder)
+    assert resolve_folder(str(folder), Places(os.environ)) == str(folder)
     empty = tmp_path.parent / f"{tmp_path.name}-empty"  # no anchors here nor above
     empty.mkdir()
-    assert list_dormant(str(empty), NOW) == []
+    assert list_dormant(str(empty), NOW, Places(os.environ)) == []
 
 
 def test_list_stale_prints_exact_renames_and_runs_nothing(project: Path) -> None:
     folder = project / ".claude" / "anchors"
-    assert list_stale(str(project)) == [
+    assert list_stale(str(project), Places(os.environ)) == [
         f"mv {folder}/done-new.md {folder}/done-new.closed.md",
         f"mv {folder}/done-old.md {folder}/done-old.closed.md",
     ]
@@ -86,11 +87,13 @@ def test_list_stale_prints_exact_renames_and_runs_nothing(project: Path) -> None
 def test_list_stale_quotes_odd_names(tmp_path: Path) -> None:
     put(tmp_path, "it's done.md", anchor("X", extra="Status: done\n"), 0)
     folder = tmp_path / ".claude" / "anchors"
-    assert list_stale(str(tmp_path)) == [f"mv '{folder}/it'\\''s done.md' '{folder}/it'\\''s done.closed.md'"]
+    assert list_stale(str(tmp_path), Places(os.environ)) == [
+        f"mv '{folder}/it'\\''s done.md' '{folder}/it'\\''s done.closed.md'"
+    ]
 
 
 def test_list_ranks_and_marks_the_injected_one(project: Path) -> None:
-    assert list_anchors(str(project), NOW) == [
+    assert list_anchors(str(project), NOW, Places(os.environ)) == [
         "* `live-new.md`  full  1h  Fresh track  | cursor: - Next: go",
         "  `live-edge.md`  pointer  72h  Exactly 72h  | cursor: - Next: go",
         "  `live-old.md`  pointer  96h  Old live track  | cursor: - Step 3: waiting on review",
@@ -103,19 +106,19 @@ def test_list_ranks_and_marks_the_injected_one(project: Path) -> None:
 
 
 def test_path_agrees_with_the_hook_and_walks_up(project: Path) -> None:
-    ctx = HookContext.from_payload({"source": "compact", "cwd": str(project)}, state_env(), NOW)
+    ctx = HookContext.from_payload({"source": "compact", "cwd": str(project)}, Places(state_env()), NOW)
     part = prepare(ctx)
     assert isinstance(part, AnchorPart)
     expected = str(project / ".claude" / "anchors" / "live-new.md")
     assert part.block.candidate.path == expected
-    assert anchor_path(str(project)) == ([expected], 0)
+    assert anchor_path(str(project), Places(os.environ)) == ([expected], 0)
     sub = project / "src" / "deep"
     sub.mkdir(parents=True)
-    assert anchor_path(str(sub)) == ([expected], 0)
+    assert anchor_path(str(sub), Places(os.environ)) == ([expected], 0)
 
 
 def test_path_without_anchor(tmp_path: Path) -> None:
-    lines, code = anchor_path(str(tmp_path))
+    lines, code = anchor_path(str(tmp_path), Places(os.environ))
     assert code == 1 and lines[0].startswith(f"no open anchor in `{tmp_path}/.claude/anchors`")
 
 
@@ -212,7 +215,7 @@ def test_head_fit_bad_file_exits_2(tmp_path: Path, kind: str) -> None:
 def run_cli(*argv: str) -> tuple[int, str]:
     args = cli.build_parser(["anchor", *argv]).parse_args(["anchor", *argv])
     try:
-        return args.run(args), ""
+        return args.run(args, Places(os.environ)), ""
     except Failure as error:
         return error.code, str(error)
 
@@ -265,7 +268,7 @@ def test_cli_without_a_subcommand_prints_the_short_help(capsys: pytest.CaptureFi
 def test_show_prints_the_head_as_the_hook_frames_it_and_never_the_tail(tmp_path: Path) -> None:
     text = anchor("Run", "- Step 2: CURSOR-MARK") + "<!-- anchor:tail -->\n## Log\n- TAIL-MARK\n"
     path = put(tmp_path, "a.md", text, HOUR)
-    lines, code = show_anchor(str(path), False, NOW)
+    lines, code = show_anchor(str(path), False, NOW, Places(os.environ))
     shown = "\n".join(lines)
     assert code == 0 and shown.count("CURSOR-MARK") == 1 and "TAIL-MARK" not in shown
     # the same framing as the injected block: the HEAD between the hook's own frame lines
@@ -277,7 +280,7 @@ def test_show_prints_the_head_as_the_hook_frames_it_and_never_the_tail(tmp_path:
             cwd=str(tmp_path),
             transcript_path=None,
             mod_active=False,
-            env=state_env(),
+            places=Places(state_env()),
             now=NOW,
         )
     )
@@ -303,14 +306,14 @@ def test_show_frames_only_a_file_in_an_anchors_folder(tmp_path: Path, where: str
         path = tmp_path / ".claude" / "a.md"
         path.parent.mkdir()
         path.write_text(other.read_text(encoding="utf-8"), encoding="utf-8")
-    lines, code = show_anchor(str(path), True, NOW)
+    lines, code = show_anchor(str(path), True, NOW, Places(os.environ))
     assert (lines, code) == ([f"`{path}`: not a file in a .claude/anchors folder, so not shown as an anchor"], 2)
 
 
 def test_show_all_adds_the_tail_in_a_frame_it_cannot_close(tmp_path: Path) -> None:
     text = anchor("Run") + "<!-- anchor:tail -->\n## Log\n- TAIL-MARK </anchor-tail> </anchor-head>\n"
     path = put(tmp_path, "a.md", text, HOUR)
-    lines, code = show_anchor(str(path), True, NOW)
+    lines, code = show_anchor(str(path), True, NOW, Places(os.environ))
     shown = "\n".join(lines)
     assert code == 0 and shown.endswith(
         '<anchor-tail file="a.md">\n> ## Log\n> - TAIL-MARK </anchor-tail> </anchor-head>\n</anchor-tail>'
@@ -323,13 +326,13 @@ def test_show_all_adds_the_tail_in_a_frame_it_cannot_close(tmp_path: Path) -> No
 def test_show_without_a_file_uses_the_anchor_path_names(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     put(tmp_path, "a.md", anchor("Run", "- Step 1: ONLY-ONE"), HOUR)
     monkeypatch.chdir(tmp_path)
-    lines, code = show_anchor(None, False, NOW)
+    lines, code = show_anchor(None, False, NOW, Places(os.environ))
     assert code == 0 and "ONLY-ONE" in lines[0]
     empty = tmp_path.parent / f"{tmp_path.name}-empty"  # no anchors here nor above
     empty.mkdir()
     monkeypatch.chdir(empty)
-    assert show_anchor(None, False, NOW)[1] == 1
-    assert show_anchor(str(empty / "missing.md"), True, NOW)[1] == 2
+    assert show_anchor(None, False, NOW, Places(os.environ))[1] == 1
+    assert show_anchor(str(empty / "missing.md"), True, NOW, Places(os.environ))[1] == 2
 
 
 def test_path_prefers_the_anchor_this_session_keeps(tmp_path: Path) -> None:
@@ -341,18 +344,18 @@ def test_path_prefers_the_anchor_this_session_keeps(tmp_path: Path) -> None:
         os.utime(path, (NOW - age, NOW - age))
         trust(path, session=session)
     env = state_env()
-    assert anchor_path(str(tmp_path), {**env, "CLAUDE_CODE_SESSION_ID": "session-1"}, NOW) == (
+    assert anchor_path(str(tmp_path), Places({**env, "CLAUDE_CODE_SESSION_ID": "session-1"}), NOW) == (
         [str(folder / "mine.md")],
         0,
     )
-    assert anchor_path(str(tmp_path), env, NOW) == ([str(folder / "theirs.md")], 0)
+    assert anchor_path(str(tmp_path), Places(env), NOW) == ([str(folder / "theirs.md")], 0)
 
 
 def test_path_names_an_anchor_not_created_here(tmp_path: Path) -> None:
     folder = tmp_path / ".claude" / "anchors"
     folder.mkdir(parents=True)
     (folder / "cloned.md").write_text("---\nformat: anchor/v1\n---\n## Cursor\n- Next: go\n", encoding="utf-8")
-    lines, code = anchor_path(str(tmp_path), state_env(), NOW)
+    lines, code = anchor_path(str(tmp_path), Places(state_env()), NOW)
     assert code == 1 and lines == [
         f"no open anchor created here in `{folder}` or above; if it is yours: "
         f"session-workflow anchor adopt {folder / 'cloned.md'}"
@@ -370,7 +373,7 @@ def test_list_names_anchors_not_created_here_without_reading_them(tmp_path: Path
     cloned.write_text(
         "---\nformat: anchor/v1\n---\n# CLONED-TITLE\n## Cursor\n- Next: CLONED-CURSOR\n", encoding="utf-8"
     )
-    lines = list_anchors(str(tmp_path), NOW, state_env())
+    lines = list_anchors(str(tmp_path), NOW, Places(state_env()))
     assert lines == [
         "* `ours.md`  full  1 min  Ours  | cursor: - Next: go",
         f"  `cloned.md`  not created here (not read): session-workflow anchor adopt {cloned}",
@@ -382,8 +385,8 @@ def test_show_says_an_anchor_not_created_here_is_data(tmp_path: Path) -> None:
     folder.mkdir(parents=True)
     cloned = folder / "cloned.md"
     cloned.write_text("---\nformat: anchor/v1\n---\n# Cloned\n## Cursor\n- Next: CLONED-CURSOR\n", encoding="utf-8")
-    lines, code = show_anchor(str(cloned), False, NOW)
+    lines, code = show_anchor(str(cloned), False, NOW, Places(os.environ))
     assert code == 0 and lines[0].startswith(f"NOT CREATED HERE: the hooks do not inject `{cloned}`;")
     assert lines[0].endswith(f"If it is yours: session-workflow anchor adopt {cloned}")
     trust(cloned)
-    assert not show_anchor(str(cloned), False, NOW)[0][0].startswith("NOT CREATED HERE")
+    assert not show_anchor(str(cloned), False, NOW, Places(os.environ))[0][0].startswith("NOT CREATED HERE")

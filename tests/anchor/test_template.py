@@ -21,6 +21,7 @@ from session_workflow.anchor.template import HEAD_SECTIONS, is_unfilled, resume_
 from session_workflow.anchor.text import TAIL_MARKER, AnchorText, clean_for_model, heading_of
 from session_workflow.anchor.writer import add_step, anchor_template, step_anchor, write_anchor
 from session_workflow.core.context import HookContext
+from session_workflow.core.places import Places
 from session_workflow.core.text import shell_quote, utf16_len
 from tests.anchor.test_report import put
 from tests.shell import assert_splits, hostile_names, shown_path
@@ -44,7 +45,7 @@ def write(project: Path, text: str, name: str = NAME, age: float = 60.0) -> Path
 
 def ctx(project: Path, source: str = "compact", event: str = "SessionStart") -> HookContext:
     payload = {"hook_event_name": event, "source": source, "session_id": "s", "cwd": str(project)}
-    return HookContext.from_payload(payload, state_env(), NOW)
+    return HookContext.from_payload(payload, Places(state_env()), NOW)
 
 
 def unfilled_line(path: str) -> str:
@@ -166,11 +167,13 @@ def test_a_partly_filled_anchor_is_shown_its_prompts_never_the_next_action(tmp_p
     text = part.render(8000)
     assert "Move billing off the legacy queue." in text and "created, not filled yet" not in text
     assert precompact_facts(ctx(tmp_path, "", "PreCompact")) == (str(path), None)
-    assert list_anchors(str(tmp_path), NOW, state_env()) == [f"* `{NAME}`  full  1 min  {TASK}  | cursor: (none)"]
+    assert list_anchors(str(tmp_path), NOW, Places(state_env())) == [
+        f"* `{NAME}`  full  1 min  {TASK}  | cursor: (none)"
+    ]
     cursor = "- Step 3: copied the rows\n- Next action: check the totals\n"
     write(tmp_path, filled.replace("## Cursor\n", "## Cursor\n" + cursor) + TAIL_MARKER + tail)
     assert precompact_facts(ctx(tmp_path, "", "PreCompact")) == (str(path), "- Next action: check the totals")
-    assert list_anchors(str(tmp_path), NOW, state_env()) == [
+    assert list_anchors(str(tmp_path), NOW, Places(state_env())) == [
         f"* `{NAME}`  full  1 min  {TASK}  | cursor: - Step 3: copied the rows"
     ]
 
@@ -178,7 +181,7 @@ def test_a_partly_filled_anchor_is_shown_its_prompts_never_the_next_action(tmp_p
 def test_precompact_and_anchor_list_of_an_unfilled_anchor(tmp_path: Path) -> None:
     path = write(tmp_path, template(tmp_path))
     assert precompact_facts(ctx(tmp_path, "", "PreCompact")) == (str(path), None)
-    assert list_anchors(str(tmp_path), NOW, state_env()) == [
+    assert list_anchors(str(tmp_path), NOW, Places(state_env())) == [
         f"* `{NAME}`  full  1 min  {TASK}  | cursor: (created, not filled yet)"
     ]
 
@@ -242,7 +245,7 @@ def test_an_anchor_written_before_quoting_is_still_template_and_the_next_step_qu
     path = write(project, old)
     trust(path)
     assert is_unfilled(AnchorText(old))
-    step_anchor(str(path), "done: set up; next: port", state_env())
+    step_anchor(str(path), "done: set up; next: port", Places(state_env()))
     mended = path.read_text(encoding="utf-8")
     assert mended == add_step(template(project).encode("utf-8"), "done: set up; next: port")[0].decode("utf-8")
     (line,) = [line for line in mended.splitlines() if line.startswith("2. Check the durable state")]
@@ -255,7 +258,7 @@ def test_a_whole_write_of_the_old_template_lines_quotes_them_and_changes_nothing
     path = write(project, template(project))
     trust(path)
     text = old_template(project).replace("# Migrate", "# Now: migrate")
-    write_anchor(str(path), text.encode("utf-8"), state_env())
+    write_anchor(str(path), text.encode("utf-8"), Places(state_env()))
     assert path.read_text(encoding="utf-8") == template(project).replace("# Migrate", "# Now: migrate")
 
 
@@ -266,5 +269,5 @@ def test_an_edited_resume_step_is_not_mended(tmp_path: Path) -> None:
     edited = old_template(project).replace("then the artifacts", "then the build log and the artifacts")
     path = write(project, edited)
     trust(path)
-    step_anchor(str(path), "x", state_env())
+    step_anchor(str(path), "x", Places(state_env()))
     assert f"git -C {project} log --oneline -10" in path.read_text(encoding="utf-8")

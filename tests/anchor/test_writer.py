@@ -42,6 +42,7 @@ from session_workflow.anchor.writer import (
 )
 from session_workflow.cli import main as cli
 from session_workflow.core.errors import Failure
+from session_workflow.core.places import Places
 from session_workflow.core.text import one_line
 from tests.anchor.test_part import injected_anchor
 from tests.shell import shown_path
@@ -364,7 +365,7 @@ def test_closed_stub_of_a_bare_crlf_file_uses_the_file_name_and_keeps_crlf() -> 
 
 def test_new_creates_the_dated_file_and_the_gitignore(tmp_path: Path) -> None:
     env = {**state_env(), "CLAUDE_CODE_SESSION_ID": "abc-1"}
-    path = anchor_writer.create_anchor(str(tmp_path), "Move billing", NOW, env)
+    path = anchor_writer.create_anchor(str(tmp_path), "Move billing", NOW, Places(env))
     assert path == str(anchors(tmp_path) / "2026-03-02-move-billing.md")
     text = Path(path).read_text()
     assert "source: session-workflow anchor new (session abc-1)\n" in text
@@ -376,16 +377,16 @@ def test_new_never_overwrites_and_skips_closed_names(tmp_path: Path) -> None:
     taken = make_anchor(tmp_path, "mine\n", "2026-03-02-move-billing.md")
     make_anchor(tmp_path, "closed\n", "2026-03-02-move-billing-2.closed.md")
     (anchors(tmp_path) / ".gitignore").write_text("keep\n")
-    path = anchor_writer.create_anchor(str(tmp_path), "Move billing", NOW, state_env())
+    path = anchor_writer.create_anchor(str(tmp_path), "Move billing", NOW, Places(state_env()))
     assert path.endswith("2026-03-02-move-billing-3.md")
     assert taken.read_text() == "mine\n"
     assert (anchors(tmp_path) / ".gitignore").read_text() == "keep\n"
 
 
 def test_new_notes_other_open_anchors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    anchor_writer.create_anchor(str(tmp_path), "one", NOW, state_env())
+    anchor_writer.create_anchor(str(tmp_path), "one", NOW, Places(state_env()))
     assert capsys.readouterr().err == ""
-    anchor_writer.create_anchor(str(tmp_path), "two", NOW, state_env())
+    anchor_writer.create_anchor(str(tmp_path), "two", NOW, Places(state_env()))
     assert "note: 1 other open anchor(s)" in capsys.readouterr().err
 
 
@@ -395,8 +396,8 @@ def test_new_notes_other_open_anchors(tmp_path: Path, capsys: pytest.CaptureFixt
 def test_step_on_disk_keeps_mode_and_leaves_no_debris(tmp_path: Path) -> None:
     path = make_anchor(tmp_path)
     path.chmod(0o600)
-    assert anchor_writer.step_anchor(str(path), "one", state_env()) == (0, 1)
-    assert anchor_writer.step_anchor(str(path), "two", state_env()) == (1, 2)
+    assert anchor_writer.step_anchor(str(path), "one", Places(state_env())) == (0, 1)
+    assert anchor_writer.step_anchor(str(path), "two", Places(state_env())) == (1, 2)
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
     assert "- Step 2: two\n- Step 1: one\n" in path.read_text()
     assert sorted(p.name for p in anchors(tmp_path).iterdir()) == [".a.md.lock", "a.md"]
@@ -409,21 +410,21 @@ def test_refused_step_leaves_the_file_untouched(tmp_path: Path, text: str) -> No
     path = make_anchor(tmp_path, text)
     os.utime(path, (1_000_000, 1_000_000))
     with pytest.raises(Refusal):
-        anchor_writer.step_anchor(str(path), "x", state_env())
+        anchor_writer.step_anchor(str(path), "x", Places(state_env()))
     assert path.read_text() == text
     assert path.stat().st_mtime == 1_000_000
 
 
 def test_empty_step_text_is_refused(tmp_path: Path) -> None:
     with pytest.raises(Refusal, match="empty"):
-        anchor_writer.step_anchor(str(make_anchor(tmp_path)), " \n\t", state_env())
+        anchor_writer.step_anchor(str(make_anchor(tmp_path)), " \n\t", Places(state_env()))
 
 
 def test_write_replaces_whole_and_keeps_the_counter(tmp_path: Path) -> None:
     path = make_anchor(tmp_path, BASIC.replace("step: 0", "step: 5"))
     path.chmod(0o640)
     new = BASIC.replace("Do it.", "Do it better.").encode()
-    assert anchor_writer.write_anchor(str(path), new, state_env(), force=True) == 5
+    assert anchor_writer.write_anchor(str(path), new, Places(state_env()), force=True) == 5
     assert path.read_bytes() == new.replace(b"step: 0", b"step: 5")
     assert stat.S_IMODE(path.stat().st_mode) == 0o640
 
@@ -435,20 +436,20 @@ def test_write_takes_text_of_the_stored_step_or_later_only(tmp_path: Path, given
     path = make_anchor(tmp_path, BASIC.replace("step: 0", "step: 5"))
     new = BASIC.replace("step: 0", f"step: {given}").replace("Do it.", "Do it better.").encode()
     if accepted:
-        assert anchor_writer.write_anchor(str(path), new, state_env()) == given
+        assert anchor_writer.write_anchor(str(path), new, Places(state_env())) == given
         assert b"Do it better." in path.read_bytes()
         return
     with pytest.raises(Refusal, match=f"is at step 5 but this text says step {given}: it moved on"):
-        anchor_writer.write_anchor(str(path), new, state_env())
+        anchor_writer.write_anchor(str(path), new, Places(state_env()))
     assert b"Do it better." not in path.read_bytes()
-    assert anchor_writer.write_anchor(str(path), new, state_env(), force=True) == 5
+    assert anchor_writer.write_anchor(str(path), new, Places(state_env()), force=True) == 5
 
 
 @pytest.mark.parametrize("data", [b"", b"  \n", b"# no frontmatter\n## Cursor\n", b"---\nstep: 1\n---\n# Status\n"])
 def test_refused_write_leaves_the_file_untouched(tmp_path: Path, data: bytes) -> None:
     path = make_anchor(tmp_path)
     with pytest.raises(Refusal):
-        anchor_writer.write_anchor(str(path), data, state_env())
+        anchor_writer.write_anchor(str(path), data, Places(state_env()))
     assert path.read_text() == BASIC
 
 
@@ -476,7 +477,8 @@ def test_concurrent_steps_lose_nothing(tmp_path: Path) -> None:
     path = make_anchor(tmp_path)
     code = (
         "import os, sys\nfrom session_workflow.anchor.writer import step_anchor\n"
-        "for i in range(15):\n    step_anchor(sys.argv[1], f'w{sys.argv[2]} {i}', os.environ)\n"
+        "from session_workflow.core.places import Places\n"
+        "for i in range(15):\n    step_anchor(sys.argv[1], f'w{sys.argv[2]} {i}', Places(os.environ))\n"
     )
     env = {**os.environ, "PYTHONPATH": SRC}
     workers = [
@@ -498,8 +500,8 @@ def test_concurrent_steps_lose_nothing(tmp_path: Path) -> None:
 def test_close_writes_the_stub_under_the_closed_name(tmp_path: Path) -> None:
     path = make_anchor(tmp_path, BASIC.replace("step: 0", "task: T\nstep: 3"), "2026-03-01-t.md")
     path.chmod(0o600)
-    anchor_writer.step_anchor(str(path), "x", state_env())
-    closed = anchor_writer.close_anchor(str(path), "it shipped\n(v2)", NOW, state_env())
+    anchor_writer.step_anchor(str(path), "x", Places(state_env()))
+    closed = anchor_writer.close_anchor(str(path), "it shipped\n(v2)", NOW, Places(state_env()))
     assert closed == str(anchors(tmp_path) / "2026-03-01-t.closed.md")
     assert not path.exists()
     assert Path(closed).read_text() == (
@@ -513,7 +515,7 @@ def test_close_writes_the_stub_under_the_closed_name(tmp_path: Path) -> None:
 def test_close_never_overwrites_a_closed_file(tmp_path: Path) -> None:
     path = make_anchor(tmp_path, name="t.md")
     (anchors(tmp_path) / "t.closed.md").write_text("earlier run\n")
-    closed = anchor_writer.close_anchor(str(path), "done", NOW, state_env())
+    closed = anchor_writer.close_anchor(str(path), "done", NOW, Places(state_env()))
     assert closed.endswith("t-2.closed.md")
     assert (anchors(tmp_path) / "t.closed.md").read_text() == "earlier run\n"
 
@@ -521,17 +523,17 @@ def test_close_never_overwrites_a_closed_file(tmp_path: Path) -> None:
 def test_close_refuses_an_empty_outcome_and_leaves_the_file(tmp_path: Path) -> None:
     path = make_anchor(tmp_path)
     with pytest.raises(Refusal, match="outcome is empty"):
-        anchor_writer.close_anchor(str(path), "  ", NOW, state_env())
+        anchor_writer.close_anchor(str(path), "  ", NOW, Places(state_env()))
     assert path.read_text() == BASIC
 
 
 def test_a_closed_anchor_can_no_longer_be_stepped(tmp_path: Path) -> None:
     path = make_anchor(tmp_path)
-    closed = anchor_writer.close_anchor(str(path), "done", NOW, state_env())
+    closed = anchor_writer.close_anchor(str(path), "done", NOW, Places(state_env()))
     with pytest.raises(Refusal, match="is closed"):
         anchor_writer.open_anchor_path(closed)
     with pytest.raises(Failure, match="no longer exists"):
-        anchor_writer.step_anchor(str(path), "late", state_env())
+        anchor_writer.step_anchor(str(path), "late", Places(state_env()))
     assert not path.exists()
 
 
@@ -634,7 +636,7 @@ def test_close_stale_shows_then_renames(run: Runner, tmp_path: Path) -> None:
     assert code == 0
     assert (
         out.splitlines()[:-1]
-        == anchor_report.list_stale(str(tmp_path))
+        == anchor_report.list_stale(str(tmp_path), Places(os.environ))
         == [f"mv {done} {done.with_suffix('')}.closed.md"]
     )
     assert "none done" in out.splitlines()[-1]
@@ -699,11 +701,13 @@ def test_default_dir_prefers_project_dir_then_session_start_then_cwd(tmp_path: P
     transcript.parent.mkdir(parents=True)
     transcript.write_text('not json\n{"type":"summary"}\n' + json.dumps({"cwd": str(start)}) + "\n")
     env = {"CLAUDE_CONFIG_DIR": str(config), "CLAUDE_CODE_SESSION_ID": "abc-123"}
-    assert anchor_writer.default_project_dir({**env, "CLAUDE_PROJECT_DIR": str(project)}, str(cwd)) == str(project)
-    assert anchor_writer.default_project_dir(env, str(cwd)) == str(start)
-    assert anchor_writer.default_project_dir({**env, "CLAUDE_CODE_SESSION_ID": "../x"}, str(cwd)) == str(cwd)
-    assert anchor_writer.default_project_dir({**env, "CLAUDE_CODE_SESSION_ID": "other"}, str(cwd)) == str(cwd)
-    assert anchor_writer.default_project_dir({"CLAUDE_PROJECT_DIR": "relative"}, str(cwd)) == str(cwd)
+    assert anchor_writer.default_project_dir(Places({**env, "CLAUDE_PROJECT_DIR": str(project)}), str(cwd)) == str(
+        project
+    )
+    assert anchor_writer.default_project_dir(Places(env), str(cwd)) == str(start)
+    assert anchor_writer.default_project_dir(Places({**env, "CLAUDE_CODE_SESSION_ID": "../x"}), str(cwd)) == str(cwd)
+    assert anchor_writer.default_project_dir(Places({**env, "CLAUDE_CODE_SESSION_ID": "other"}), str(cwd)) == str(cwd)
+    assert anchor_writer.default_project_dir(Places({"CLAUDE_PROJECT_DIR": "relative"}), str(cwd)) == str(cwd)
 
 
 @pytest.mark.parametrize("dangling", [True, False])
@@ -713,14 +717,14 @@ def test_restore_refuses_a_symlink_where_the_gone_anchor_was(tmp_path: Path, dan
 
     project = tmp_path / "project"
     project.mkdir()
-    path = anchor_writer.create_anchor(str(project), "Port the parser", time.time(), state_env(), "s-1")
+    path = anchor_writer.create_anchor(str(project), "Port the parser", time.time(), Places(state_env()), "s-1")
     os.unlink(path)
     target = project / "elsewhere.md"
     if not dangling:
         target.write_text("mine\n")
     os.symlink(target, path)
     with pytest.raises(Failure):
-        anchor_writer.restore_anchor(path, state_env(), "s-1", time.time())
+        anchor_writer.restore_anchor(path, Places(state_env()), "s-1", time.time())
     assert os.path.islink(path) and (target.read_text() == "mine\n" if not dangling else not target.exists())
 
 
@@ -730,13 +734,15 @@ def test_restore_refuses_a_dangling_link_to_another_anchor_this_machine_wrote(tm
     stands between ``anchor restore`` and putting the other anchor's copy in this one's place."""
     project = tmp_path / "project"
     project.mkdir()
-    path = anchor_writer.create_anchor(str(project), "Port the parser", time.time(), state_env(), "s-1")
-    other = anchor_writer.create_anchor(str(project), "Write the docs", time.time(), state_env(), "s-1")
+    path = anchor_writer.create_anchor(str(project), "Port the parser", time.time(), Places(state_env()), "s-1")
+    other = anchor_writer.create_anchor(str(project), "Write the docs", time.time(), Places(state_env()), "s-1")
     os.unlink(path)
     os.unlink(other)
     os.symlink(other, path)
     with pytest.raises(Failure, match="is a symlink"):
-        anchor_writer.restore_anchor(anchor_writer.restore_path(path), state_env(), "s-1", time.time())  # as the CLI
+        anchor_writer.restore_anchor(
+            anchor_writer.restore_path(path), Places(state_env()), "s-1", time.time()
+        )  # as the CLI
     assert os.path.islink(path) and os.readlink(path) == other and not os.path.lexists(other)
 
 
@@ -748,13 +754,13 @@ def test_restore_force_leaves_no_lock_files_beside_the_changed_copies(tmp_path: 
     no ``.FILE.changed-<time>[-N].lock`` stays behind (no writer ever takes those names again)."""
     project = tmp_path / "project"
     project.mkdir()
-    path = anchor_writer.create_anchor(str(project), "Port billing", 0.0, state_env(), "s")
+    path = anchor_writer.create_anchor(str(project), "Port billing", 0.0, Places(state_env()), "s")
     folder = os.path.dirname(path)
     kept = []
     for attempt in range(3):
         with open(path, "a", encoding="utf-8") as handle:
             handle.write(f"hand edit {attempt}\n")
-        restored = anchor_writer.restore_anchor(path, state_env(), "s", 1_000_000.0, force=True)
+        restored = anchor_writer.restore_anchor(path, Places(state_env()), "s", 1_000_000.0, force=True)
         assert restored.kept is not None
         kept.append(os.path.basename(restored.kept))
     name = os.path.basename(path)

@@ -17,6 +17,7 @@ from session_workflow.anchor.writer import vouch_as_read
 from session_workflow.cli import doctor
 from session_workflow.cli import main as cli
 from session_workflow.core import deps, health, ledger
+from session_workflow.core.places import Places
 from session_workflow.workstate import writer as workstate_writer
 
 REPO = Path(__file__).resolve().parents[2]
@@ -75,7 +76,7 @@ class Sandbox:
         path.write_text(text)
 
     def report(self, env: dict[str, str] | None = None) -> tuple[str, int]:
-        lines, code = doctor.report(self.env if env is None else env, str(self.home), str(self.project), None)
+        lines, code = doctor.report(Places(self.env if env is None else env), str(self.home), str(self.project), None)
         return self.shown("\n".join(lines) + "\n"), code
 
     def shown(self, text: str) -> str:
@@ -124,13 +125,15 @@ def test_the_screen_of_a_prepared_sandbox(box: Sandbox) -> None:
     kept = box.anchor("2026-12-03-kept.md")
     edited = box.anchor("2026-12-02-edited.md")
     box.anchor("2026-12-01-cloned.md")
-    registry.vouch(box.env, str(kept), SESSION, "new", 0.0)
-    registry.vouch(box.env, str(edited), OTHER, "new", 0.0)
+    registry.Registry(Places(box.env)).vouch(str(kept), SESSION, "new", 0.0)
+    registry.Registry(Places(box.env)).vouch(str(edited), OTHER, "new", 0.0)
     with edited.open("a") as handle:
         handle.write("- an edit by hand\n")
     for name, mtime in (("kept", 3), ("edited", 2), ("cloned", 1)):  # newest first, as listed
         os.utime(box.anchors / f"2026-12-0{mtime}-{name}.md", (mtime * 1e6, mtime * 1e6))
-    registry.vouch(box.env, str(kept), SESSION, "new", 0.0)  # after the utime: still as the writer left it
+    registry.Registry(Places(box.env)).vouch(
+        str(kept), SESSION, "new", 0.0
+    )  # after the utime: still as the writer left it
     state = box.project / ".claude" / "session-workflow" / "work-state.json"
     workstate_writer.set_ticket(str(state), SESSION, ticket=34, title="Fix Y", step="execute", now=0.0)
     box.settings(box.config / "settings.json", f'{{{ENABLED}, "env": {{"CLAUDE_CODE_ENABLE_TODO_TOOLS": "1"}}}}')
@@ -334,7 +337,7 @@ def test_the_group_runs_from_the_command_line(capsys: pytest.CaptureFixture[str]
 
 def test_the_same_bytes_at_a_new_inode_are_trusted_as_the_hooks_trust_them(box: Sandbox) -> None:
     path = box.anchor("2026-12-03-kept.md")
-    vouch_as_read(str(path), box.env, SESSION, "new", 0.0)
+    vouch_as_read(str(path), Places(box.env), SESSION, "new", 0.0)
     data = path.read_bytes()
     path.unlink()
     path.write_bytes(data)  # git stash --all && git stash pop: the very bytes, another inode and mtime
@@ -346,8 +349,8 @@ def test_the_same_bytes_at_a_new_inode_are_trusted_as_the_hooks_trust_them(box: 
 def test_a_kept_anchor_that_is_gone_is_named_with_the_restore_command(box: Sandbox) -> None:
     kept = box.anchor("2026-12-03-kept.md")
     other = box.anchor("2026-12-02-other.md")
-    vouch_as_read(str(kept), box.env, SESSION, "new", 0.0)
-    vouch_as_read(str(other), box.env, OTHER, "new", 0.0)
+    vouch_as_read(str(kept), Places(box.env), SESSION, "new", 0.0)
+    vouch_as_read(str(other), Places(box.env), OTHER, "new", 0.0)
     shutil.rmtree(box.anchors)  # git clean -fdx
     lines, code = lines_of(box)
     real = os.path.realpath(box.anchors)
@@ -371,7 +374,7 @@ def test_a_kept_anchor_that_is_gone_is_named_with_the_restore_command(box: Sandb
 
 def test_a_terminal_without_a_session_id_names_a_deleted_anchor_with_its_restore(box: Sandbox) -> None:
     kept = box.anchor("2026-12-03-kept.md")
-    vouch_as_read(str(kept), box.env, SESSION, "new", 0.0)
+    vouch_as_read(str(kept), Places(box.env), SESSION, "new", 0.0)
     kept.unlink()
     terminal = {key: value for key, value in box.env.items() if key not in ("CLAUDE_CODE_SESSION_ID", "CLAUDECODE")}
     lines, _code = lines_of(box, terminal)
@@ -385,13 +388,13 @@ def test_a_terminal_without_a_session_id_names_a_deleted_anchor_with_its_restore
 
 def test_a_closed_anchor_is_not_gone_and_another_projects_anchor_is_not_named(box: Sandbox, tmp_path: Path) -> None:
     closed = box.anchor("2026-12-03-done.md")
-    vouch_as_read(str(closed), box.env, SESSION, "new", 0.0)
-    registry.forget(box.env, str(closed), strict=True)  # what close does to the record
+    vouch_as_read(str(closed), Places(box.env), SESSION, "new", 0.0)
+    registry.Registry(Places(box.env)).forget(str(closed), strict=True)  # what close does to the record
     closed.unlink()
     elsewhere = tmp_path / "elsewhere" / ".claude" / "anchors" / "2026-12-03-theirs.md"
     elsewhere.parent.mkdir(parents=True)
     elsewhere.write_text("# Mission\nX.\n")
-    vouch_as_read(str(elsewhere), box.env, SESSION, "new", 0.0)
+    vouch_as_read(str(elsewhere), Places(box.env), SESSION, "new", 0.0)
     elsewhere.unlink()
     lines, _code = lines_of(box)
     assert not any("done.md" in line or "theirs.md" in line for line in lines)
@@ -401,8 +404,8 @@ def test_a_closed_anchor_is_not_gone_and_another_projects_anchor_is_not_named(bo
 def test_the_ledger_line_counts_what_was_sent_in_this_project_and_points_to_the_log(box: Sandbox) -> None:
     for source, project in (("compact", box.project), ("resume", box.project), ("compact", box.root)):
         entry = {"ts": f"2026-12-03T10:0{len(source)}:00Z", "kind": "start", "source": source, "project": str(project)}
-        assert ledger.append(box.env, {**entry, "session": SESSION})
-    reminders = ledger.reminders_path(box.env, SESSION)
+        assert ledger.append(Places(box.env), {**entry, "session": SESSION})
+    reminders = ledger.reminders_path(Places(box.env), SESSION)
     assert reminders is not None
     os.makedirs(os.path.dirname(reminders))
     Path(reminders).write_text('[{"ts": "2026-12-03T11:00:00Z", "anchor": "/x.md", "tokens": 1, "threshold": 2}]')
@@ -417,17 +420,17 @@ def test_a_gone_anchor_is_this_projects_and_found_through_a_symlinked_project(bo
     """Kept by this session but in another project: not this project's line. The project reached through a
     symlink (the shell's cwd, ``--dir``) is the same project, its gone anchor named with the real path."""
     kept = box.anchor("2026-12-03-kept.md")
-    vouch_as_read(str(kept), box.env, SESSION, "new", 0.0)
+    vouch_as_read(str(kept), Places(box.env), SESSION, "new", 0.0)
     elsewhere = tmp_path / "elsewhere" / ".claude" / "anchors" / "2026-12-01-far.md"
     elsewhere.parent.mkdir(parents=True)
     elsewhere.write_text("# Mission\nFar.\n\n## Cursor\n- Next action: go\n")
-    vouch_as_read(str(elsewhere), box.env, SESSION, "new", 0.0)
+    vouch_as_read(str(elsewhere), Places(box.env), SESSION, "new", 0.0)
     elsewhere.unlink()
     kept.unlink()
     link = tmp_path / "link-to-project"
     link.symlink_to(box.project)
     for cwd, dir_arg in ((str(link), None), (str(box.root), str(link))):
-        lines, _code = doctor.report(box.env, str(box.home), cwd, dir_arg)
+        lines, _code = doctor.report(Places(box.env), str(box.home), cwd, dir_arg)
         assert [line for line in lines if line.startswith("✘ anchor")] == [
             f"✘ anchor `2026-12-03-kept.md`: kept by this session, gone from `{os.path.realpath(box.anchors)}`"
         ], (cwd, dir_arg)
@@ -440,8 +443,8 @@ def test_a_closed_anchor_is_never_named_gone_with_a_restore_that_fails(box: Sand
     from session_workflow.anchor.writer import close_anchor
 
     kept = box.anchor("2026-12-03-kept.md")
-    vouch_as_read(str(kept), box.env, SESSION, "new", 0.0)
-    close_anchor(str(kept), "shipped", 0.0, box.env)
+    vouch_as_read(str(kept), Places(box.env), SESSION, "new", 0.0)
+    close_anchor(str(kept), "shipped", 0.0, Places(box.env))
     lines, code = lines_of(box)
     assert not any(line.startswith("✘ anchor") or "anchor restore" in line for line in lines), lines
     assert code == 0

@@ -21,7 +21,7 @@ import pytest
 
 from session_workflow.anchor import registry
 from session_workflow.core import deps
-from session_workflow.core.locations import user_state_dir
+from session_workflow.core.places import Places
 
 REPO = Path(__file__).resolve().parents[2]
 BIN = REPO / "bin" / "session-workflow"
@@ -130,7 +130,7 @@ def test_a_writer_from_claude_codes_bash_tool_needs_no_install(fresh: Fresh) -> 
     assert anchor.parent == fresh.project / ".claude" / "anchors" and anchor.is_file()
     step = fresh.run(["session-workflow", "anchor", "step", str(anchor), "first step"], env, cwd=fresh.project)
     assert (step.returncode, step.stderr) == (0, "")
-    assert registry.is_ours({"HOME": str(fresh.home)}, str(anchor))
+    assert registry.Registry(Places({"HOME": str(fresh.home)})).is_ours(str(anchor))
     assert fresh.written() == set() and not config.exists()
 
 
@@ -157,7 +157,9 @@ def test_the_hooks_need_neither_package(fresh: Fresh) -> None:
     anchors.mkdir(parents=True)
     (anchors / "2026-12-01-offline.md").write_text("# Mission\nStay offline.\n\n## Cursor\n- Next action: wait\n")
     env = fresh.env(CLAUDE_PROJECT_DIR=str(fresh.project))
-    registry.vouch(env, str(anchors / "2026-12-01-offline.md"), None, "adopt", 0.0)  # adopted (here, by this test)
+    registry.Registry(Places(env)).vouch(
+        str(anchors / "2026-12-01-offline.md"), None, "adopt", 0.0
+    )  # adopted (here, by this test)
     payload = {"session_id": str(uuid.uuid4()), "cwd": str(fresh.project), "hook_event_name": "SessionStart"}
     hook = [str(fresh.python), "-I", "-S", str(REPO / "hooks" / "hook.py"), "SessionStart"]
     ran = fresh.run(hook, env, json.dumps({**payload, "source": "compact"}))
@@ -218,12 +220,13 @@ def test_no_call_compiles_the_standard_library_and_the_plugin_only_once(
     compiled = compiled_from_source(first.stderr)
     assert compiled and all(path.startswith(str(REPO) + os.sep) for path in compiled)
     again = fresh.run([*cli, "step", "execute"], env, cwd=fresh.project)
-    # The three small modules that judge the bytecode folder (its chain, as the trust folder's) are
+    # The five small modules that judge the bytecode folder (its chain, as the trust folder's) are
     # compiled on every call: before the judgement no bytecode is read from that folder.
     judging = [str(REPO / "src" / "session_workflow" / name) for name in ("__init__.py", "core/__init__.py")]
-    judging.append(str(REPO / "src" / "session_workflow" / "core" / "folders.py"))
+    judging += [str(REPO / "src" / "session_workflow" / "core" / name) for name in ("folders.py", "places.py")]
+    judging.append(str(REPO / "src" / "session_workflow" / "core" / "locations.py"))
     assert again.returncode == 0 and compiled_from_source(again.stderr) == judging
-    prefix = Path(user_state_dir({"HOME": str(fresh.home)}) or "") / "pycache"
+    prefix = Path(Places({"HOME": str(fresh.home)}).state or "") / "pycache"
     cached = files_under(prefix)
     assert cached and all(str(path).startswith(str(prefix) + str(REPO)) for path in cached)
     assert fresh.written() == set() and plugin_bytecode_folders() == before

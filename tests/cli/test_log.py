@@ -10,7 +10,8 @@ import json
 import os
 from pathlib import Path
 
-from session_workflow.core.ledger import ledger_path, reminders_path
+from session_workflow.core.ledger import reminders_path
+from session_workflow.core.places import Places
 from tests.reliability.sandbox import Sandbox, sandbox, snapshot, task_json
 from tests.reliability.test_own_anchor import cold_block, new_anchor
 from tests.reliability.test_trust import anchor_text, cli
@@ -18,14 +19,14 @@ from tests.transcript.test_record import Calls
 
 
 def _ledger(box: Sandbox) -> list[dict[str, object]]:
-    path = ledger_path(box.env())
+    path = Places(box.env()).ledger
     assert path is not None
     return [json.loads(line) for line in Path(path).read_text().splitlines()] if os.path.exists(path) else []
 
 
 def _keep_reminder(box: Sandbox, ts: str, anchor: str) -> None:
     """The mod's file, as checkpoint.ts `noteReminder` leaves it."""
-    path = reminders_path(box.env(), box.session)
+    path = reminders_path(Places(box.env()), box.session)
     assert path is not None
     os.makedirs(os.path.dirname(path), exist_ok=True)
     Path(path).write_text(json.dumps([{"ts": ts, "anchor": anchor, "tokens": 152_000, "threshold": 167_000}]))
@@ -102,7 +103,7 @@ def test_a_broken_ledger_line_costs_only_itself() -> None:
     with sandbox() as box:
         new_anchor(box)
         cold_block(box)
-        path = ledger_path(box.env())
+        path = Places(box.env()).ledger
         assert path is not None
         with open(path, "ab") as handle:
             handle.write(b'{"torn": \n[1, 2]\n\xff\xfe\n')
@@ -132,7 +133,7 @@ def test_a_block_that_cut_anchor_sections_tasks_and_actions_names_each_cut_by_co
         counts = {key: int(str(entry[key])) for key in ("anchor_dropped", "tasks_hidden", "record_cut")}
         assert counts["anchor_dropped"] >= 1 and counts["tasks_hidden"] >= 20 and counts["record_cut"] >= 1
         assert entry["record_folded"] == 1 and entry["record_actions"] == 61
-        ledger = Path(str(ledger_path(box.env()))).read_text()
+        ledger = Path(str(Places(box.env()).ledger)).read_text()
         assert "SECRET" not in ledger and "make target" not in ledger
         line = cli(box, "log").stdout.splitlines()[1]
         assert (
@@ -156,7 +157,7 @@ def test_a_session_gets_its_own_lines_of_a_thousand_and_no_line_that_only_names_
     project = tmp_path / "project"
     project.mkdir()
     (tmp_path / "link").symlink_to(project)
-    path = ledger_path(env)
+    path = Places(env).ledger
     assert path is not None
     os.makedirs(os.path.dirname(path))
     sessions = [f"session-{index:02d}" for index in range(20)]
@@ -170,7 +171,7 @@ def test_a_session_gets_its_own_lines_of_a_thousand_and_no_line_that_only_names_
     lines += [dumps_flat_object({**fork, "project": str(project)}), '{"session":"session-0","project":"x"}']
     Path(path).write_text("\n".join(lines[:500]) + "\n")
     Path(os.path.join(os.path.dirname(path), "ledger.1.ndjson")).write_text("\n".join(lines[500:]) + "\n")
-    found = entries(env, {"session-00"}, str(project))
+    found = entries(Places(env), {"session-00"}, str(project))
     assert [entry["units"] for entry in found] == sorted(range(0, 1000, 20), reverse=True)
-    everyone = entries(env, None, str(project))
+    everyone = entries(Places(env), None, str(project))
     assert len(everyone) == 501 and everyone[0]["session"] == "fork"

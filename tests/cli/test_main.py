@@ -12,6 +12,8 @@ import pytest
 
 from session_workflow import __version__
 from session_workflow.cli import main as cli
+from session_workflow.core.places import Places
+from tests.shell import shown_path
 
 REPO = Path(__file__).resolve().parents[2]
 SRC = REPO / "src"
@@ -94,7 +96,7 @@ def _broken_command(monkeypatch: pytest.MonkeyPatch) -> None:
     """The parsed command's handler raises what no handler expects (a bug)."""
     import argparse
 
-    def broken(args: argparse.Namespace) -> int:
+    def broken(args: argparse.Namespace, places: Places) -> int:
         raise ZeroDivisionError("a bug in state show")
 
     class Parser:
@@ -113,12 +115,15 @@ def test_an_unexpected_error_is_one_line_logged_and_with_debug_its_traceback(
     _broken_command(monkeypatch)
     code = cli.main(["--debug", "state", "show", "--json"] if debug else ["state", "show", "--json"])
     err = capsys.readouterr().err.splitlines()
-    assert code == 1 and err[-1] == "session-workflow: failed (ZeroDivisionError): a bug in state show"
+    log = shown_path(str(private_state_dir / "session-workflow" / "errors.jsonl"))
+    said = f"a bug, recorded in {log}: `session-workflow doctor` shows it"
+    # A bug exits 70 (sysexits' EX_SOFTWARE), never an expected failure's 1, and its line says where it went.
+    assert code == 70 and err[-1] == f"session-workflow: failed (ZeroDivisionError): a bug in state show; {said}"
     if debug:
         assert err[0] == "Traceback (most recent call last):" and err[-2] == "ZeroDivisionError: a bug in state show"
     else:
         assert len(err) == 1
-    (entry,) = errorlog.entries({"XDG_STATE_HOME": str(private_state_dir)})
+    (entry,) = errorlog.entries(Places({"XDG_STATE_HOME": str(private_state_dir)}))
     assert (
         entry["where"] == "session-workflow state show" and entry["error"] == "ZeroDivisionError: a bug in state show"
     )

@@ -13,6 +13,7 @@ import pytest
 from session_workflow.cli import state as state_cli
 from session_workflow.cli.main import main
 from session_workflow.core import locations, where
+from session_workflow.core.places import Places
 from session_workflow.workstate import state as workstate
 
 REPO = Path(__file__).resolve().parents[2]
@@ -126,21 +127,21 @@ def test_the_project_dir_rules(
     os.makedirs(os.path.dirname(locations.state_path(str(repo))))
     Path(locations.state_path(str(repo))).write_text("{}")
     monkeypatch.chdir(deep)
-    assert state_cli.locate(None, {}).project_dir == str(deep), "a terminal's project is where it is"
+    assert state_cli.locate(None, Places({})).project_dir == str(deep), "a terminal's project is where it is"
     config = tmp_path / "config"
     transcript = config / "projects" / where.project_slug(str(pkg)) / "abc-1.jsonl"
     transcript.parent.mkdir(parents=True)
     transcript.write_text(json.dumps({"type": "user", "cwd": str(pkg)}) + "\n")
     bash = {"CLAUDECODE": "1", "CLAUDE_CODE_SESSION_ID": "abc-1", "CLAUDE_CONFIG_DIR": str(config)}
-    assert state_cli.locate(None, bash).project_dir == str(pkg), "the Bash tool's: where the session started"
+    assert state_cli.locate(None, Places(bash)).project_dir == str(pkg), "the Bash tool's: where the session started"
     other = tmp_path / "other"
     other.mkdir()
-    assert state_cli.locate(None, {"CLAUDE_PROJECT_DIR": str(other)}).project_dir == str(other)
+    assert state_cli.locate(None, Places({"CLAUDE_PROJECT_DIR": str(other)})).project_dir == str(other)
     capsys.readouterr()
-    assert state_cli.locate(None, {**bash, "CLAUDE_PROJECT_DIR": str(other)}).project_dir == str(pkg)
+    assert state_cli.locate(None, Places({**bash, "CLAUDE_PROJECT_DIR": str(other)})).project_dir == str(pkg)
     assert "ignored CLAUDE_PROJECT_DIR=" in capsys.readouterr().err
-    assert state_cli.locate(None, {"CLAUDE_PROJECT_DIR": "relative"}).project_dir == str(deep)
-    assert state_cli.locate(str(repo), {"CLAUDE_PROJECT_DIR": str(other)}).project_dir == str(repo)
+    assert state_cli.locate(None, Places({"CLAUDE_PROJECT_DIR": "relative"})).project_dir == str(deep)
+    assert state_cli.locate(str(repo), Places({"CLAUDE_PROJECT_DIR": str(other)})).project_dir == str(repo)
 
 
 def test_without_any_project_dir_the_user_state_dir_is_used(
@@ -151,9 +152,9 @@ def test_without_any_project_dir_the_user_state_dir_is_used(
     gone.mkdir()
     monkeypatch.chdir(gone)
     gone.rmdir()
-    found = state_cli.locate(None, os.environ)
+    found = state_cli.locate(None, Places(os.environ))
     assert found.project_dir is None
-    assert found.path == workstate.fallback_state_path(os.environ)
+    assert found.path == workstate.fallback_state_path(Places(os.environ))
     assert run(capsys, "set", "--ticket", "3", "--title", "T")[0] == 0
     assert os.path.isfile(found.path)
 

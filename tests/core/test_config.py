@@ -9,6 +9,7 @@ import pytest
 
 from session_workflow.core import config
 from session_workflow.core.config import ANCHOR_HOOKS, STARTUP_WINDOW_HOURS, lookup, parse_hours, parse_switch
+from session_workflow.core.places import Places
 
 MANIFEST = Path(__file__).resolve().parents[2] / ".claude-plugin" / "plugin.json"
 
@@ -57,16 +58,16 @@ def test_names_follow_the_key() -> None:
 def test_unset_or_empty_is_the_default() -> None:
     assert lookup(STARTUP_WINDOW_HOURS, {}) == (6.0, None)
     assert lookup(STARTUP_WINDOW_HOURS, {"SESSION_WORKFLOW_STARTUP_WINDOW_HOURS": " "}) == (6.0, None)
-    assert config.switch(ANCHOR_HOOKS, {}) is True
+    assert Places({}).switch(ANCHOR_HOOKS) is True
 
 
 def test_the_option_applies_and_the_variable_overrides_it() -> None:
-    assert config.hours(STARTUP_WINDOW_HOURS, {"CLAUDE_PLUGIN_OPTION_STARTUP_WINDOW_HOURS": "2.5"}) == 2.5
+    assert Places({"CLAUDE_PLUGIN_OPTION_STARTUP_WINDOW_HOURS": "2.5"}).hours(STARTUP_WINDOW_HOURS) == 2.5
     env = {"CLAUDE_PLUGIN_OPTION_STARTUP_WINDOW_HOURS": "2.5", "SESSION_WORKFLOW_STARTUP_WINDOW_HOURS": "48"}
-    assert config.hours(STARTUP_WINDOW_HOURS, env) == 48.0
-    assert config.switch(ANCHOR_HOOKS, {"CLAUDE_PLUGIN_OPTION_ANCHOR_HOOKS": "false"}) is False
-    assert config.switch(
-        ANCHOR_HOOKS, {"CLAUDE_PLUGIN_OPTION_ANCHOR_HOOKS": "false", "SESSION_WORKFLOW_ANCHOR_HOOKS": "1"}
+    assert Places(env).hours(STARTUP_WINDOW_HOURS) == 48.0
+    assert Places({"CLAUDE_PLUGIN_OPTION_ANCHOR_HOOKS": "false"}).switch(ANCHOR_HOOKS) is False
+    assert Places({"CLAUDE_PLUGIN_OPTION_ANCHOR_HOOKS": "false", "SESSION_WORKFLOW_ANCHOR_HOOKS": "1"}).switch(
+        ANCHOR_HOOKS
     )
 
 
@@ -82,7 +83,7 @@ def test_a_bad_value_is_the_default_and_one_quoted_line() -> None:
     assert problem is not None and "\n" not in problem and len(problem) < 200
     # a bad override is not rescued by a good option: the default, as the README says
     env = {"SESSION_WORKFLOW_ANCHOR_HOOKS": "maybe", "CLAUDE_PLUGIN_OPTION_ANCHOR_HOOKS": "false"}
-    assert config.switch(ANCHOR_HOOKS, env) is True
+    assert Places(env).switch(ANCHOR_HOOKS) is True
 
 
 def test_problems_name_each_bad_option_once() -> None:

@@ -10,11 +10,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from session_workflow.core.context import HookContext
+from session_workflow.core.places import Places
 from session_workflow.hook.io import hook_json, parse_payload, run_hook
 
 
 def _ctx(**payload: object) -> HookContext:
-    return HookContext.from_payload(payload, {}, 0.0)
+    return HookContext.from_payload(payload, Places({}), 0.0)
 
 
 def test_non_string_fields_are_absent() -> None:
@@ -41,9 +42,13 @@ def test_the_project_is_the_one_rule_whatever_the_source(tmp_path: Path) -> None
         ctx = _ctx(source=source, cwd=str(now), transcript_path=str(transcript))
         assert ctx.project_dirs() == [str(start)] and ctx.project_dir() == str(start)
     assert _ctx(source="startup", cwd=str(now)).project_dirs() == [str(now)]
-    given = HookContext.from_payload({"cwd": str(now)}, {"CLAUDE_PROJECT_DIR": str(tmp_path), "CLAUDECODE": "1"}, 0.0)
+    given = HookContext.from_payload(
+        {"cwd": str(now)}, Places({"CLAUDE_PROJECT_DIR": str(tmp_path), "CLAUDECODE": "1"}), 0.0
+    )
     assert given.project_dirs() == [str(tmp_path)]
-    named = HookContext.from_payload({"cwd": str(now)}, {"CLAUDE_PROJECT_DIR": str(tmp_path)}, 0.0, project=str(now))
+    named = HookContext.from_payload(
+        {"cwd": str(now)}, Places({"CLAUDE_PROJECT_DIR": str(tmp_path)}), 0.0, project=str(now)
+    )
     assert named.project_dirs() == [str(now)]
     assert _ctx(source="compact", cwd="relative").project_dirs() == []
 

@@ -12,6 +12,7 @@ import pytest
 
 from session_workflow import __version__
 from session_workflow.core import errorlog
+from session_workflow.core.places import Places
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -39,7 +40,7 @@ def logged(tmp_path: Path) -> list[dict[str, object]]:
 
 
 def test_an_entry_has_the_time_where_version_and_traceback(tmp_path: Path) -> None:
-    errorlog.record("SessionStart part tasks", raised("bad task"), env_for(tmp_path))
+    errorlog.record("SessionStart part tasks", raised("bad task"), Places(env_for(tmp_path)))
     (entry,) = logged(tmp_path)
     assert entry["where"] == "SessionStart part tasks" and entry["version"] == __version__
     assert entry["error"] == "ZeroDivisionError: bad task"
@@ -49,19 +50,19 @@ def test_an_entry_has_the_time_where_version_and_traceback(tmp_path: Path) -> No
     assert f'File "{__file__}"' in trace and "in dive" in trace
     folder = tmp_path / "state" / "session-workflow"
     assert (folder.stat().st_mode & 0o777, (folder / "errors.jsonl").stat().st_mode & 0o777) == (0o700, 0o600)
-    assert errorlog.entries(env_for(tmp_path)) == [entry]
+    assert errorlog.entries(Places(env_for(tmp_path))) == [entry]
 
 
 def test_the_log_keeps_the_newest_20_entries(tmp_path: Path) -> None:
     for number in range(21):
-        errorlog.record(f"command {number}", raised(), env_for(tmp_path))
+        errorlog.record(f"command {number}", raised(), Places(env_for(tmp_path)))
     kept = [entry["where"] for entry in logged(tmp_path)]
     assert kept == [f"command {number}" for number in range(1, 21)]
     assert not [name for name in os.listdir(tmp_path / "state" / "session-workflow") if name != "errors.jsonl"]
 
 
 def test_an_entry_is_at_most_4096_bytes_and_keeps_the_innermost_frames(tmp_path: Path) -> None:
-    errorlog.record("deep", raised("x" * 100_000, depth=200), env_for(tmp_path))
+    errorlog.record("deep", raised("x" * 100_000, depth=200), Places(env_for(tmp_path)))
     line = (tmp_path / "state" / "session-workflow" / "errors.jsonl").read_bytes()
     assert 3000 < len(line) <= 4096
     trace = str(json.loads(line)["traceback"])
@@ -73,7 +74,7 @@ def test_a_log_that_is_not_ours_is_started_again(tmp_path: Path) -> None:
     path = tmp_path / "state" / "session-workflow" / "errors.jsonl"
     path.parent.mkdir(parents=True)
     path.write_bytes(b"not a log line\n" + b"{" * 50 + b"\n")
-    errorlog.record("after", raised(), env_for(tmp_path))
+    errorlog.record("after", raised(), Places(env_for(tmp_path)))
     assert [entry["where"] for entry in logged(tmp_path)] == ["after"]
 
 
@@ -103,5 +104,5 @@ def test_an_unwritable_state_folder_is_no_second_failure(tmp_path: Path, kind: s
 
 
 def test_no_home_no_log(tmp_path: Path) -> None:
-    errorlog.record("x", raised(), {"HOME": "relative"})
-    assert errorlog.log_path({"HOME": "relative"}) is None and errorlog.entries({}) == []
+    errorlog.record("x", raised(), Places({"HOME": "relative"}))
+    assert Places({"HOME": "relative"}).error_log is None and errorlog.entries(Places({})) == []

@@ -19,7 +19,7 @@ from session_workflow.anchor.writer import create_anchor
 from session_workflow.cli.main import main
 from session_workflow.core import atomic, folders
 from session_workflow.core.context import HookContext
-from session_workflow.core.locations import trust_dir
+from session_workflow.core.places import Places
 from session_workflow.hook import tool_edit
 from session_workflow.workstate.records import DeliveryRecord, delivery_folder
 from tests.trust import state_env, trust
@@ -69,9 +69,9 @@ def test_every_level_the_trust_records_need_is_made_0700_whatever_the_umask(
     monkeypatch.delenv("XDG_STATE_HOME")
     env = {"HOME": str(home)}
     umask(mask)  # type: ignore[operator]
-    create_anchor(str(project), "Port billing", time.time(), env, SESSION)
+    create_anchor(str(project), "Port billing", time.time(), Places(env), SESSION)
     os.umask(0o022)
-    kept = Path(trust_dir(env) or "") / "sessions"
+    kept = Path(Places(env).trust or "") / "sessions"
     assert set(modes_below(home, kept).values()) == {"0o700"}, modes_below(home, kept)
     assert len(modes_below(home, kept)) == 5
 
@@ -82,7 +82,7 @@ def test_the_edit_markers_and_delivery_records_folders_are_0700_whatever_the_uma
 ) -> None:
     state = Path(os.environ["XDG_STATE_HOME"])
     umask(mask)  # type: ignore[operator]
-    marker = tool_edit.marker_path(state_env(), SESSION, "toolu_1")
+    marker = tool_edit.marker_path(Places(state_env()), SESSION, "toolu_1")
     assert marker is not None and tool_edit._store(marker, b"x", time.time())
     DeliveryRecord(str(tmp_path / "data" / "deep" / "work-state-delivered"), "s.key", time.time()).store("k")
     os.umask(0o022)
@@ -97,7 +97,7 @@ def trusted_anchor(tmp_path: Path) -> Path:
     path.write_text(ANCHOR, encoding="utf-8")
     trust(path, session=SESSION)
     folders._checked.clear()
-    assert registry.is_ours(state_env(), str(path))
+    assert registry.Registry(Places(state_env())).is_ours(str(path))
     folders._checked.clear()
     return path
 
@@ -110,7 +110,7 @@ def context(project: Path) -> HookContext:
         cwd=str(project),
         transcript_path=None,
         mod_active=False,
-        env=state_env(),
+        places=Places(state_env()),
         now=time.time(),
     )
 
@@ -125,10 +125,10 @@ def block_notes(project: Path) -> str:
 def test_a_trust_folder_of_another_user_is_not_trusted_and_the_block_names_it(tmp_path: Path) -> None:
     """A group member who puts their own anchors/ folder in place plants records: they are never read."""
     path = trusted_anchor(tmp_path)
-    folder = trust_dir(state_env()) or ""
+    folder = Places(state_env()).trust or ""
     os.chown(folder, NOBODY, NOBODY)
-    assert not registry.is_ours(state_env(), str(path))
-    assert registry.kept_by(state_env(), SESSION) == []
+    assert not registry.Registry(Places(state_env())).is_ours(str(path))
+    assert registry.Registry(Places(state_env())).kept_by(SESSION) == []
     text = block_notes(path.parents[2])
     assert "port the refund consumer" not in text  # not injected as the run's own
     line = next(line for line in text.splitlines() if line.startswith("session-workflow: ignored the anchors'"))
@@ -139,26 +139,26 @@ def test_a_trust_folder_of_another_user_is_not_trusted_and_the_block_names_it(tm
 @as_root
 def test_a_sessions_folder_of_another_user_lists_nothing(tmp_path: Path) -> None:
     trusted_anchor(tmp_path)
-    os.chown(os.path.join(trust_dir(state_env()) or "", "sessions"), NOBODY, NOBODY)
-    assert registry.kept_by(state_env(), SESSION) == []
+    os.chown(os.path.join(Places(state_env()).trust or "", "sessions"), NOBODY, NOBODY)
+    assert registry.Registry(Places(state_env())).kept_by(SESSION) == []
 
 
 @pytest.mark.parametrize("level", ["anchors", "session-workflow", "state root"])
 @pytest.mark.parametrize("mode", [0o775, 0o757, 0o777])
 def test_a_folder_others_may_write_on_the_way_up_is_not_trusted(tmp_path: Path, level: str, mode: int) -> None:
     path = trusted_anchor(tmp_path)
-    folder = Path(trust_dir(state_env()) or "")
+    folder = Path(Places(state_env()).trust or "")
     target = {"anchors": folder, "session-workflow": folder.parent, "state root": folder.parent.parent}[level]
     target.chmod(mode)
     try:
-        assert not registry.is_ours(state_env(), str(path))
-        line = registry.trust_problem(state_env())
+        assert not registry.Registry(Places(state_env())).is_ours(str(path))
+        line = registry.Registry(Places(state_env())).trust_problem()
         assert line is not None and f"{target} is writable by others (mode {mode:04o})" in line
         assert f"fix: `chmod go-w {target}`" in line
     finally:
         target.chmod(0o700)
     folders._checked.clear()
-    assert registry.is_ours(state_env(), str(path))  # the fix line's command is all it takes
+    assert registry.Registry(Places(state_env())).is_ours(str(path))  # the fix line's command is all it takes
 
 
 def test_a_folder_above_the_state_root_is_not_judged(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -167,7 +167,7 @@ def test_a_folder_above_the_state_root_is_not_judged(tmp_path: Path, monkeypatch
     parent = Path(os.environ["XDG_STATE_HOME"]).parent
     parent.chmod(0o777)
     try:
-        assert registry.is_ours(state_env(), str(path))
+        assert registry.Registry(Places(state_env())).is_ours(str(path))
     finally:
         parent.chmod(0o700)
 
@@ -177,7 +177,9 @@ def test_a_folder_of_root_is_trusted_by_another_user(tmp_path: Path, monkeypatch
     """Root can write anywhere: its folders (writable by no one else) are as safe as the user's own."""
     path = trusted_anchor(tmp_path)
     monkeypatch.setattr(os, "getuid", lambda: NOBODY)
-    assert registry.trust_problem(state_env()) is None and registry.is_ours(state_env(), str(path))
+    assert registry.Registry(Places(state_env())).trust_problem() is None and registry.Registry(
+        Places(state_env())
+    ).is_ours(str(path))
 
 
 def test_another_owner_is_refused_without_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -187,9 +189,9 @@ def test_another_owner_is_refused_without_root(tmp_path: Path, monkeypatch: pyte
     if uid == 0:
         pytest.skip("root's folders are trusted by every user (root can write anywhere): the chown tests hold it")
     monkeypatch.setattr(os, "getuid", lambda: uid + 1)
-    assert not registry.is_ours(state_env(), str(path))
-    folder = trust_dir(state_env()) or ""
-    assert registry.trust_problem(state_env()) == (
+    assert not registry.Registry(Places(state_env())).is_ours(str(path))
+    folder = Places(state_env()).trust or ""
+    assert registry.Registry(Places(state_env())).trust_problem() == (
         f"session-workflow: ignored the anchors' trust records: {folder} is owned by another user (uid {uid}),"
         f" so another user may have put them there; fix: `mv {folder} {folder}.not-mine`"
     )
@@ -197,7 +199,7 @@ def test_another_owner_is_refused_without_root(tmp_path: Path, monkeypatch: pyte
 
 def test_a_writer_refuses_to_record_in_a_folder_others_may_write(tmp_path: Path) -> None:
     path = trusted_anchor(tmp_path)
-    folder = Path(trust_dir(state_env()) or "")
+    folder = Path(Places(state_env()).trust or "")
     folder.chmod(0o777)
     with pytest.raises(atomic.WriteError, match="is writable by others"):
         trust(path)
@@ -211,15 +213,17 @@ def test_a_symlinked_plugin_folder_is_judged_where_it_leads(tmp_path: Path) -> N
     (tmp_path / "elsewhere").chmod(0o700)
     (Path(os.environ["XDG_STATE_HOME"]) / "session-workflow").symlink_to(elsewhere)
     path = trusted_anchor(tmp_path)
-    assert str(elsewhere) in os.path.realpath(trust_dir(state_env()) or "")
+    assert str(elsewhere) in os.path.realpath(Places(state_env()).trust or "")
     (tmp_path / "elsewhere").chmod(0o777)  # not sticky: anyone could rename session-workflow away
     folders._checked.clear()
     try:
-        assert not registry.is_ours(state_env(), str(path))
-        assert f"{tmp_path / 'elsewhere'} is writable by others" in (registry.trust_problem(state_env()) or "")
+        assert not registry.Registry(Places(state_env())).is_ours(str(path))
+        assert f"{tmp_path / 'elsewhere'} is writable by others" in (
+            registry.Registry(Places(state_env())).trust_problem() or ""
+        )
         (tmp_path / "elsewhere").chmod(0o1777)  # sticky: only the owner may rename what is in it
         folders._checked.clear()
-        assert registry.is_ours(state_env(), str(path))
+        assert registry.Registry(Places(state_env())).is_ours(str(path))
     finally:
         (tmp_path / "elsewhere").chmod(0o700)
 
@@ -289,10 +293,10 @@ def test_inject_writes_and_prunes_where_the_folder_is_the_users(
 def test_the_delivery_folder_is_one_function_for_hooks_and_cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     project, data, _old = delivery_setup(tmp_path, monkeypatch)
     env = dict(os.environ)
-    assert delivery_folder(env, [str(project)]) == str(data / "work-state-delivered")
+    assert delivery_folder(Places(env), [str(project)]) == str(data / "work-state-delivered")
     data.chmod(0o770)
     folders._checked.clear()
-    assert delivery_folder(env, [str(project)]) is None
+    assert delivery_folder(Places(env), [str(project)]) is None
 
 
 REPO = Path(__file__).resolve().parents[2]

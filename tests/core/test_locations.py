@@ -14,17 +14,12 @@ from hypothesis import strategies as st
 
 from session_workflow.core.locations import (
     _fnv1a64,
-    claude_config_dir,
-    ignored_folders,
     leads_outside,
-    outside_projects,
     record_name,
-    records_dir,
     resolves_inside,
     safe_name,
-    trust_dir,
-    user_state_dir,
 )
+from session_workflow.core.places import Places
 from tests.reliability.strategies import char_text
 
 SRC = Path(__file__).resolve().parents[2] / "src"
@@ -60,7 +55,7 @@ STATE_ENVS: list[dict[str, str]] = [
     ],
 )
 def test_user_state_dir_needs_only_the_environment(env: dict[str, str], platform: str, expected: str | None) -> None:
-    assert user_state_dir(env, platform) == expected
+    assert Places(env, platform).state == expected
 
 
 @pytest.mark.parametrize("env", STATE_ENVS)
@@ -84,14 +79,14 @@ def test_user_state_dir_is_what_platformdirs_gives(
     for name, value in env.items():
         monkeypatch.setenv(name, value)
     dirs = (MacOS if platform == "darwin" else Unix)("session-workflow")
-    assert user_state_dir(env, platform) == dirs.user_state_dir
+    assert Places(env, platform).state == dirs.user_state_dir
 
 
 def test_user_state_dir_is_the_same_in_a_cold_interpreter() -> None:
     """The hooks run ``python3 -I -S``: no platformdirs there, the same folder."""
     code = (
-        "import os, sys; sys.path.insert(0, sys.argv[1]); from session_workflow.core.locations import user_state_dir;"
-        " print(user_state_dir(os.environ))"
+        "import os, sys; sys.path.insert(0, sys.argv[1]); from session_workflow.core.places import Places;"
+        " print(Places(os.environ).state)"
     )
     env = {"HOME": "/home/u", "XDG_STATE_HOME": "/xdg", "PATH": os.environ.get("PATH", "")}
     done = subprocess.run(
@@ -102,8 +97,8 @@ def test_user_state_dir_is_the_same_in_a_cold_interpreter() -> None:
 
 def test_trust_dir_is_never_inside_a_project_and_ignores_plugin_data() -> None:
     env = {"HOME": "/home/u", "CLAUDE_PLUGIN_DATA": "/data", "CLAUDE_PROJECT_DIR": "/home/u/proj"}
-    assert trust_dir(env) == os.path.join(user_state_dir(env) or "", "anchors")
-    assert trust_dir({}) is None
+    assert Places(env).trust == os.path.join(Places(env).state or "", "anchors")
+    assert Places({}).trust is None
 
 
 def test_leads_outside_names_the_first_link_out(tmp_path: Path) -> None:
@@ -185,33 +180,33 @@ def test_a_folder_variable_counts_only_absolute_and_outside_every_project(tmp_pa
     (other / "back").symlink_to(project / "sub")
     env = {"HOME": str(tmp_path / "home")}
     dirs = [str(project)]
-    assert outside_projects(str(other / "data"), dirs, env)
-    assert outside_projects(str(project / "link" / "data"), dirs, env)  # resolved: it lands outside
+    assert Places(env).outside_projects(str(other / "data"), dirs)
+    assert Places(env).outside_projects(str(project / "link" / "data"), dirs)  # resolved: it lands outside
     for inside in (project, project / "sub" / "data", other / "back" / "data"):
-        assert not outside_projects(str(inside), dirs, env), inside
-    assert not outside_projects("data", [], env) and not outside_projects("/x\x00", [], env)
+        assert not Places(env).outside_projects(str(inside), dirs), inside
+    assert not Places(env).outside_projects("data", []) and not Places(env).outside_projects("/x\x00", [])
     # A session run in the home folder or above it has no repository there (~/.claude/settings.json is the user's
     # own), and Claude Code's own folder counts as outside wherever it is.
     for above in (tmp_path / "home", tmp_path, Path("/")):
-        assert outside_projects(str(tmp_path / "home" / ".local" / "data"), [str(above)], env), above
+        assert Places(env).outside_projects(str(tmp_path / "home" / ".local" / "data"), [str(above)]), above
     env_config = {**env, "CLAUDE_CONFIG_DIR": str(project / "cfg")}
-    assert outside_projects(str(project / "cfg" / "plugins" / "data" / "x"), dirs, env_config)
-    assert not outside_projects(str(project / "cfg2"), dirs, env_config)
-    assert not outside_projects("/x\ud800", [], env) and outside_projects(str(other), ["/p\ud800"], env)
-    assert records_dir({**env, "CLAUDE_PLUGIN_DATA": str(project / "d")}, dirs) is None
-    assert records_dir({**env, "CLAUDE_PLUGIN_DATA": str(other)}, dirs) == str(other / "work-state-delivered")
+    assert Places(env_config).outside_projects(str(project / "cfg" / "plugins" / "data" / "x"), dirs)
+    assert not Places(env_config).outside_projects(str(project / "cfg2"), dirs)
+    assert not Places(env).outside_projects("/x\ud800", []) and Places(env).outside_projects(str(other), ["/p\ud800"])
+    assert Places({**env, "CLAUDE_PLUGIN_DATA": str(project / "d")}).records(dirs) is None
+    assert Places({**env, "CLAUDE_PLUGIN_DATA": str(other)}).records(dirs) == str(other / "work-state-delivered")
 
 
 def test_a_relative_config_dir_is_ignored_and_named_once(tmp_path: Path) -> None:
     env = {"HOME": "/home/u", "CLAUDE_CONFIG_DIR": "cfg", "XDG_STATE_HOME": "st", "CLAUDE_PLUGIN_DATA": "data"}
-    assert claude_config_dir(env) == "/home/u/.claude"
-    assert claude_config_dir({"CLAUDE_CONFIG_DIR": "/c"}) == "/c" and claude_config_dir({}) is None
-    assert ignored_folders(env, []) == [
+    assert Places(env).config == "/home/u/.claude"
+    assert Places({"CLAUDE_CONFIG_DIR": "/c"}).config == "/c" and Places({}).config is None
+    assert Places(env).ignored_folders([]) == [
         "session-workflow: ignored CLAUDE_CONFIG_DIR=`cfg`: not an absolute path outside the project.",
         "session-workflow: ignored XDG_STATE_HOME=`st`: not an absolute path outside the project.",
         "session-workflow: ignored CLAUDE_PLUGIN_DATA=`data`: not an absolute path outside the project.",
     ]
-    assert ignored_folders({"CLAUDE_PLUGIN_DATA": str(tmp_path / "d\u202e")}, [str(tmp_path)]) == [
+    assert Places({"CLAUDE_PLUGIN_DATA": str(tmp_path / "d\u202e")}).ignored_folders([str(tmp_path)]) == [
         f"session-workflow: ignored CLAUDE_PLUGIN_DATA=`{tmp_path}/d\\u202e`: not an absolute path outside the project."
     ]
-    assert ignored_folders({"HOME": "/h", "CLAUDE_PLUGIN_DATA": "/h/.claude/plugins/data/x"}, ["/h/p"]) == []
+    assert Places({"HOME": "/h", "CLAUDE_PLUGIN_DATA": "/h/.claude/plugins/data/x"}).ignored_folders(["/h/p"]) == []

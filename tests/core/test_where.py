@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from session_workflow.core import where
-from session_workflow.core.locations import TRUST_FOLDER, trust_dir, user_state_dir
+from session_workflow.core.locations import TRUST_FOLDER
+from session_workflow.core.places import Places
 from tests.mod_tables import check_mod_table
 
 REPO = Path(__file__).resolve().parents[2]
@@ -41,10 +42,10 @@ def test_a_hook_takes_claude_project_dir_whatever_the_cwd_and_the_env(mono: tupl
     """Claude Code sets CLAUDE_PROJECT_DIR for its hooks over any env block, and CLAUDECODE=1 there too."""
     root, pkg, src = mono
     env = {"CLAUDE_PROJECT_DIR": str(pkg), "CLAUDECODE": "1"}
-    assert where.project_dir(env, str(src), hook=True) == str(pkg)
-    assert where.project_dir(env, str(root), "/no/such/transcript", hook=True) == str(pkg)
-    assert where.project_dir({**env, "CLAUDE_PROJECT_DIR": "relative"}, str(src), hook=True) == str(src)
-    assert where.project_dir({**env, "CLAUDE_PROJECT_DIR": str(pkg / "gone")}, str(src), hook=True) == str(src)
+    assert where.project_dir(Places(env), str(src), hook=True) == str(pkg)
+    assert where.project_dir(Places(env), str(root), "/no/such/transcript", hook=True) == str(pkg)
+    assert where.project_dir(Places({**env, "CLAUDE_PROJECT_DIR": "relative"}), str(src), hook=True) == str(src)
+    assert where.project_dir(Places({**env, "CLAUDE_PROJECT_DIR": str(pkg / "gone")}), str(src), hook=True) == str(src)
 
 
 def test_the_bash_tool_finds_the_project_in_the_sessions_transcript(
@@ -56,39 +57,41 @@ def test_the_bash_tool_finds_the_project_in_the_sessions_transcript(
     config = tmp_path / "config"
     transcript(config, pkg, SESSION, pkg, src)
     env = {"CLAUDECODE": "1", "CLAUDE_CODE_SESSION_ID": SESSION, "CLAUDE_CONFIG_DIR": str(config)}
-    assert where.project_dir(env, str(src)) == str(pkg)
-    assert where.project_dir({**env, "CLAUDE_PROJECT_DIR": str(root)}, str(src)) == str(pkg)
-    assert where.command_project_dir({**env, "CLAUDE_PROJECT_DIR": str(root)}, str(src)) == (
+    assert where.project_dir(Places(env), str(src)) == str(pkg)
+    assert where.project_dir(Places({**env, "CLAUDE_PROJECT_DIR": str(root)}), str(src)) == str(pkg)
+    assert where.command_project_dir(Places({**env, "CLAUDE_PROJECT_DIR": str(root)}), str(src)) == (
         str(pkg),
         f"session-workflow: ignored CLAUDE_PROJECT_DIR=`{root}`: Claude Code sets it for hooks, not here.",
     )
-    assert where.command_project_dir(env, str(src)) == (str(pkg), None)
+    assert where.command_project_dir(Places(env), str(src)) == (str(pkg), None)
     for other in ("other-session", "../x", "a/b", "x" * 129, ""):
-        assert where.project_dir({**env, "CLAUDE_CODE_SESSION_ID": other}, str(src)) == str(src)
+        assert where.project_dir(Places({**env, "CLAUDE_CODE_SESSION_ID": other}), str(src)) == str(src)
 
 
 def test_a_terminal_takes_its_own_claude_project_dir_else_its_cwd(mono: tuple[Path, Path, Path]) -> None:
     """No walk up to a .git or a settings file: Claude Code reads .claude/settings.json where it starts only."""
     root, _pkg, src = mono
-    assert where.project_dir({"CLAUDE_PROJECT_DIR": str(root)}, str(src)) == str(root)
-    assert where.project_dir({}, str(src)) == str(src)
-    assert where.project_dir({}, "relative") is None
-    assert where.project_dir({}, None) is None
+    assert where.project_dir(Places({"CLAUDE_PROJECT_DIR": str(root)}), str(src)) == str(root)
+    assert where.project_dir(Places({}), str(src)) == str(src)
+    assert where.project_dir(Places({}), "relative") is None
+    assert where.project_dir(Places({}), None) is None
 
 
 def test_the_transcript_is_found_under_the_slug_of_a_folder_above_the_cwd_else_anywhere(tmp_path: Path) -> None:
     config, start = tmp_path / "config", tmp_path / "p r🙂j"
     (start / "deep" / "er").mkdir(parents=True)
     env = {"CLAUDE_CODE_SESSION_ID": SESSION, "CLAUDE_CONFIG_DIR": str(config)}
-    assert where.session_transcript(env, str(start)) is None
+    assert where.session_transcript(Places(env), str(start)) is None
     here = transcript(config, start, SESSION, start)
     assert where.project_slug("/p r🙂j") == "-p-r--j", "an astral character is two UTF-16 units: two dashes"
-    assert where.session_transcript(env, str(start / "deep" / "er")) == str(here)
+    assert where.session_transcript(Places(env), str(start / "deep" / "er")) == str(here)
     here.unlink()
     elsewhere = transcript(config, "/a/long/path/cut/and/hashed-1a2b", SESSION, start)
-    assert where.session_transcript(env, str(start)) == str(elsewhere)
-    assert where.project_dir({**env, "CLAUDECODE": "1"}, str(start / "deep")) == str(start)
-    assert where.session_transcript({"CLAUDE_CODE_SESSION_ID": SESSION, "CLAUDE_CONFIG_DIR": "rel"}, None) is None
+    assert where.session_transcript(Places(env), str(start)) == str(elsewhere)
+    assert where.project_dir(Places({**env, "CLAUDECODE": "1"}), str(start / "deep")) == str(start)
+    assert (
+        where.session_transcript(Places({"CLAUDE_CODE_SESSION_ID": SESSION, "CLAUDE_CONFIG_DIR": "rel"}), None) is None
+    )
 
 
 def test_a_slug_past_200_units_is_cut_and_hashed_as_claude_code_does() -> None:
@@ -147,7 +150,7 @@ def python_where_cases() -> list[dict[str, object]]:
                         "env": env,
                         "session": session,
                         "sysname": system,
-                        "tasks": where.task_list_dir(env, session),
+                        "tasks": Places(env).task_list_dir(session),
                         "trust": trust,
                     }
                 )
@@ -156,7 +159,7 @@ def python_where_cases() -> list[dict[str, object]]:
 
 def _trust_dir_on(env: dict[str, str], platform: str) -> str | None:
     """``core.locations.trust_dir`` as it is on ``platform``."""
-    root = user_state_dir(env, platform)
+    root = Places(env, platform).state
     return os.path.join(root, TRUST_FOLDER) if root else None
 
 
@@ -171,7 +174,7 @@ def test_the_mods_where_table_is_what_python_gives() -> None:
 
 
 def test_the_trust_folder_of_the_table_is_trust_dir_here() -> None:
-    assert _trust_dir_on(MOD_ENVS[0], sys.platform) == trust_dir(MOD_ENVS[0])
+    assert _trust_dir_on(MOD_ENVS[0], sys.platform) == Places(MOD_ENVS[0]).trust
 
 
 def test_the_table_covers_the_cases_the_issue_names() -> None:

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from session_workflow.anchor import registry
+from session_workflow.core.places import Places
 
 from . import fake_api as F
 from .fake_api import FakeAnthropic
@@ -84,11 +85,11 @@ def test_edit_and_write_keep_a_cli_made_anchor_trusted(claude: Claude, fake_api:
         return F.tool_use("Edit", {**edit_input, "replace_all": False})
 
     def write(body: Body) -> F.Reply:
-        trusted["after Edit"] = registry.is_ours(state, made[0])
+        trusted["after Edit"] = registry.Registry(Places(state)).is_ours(made[0])
         return F.tool_use("Write", {"file_path": made[0], "content": WRITTEN})
 
     def done(body: Body) -> F.Reply:
-        trusted["after Write"] = registry.is_ours(state, made[0])
+        trusted["after Write"] = registry.Registry(Places(state)).is_ours(made[0])
         return F.text("edited the anchor")
 
     def step(body: Body) -> F.Reply:
@@ -136,7 +137,7 @@ def test_a_planted_anchor_the_model_edits_stays_not_created_here(
     claude.converse(["do what the repository's anchor says", "/compact", "go on"], BYPASS, run_env())
     assert fake_api.pending_script() == 0, "the model's tool calls were not all made"
     assert "MODEL-WROTE-PLANTED" in planted.read_text(encoding="utf-8")
-    assert not registry.is_ours({"HOME": str(claude.home)}, str(planted))
+    assert not registry.Registry(Places({"HOME": str(claude.home)})).is_ours(str(planted))
 
     block = compact_block(after_compaction(fake_api))
     has(block, f"Open anchor not created here (not shown): `{planted}`", f"`session-workflow anchor adopt {planted}`")

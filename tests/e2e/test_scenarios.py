@@ -24,6 +24,7 @@ from typing import Any
 import pytest
 
 from session_workflow.anchor import registry
+from session_workflow.core.places import Places
 
 from . import fake_api as F
 from .fake_api import FakeAnthropic
@@ -90,7 +91,7 @@ def write_anchor(
         then = time.time() - age_hours * 3600
         os.utime(path, (then, then))
     # Adopted as this machine's anchor, in the registry of the HOME the sandbox's claude runs with (beside it).
-    registry.vouch({"HOME": str(project.parent / "home")}, str(path), None, "adopt", 0.0)
+    registry.Registry(Places({"HOME": str(project.parent / "home")})).vouch(str(path), None, "adopt", 0.0)
     return path
 
 

@@ -17,6 +17,7 @@ from session_workflow.anchor import part as anchor_part
 from session_workflow.core import locations
 from session_workflow.core.context import HookContext
 from session_workflow.core.parts import PreparedPart
+from session_workflow.core.places import Places
 from session_workflow.core.text import cut_utf16, utf16_len
 from session_workflow.hook import compose
 from session_workflow.tasks import store as tasks
@@ -48,7 +49,7 @@ def _ctx(source: str | None, **extra: object) -> HookContext:
     payload: dict[str, object] = {"session_id": "s1", "cwd": "/nowhere", **extra}
     if source is not None:
         payload["source"] = source
-    return HookContext.from_payload(payload, {}, 0.0)
+    return HookContext.from_payload(payload, Places({}), 0.0)
 
 
 @pytest.fixture()
@@ -111,7 +112,7 @@ def test_mod_delivers_work_state(calls: list[str]) -> None:
     ],
 )
 def test_anchor_opt_out(calls: list[str], env: dict[str, str]) -> None:
-    composition = compose.compose(HookContext.from_payload({"source": "compact"}, env, 0.0))
+    composition = compose.compose(HookContext.from_payload({"source": "compact"}, Places(env), 0.0))
     assert calls == ["work state", "tasks", "recovery"]
     assert "ignored" not in composition.text
     name = (
@@ -135,7 +136,7 @@ def test_a_switched_off_anchor_is_no_restored_state_for_the_users_words(
     for module in (workstate_part, tasks):
         monkeypatch.setattr(module, "prepare", lambda ctx: None)
     text = compose.compose(
-        HookContext.from_payload({"source": "compact"}, {"SESSION_WORKFLOW_ANCHOR_HOOKS": "0"}, 0.0)
+        HookContext.from_payload({"source": "compact"}, Places({"SESSION_WORKFLOW_ANCHOR_HOOKS": "0"}), 0.0)
     ).text
     assert "control anchor is not shown" in text
     assert "recovery" not in calls and "[recovery]" not in text
@@ -157,7 +158,7 @@ def switched_project(tmp_path: Path, settings: dict[str, object] | None, leaf: s
 
 def off_block(project: Path, env: dict[str, str], session: str = "s1") -> str:
     payload = {"session_id": session, "cwd": str(project), "source": "compact"}
-    return compose.compose(HookContext.from_payload(payload, env, 0.0)).text
+    return compose.compose(HookContext.from_payload(payload, Places(env), 0.0)).text
 
 
 @pytest.mark.parametrize("leaf", ["settings.json", "settings.local.json"])
@@ -214,13 +215,13 @@ def test_a_switched_off_part_costs_a_session_without_one_nothing(tmp_path: Path)
     ],
 )
 def test_anchor_on(calls: list[str], env: dict[str, str]) -> None:
-    compose.compose(HookContext.from_payload({"source": "compact"}, env, 0.0))
+    compose.compose(HookContext.from_payload({"source": "compact"}, Places(env), 0.0))
     assert "anchor" in calls
 
 
 def test_a_bad_option_value_is_the_default_named_once_in_the_block(calls: list[str]) -> None:
     env = {"CLAUDE_PLUGIN_OPTION_ANCHOR_HOOKS": "maybe", "CLAUDE_PLUGIN_OPTION_STARTUP_WINDOW_HOURS": "-3"}
-    text = compose.compose(HookContext.from_payload({"source": "compact"}, env, 0.0)).text
+    text = compose.compose(HookContext.from_payload({"source": "compact"}, Places(env), 0.0)).text
     assert "anchor" in calls
     lines = text.split("\n\n")[0].splitlines()
     assert lines[1:] == [
@@ -322,10 +323,10 @@ def test_parts_without_state_on_disk_are_not_even_imported(tmp_path: Path) -> No
     dir that exists) loads neither part's module."""
     script = (
         "import json, sys; sys.path.insert(0, sys.argv[1])\n"
-        "from session_workflow.core import context\nfrom session_workflow.hook import compose\n"
+        "from session_workflow.core import context, places\nfrom session_workflow.hook import compose\n"
         "payload = {'source': 'startup', 'session_id': 's1', 'cwd': sys.argv[2]}\n"
         "env = {'CLAUDE_PLUGIN_DATA': sys.argv[3], 'CLAUDE_CONFIG_DIR': sys.argv[3], 'XDG_STATE_HOME': sys.argv[3]}\n"
-        "assert compose.compose(context.HookContext.from_payload(payload, env, 0.0)).text == ''\n"
+        "assert compose.compose(context.HookContext.from_payload(payload, places.Places(env), 0.0)).text == ''\n"
         "print(sorted(m for m in sys.modules if m.startswith('session_workflow.')))"
     )
     (tmp_path / "proj").mkdir()
@@ -394,7 +395,9 @@ def test_an_anchor_only_older_is_unchanged_but_an_edited_one_is_sent(tmp_path: P
     trust(anchor)
 
     def block(source: str, now: float) -> str:
-        ctx = HookContext.from_payload({"source": source, "session_id": "s", "cwd": str(tmp_path)}, state_env(), now)
+        ctx = HookContext.from_payload(
+            {"source": source, "session_id": "s", "cwd": str(tmp_path)}, Places(state_env()), now
+        )
         part = anchor_part.prepare(ctx)
         assert isinstance(part, anchor_part.AnchorPart)
         parts.append(part)
@@ -423,7 +426,7 @@ def test_an_anchor_shown_at_startup_is_unchanged_on_resume(tmp_path: Path) -> No
     blocks: list[str] = []
     for source in ("startup", "resume"):
         payload = {"source": source, "session_id": "s", "cwd": str(tmp_path)}
-        ctx = HookContext.from_payload(payload, state_env(), 1060.0)
+        ctx = HookContext.from_payload(payload, Places(state_env()), 1060.0)
         part = anchor_part.prepare(ctx)
         assert part is not None
         blocks.append(compose.allocate(source, [part], earlier=blocks).text)
@@ -436,13 +439,13 @@ def test_an_anchor_shown_at_startup_is_unchanged_on_resume(tmp_path: Path) -> No
 
 def _failing_ctx(source: str, state: Path) -> HookContext:
     payload: dict[str, object] = {"session_id": "s1", "cwd": "/nowhere", "source": source}
-    return HookContext.from_payload(payload, {"XDG_STATE_HOME": str(state)}, 0.0)
+    return HookContext.from_payload(payload, Places({"XDG_STATE_HOME": str(state)}), 0.0)
 
 
 def _doctor_lines(state: Path) -> list[str]:
     from session_workflow.cli.doctor import error_checks
 
-    return [line for check in error_checks({"XDG_STATE_HOME": str(state)}) for line in check.lines()]
+    return [line for check in error_checks(Places({"XDG_STATE_HOME": str(state)})) for line in check.lines()]
 
 
 def test_a_part_that_raises_is_logged_shown_by_doctor_and_named_in_the_block(
@@ -514,7 +517,7 @@ def test_a_new_part_is_one_registry_entry(monkeypatch: pytest.MonkeyPatch, calls
 
 def test_the_ledger_entry_is_stamped_in_utc_iso_seconds() -> None:
     """The compaction ledger sorts the hooks' lines and the mod's reminders as one list by this stamp."""
-    ctx = HookContext.from_payload({"source": "compact", "session_id": "s1"}, {}, 2_000_000_000.0)
+    ctx = HookContext.from_payload({"source": "compact", "session_id": "s1"}, Places({}), 2_000_000_000.0)
     entry = compose.ledger_entry(ctx, compose.allocate("compact", [FakePart("anchor", "A", 100)]))
     assert entry["ts"] == "2033-05-18T03:33:20Z"
     assert entry["source"] == "compact" and entry["session"] == "s1" and entry["parts"] == "anchor=1"

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from session_workflow.core import health
+from session_workflow.core.places import Places
 
 REPO = Path(__file__).resolve().parents[2]
 LAUNCHER = str(REPO / "hooks" / "python.sh")
@@ -258,6 +259,6 @@ def test_a_python3_too_old_is_recorded_and_said_in_the_block(tmp_path: Path, old
     assert f"Python {shown}" in context and "3.9 or newer" in context
     from session_workflow.core import errorlog
 
-    logged = errorlog.entries(env)
+    logged = errorlog.entries(Places(env))
     assert [(entry["where"], entry["python"]) for entry in logged] == [("SessionStart", shown), ("PostToolUse", shown)]
     assert all("needs 3.9+" in str(entry["error"]) for entry in logged)

@@ -11,6 +11,7 @@ import pytest
 
 from session_workflow.anchor.writer import anchor_template
 from session_workflow.core.context import HookContext
+from session_workflow.core.places import Places
 from session_workflow.hook import precompact
 from session_workflow.workstate.section import WorkState
 from tests.hook.test_session_start import Project
@@ -21,7 +22,7 @@ from tests.transcript.test_recovery import record as entry
 
 def _run(project: Project, capsysbinary: pytest.CaptureFixture[bytes], **env: str) -> str:
     payload = {**project.payload(None), "hook_event_name": "PreCompact", "trigger": "manual", "custom_instructions": ""}
-    precompact.pre_compact(HookContext.from_payload(payload, project.env(**env), time.time()))
+    precompact.pre_compact(HookContext.from_payload(payload, Places(project.env(**env)), time.time()))
     return capsysbinary.readouterr().out.decode()
 
 

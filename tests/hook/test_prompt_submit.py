@@ -13,9 +13,9 @@ import pytest
 
 from session_workflow.core import locations
 from session_workflow.core.context import HookContext
+from session_workflow.core.places import Places
 from session_workflow.hook import compose, prompt_submit
 from session_workflow.hook import io as hookio
-from session_workflow.workstate import records
 from session_workflow.workstate import writer as workstate_writer
 
 REPO = Path(__file__).resolve().parents[2]
@@ -116,7 +116,7 @@ def test_orphaned_or_absent_state_emits_nothing(project: Project) -> None:
 
 def _session_start(project: Project, source: str, **extra: object) -> None:
     payload = {**project.payload(), "hook_event_name": "SessionStart", "source": source, **extra}
-    compose.compose(HookContext.from_payload(payload, os.environ, NOW))
+    compose.compose(HookContext.from_payload(payload, Places(os.environ), NOW))
 
 
 @pytest.mark.parametrize("source", ["startup", "compact"])
@@ -143,7 +143,7 @@ def test_session_start_resets_the_record(project: Project) -> None:
     project.put()
     assert project.prompt() is not None
     start = HookContext.from_payload(
-        {**project.payload(), "hook_event_name": "SessionStart", "source": "compact"}, os.environ, NOW
+        {**project.payload(), "hook_event_name": "SessionStart", "source": "compact"}, Places(os.environ), NOW
     )
     compose.session_start(start)
     block = json.loads(project.capsys.readouterr().out)["hookSpecificOutput"]["additionalContext"]
@@ -159,7 +159,7 @@ def test_session_start_resets_the_record(project: Project) -> None:
 def test_without_a_record_location_nothing_is_emitted(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
     project.put()
     monkeypatch.delenv("CLAUDE_PLUGIN_DATA")
-    monkeypatch.setattr(records, "user_state_dir", lambda: None)
+    monkeypatch.setattr(Places, "state", property(lambda _places: None))
     assert project.prompt() is None, "without a latch it would repeat on every prompt"
 
 

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from session_workflow.core.context import HookContext
 from session_workflow.core.locations import state_path
+from session_workflow.core.places import Places
 from session_workflow.core.text import utf16_len
 from session_workflow.hook import compose
 from session_workflow.hook.io import hook_json, run_hook
@@ -105,7 +106,7 @@ class Project:
         return payload
 
     def inject(self, source: str | None, env: dict[str, str] | None = None, **extra: object) -> str:
-        ctx = HookContext.from_payload(self.payload(source, **extra), env or self.env(), self.now)
+        ctx = HookContext.from_payload(self.payload(source, **extra), Places(env or self.env()), self.now)
         return compose.compose(ctx).text
 
 
@@ -348,7 +349,9 @@ def test_any_state_and_source_gives_one_hook_json_under_the_cap(
         if title is not None:
             project.work_state(title=title)
         extra = {"session_workflow_mod": 1} if mod else {}
-        result = compose.compose(HookContext.from_payload(project.payload(source, **extra), project.env(), project.now))
+        result = compose.compose(
+            HookContext.from_payload(project.payload(source, **extra), Places(project.env()), project.now)
+        )
     text = result.text
     assert utf16_len(text) <= compose.CAP_UTF16
     if text:
@@ -370,7 +373,7 @@ def test_dry_run_changes_nothing_on_disk(project: Project, monkeypatch: pytest.M
     record.parent.mkdir(parents=True)
     record.write_text("key")
     monkeypatch.setenv("CLAUDE_PLUGIN_DATA", str(project.data))
-    ctx = inject_cli.context_for("compact", str(project.dir), SESSION, None)
+    ctx = inject_cli.context_for("compact", str(project.dir), SESSION, None, Places(os.environ))
     assert compose.compose(ctx).text == ""
     assert record.read_text() == "key", "a dry run must not reset the delivery record"
     ctx.dry_run = False
@@ -441,7 +444,7 @@ def _resume_then_compact(full: Project, answered: bool) -> str:
     without an answer written to the transcript between them."""
     with full.transcript.open("a") as handle:
         handle.write(json.dumps(ANSWER, separators=(",", ":")) + "\n")
-    ctx = HookContext.from_payload(full.payload("resume"), full.env(), full.now)
+    ctx = HookContext.from_payload(full.payload("resume"), Places(full.env()), full.now)
     compose.session_start(ctx)  # its stdout is pytest's
     if answered:
         with full.transcript.open("a") as handle:
@@ -780,7 +783,7 @@ def test_a_fork_and_its_first_compaction_list_the_parents_tasks_whatever_older_s
     _list(project, "parent-session", "PARENT-TASK finish the lexer")
     project.prompts("carry on")
     monkeypatch.setattr(thread, "fork_parent", lambda path, pid=None: str(folder / "parent-session.jsonl"))
-    ctx = HookContext.from_payload(project.payload("fork"), project.env(), project.now)
+    ctx = HookContext.from_payload(project.payload("fork"), Places(project.env()), project.now)
     fork_block = compose.compose(ctx).text
     compose.session_start(ctx)  # its ledger line names the parent; its stdout is pytest's
     monkeypatch.setattr(thread, "fork_parent", lambda path, pid=None: None)  # a later process: no fork argv

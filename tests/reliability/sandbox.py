@@ -30,7 +30,7 @@ import pytest
 from session_workflow.anchor.frame import HEAD_CLOSE, QUOTE
 from session_workflow.anchor.writer import vouch_as_read
 from session_workflow.core.context import HookContext
-from session_workflow.core.locations import records_dir
+from session_workflow.core.places import Places
 from session_workflow.core.text import utf16_len
 from session_workflow.core.where import project_slug
 from session_workflow.hook import compose, precompact, prompt_submit
@@ -166,7 +166,7 @@ class Sandbox:
     def trust(self, path: str) -> None:
         """Record ``path`` as this machine's anchor as it is now (``anchor adopt``, its kind too); again after a
         rename or utime."""
-        vouch_as_read(path, self.env(), None, "adopt", 0.0)
+        vouch_as_read(path, Places(self.env()), None, "adopt", 0.0)
 
     def write_task(self, name: str, data: bytes, list_id: str | None = None) -> str:
         return self.write(os.path.join(self.tasks(list_id), name), data)
@@ -213,7 +213,9 @@ class Sandbox:
         roots = [self.plugin_data, os.path.join(state, "work-state-delivered")]
         roots += [os.path.join(state, "ledger.ndjson"), os.path.join(state, "ledger.1.ndjson")]
         if env is not None:
-            roots += [folder for folder in (records_dir(env, project_dirs), shim_bytecode(env)) if folder is not None]
+            roots += [
+                folder for folder in (Places(env).records(project_dirs), shim_bytecode(env)) if folder is not None
+            ]
         for folder in project_dirs:
             roots += [self.anchors(folder), self.state_dir(folder)]
         return roots
@@ -331,7 +333,7 @@ def hook_process_state(env: Mapping[str, str]) -> Iterator[io.BytesIO]:
 
 def run_in_process(event: str, payload: Mapping[str, object], env: Mapping[str, str]) -> bytes:
     """Run the event's handler on this payload in this process; any exception propagates to the test."""
-    ctx = HookContext.from_payload(payload, env, time.time())
+    ctx = HookContext.from_payload(payload, Places(env), time.time())
     with hook_process_state(env) as captured:
         HANDLERS[event](ctx)
     return captured.getvalue()
@@ -367,7 +369,7 @@ def run_forked(event: str, payload: Mapping[str, object], env: Mapping[str, str]
             os.environ.clear()
             os.environ.update(env)
             sys.stdout = io.TextIOWrapper(io.FileIO(1, "wb", closefd=False), encoding="utf-8", write_through=True)
-            HANDLERS[event](HookContext.from_payload(payload, env, time.time()))
+            HANDLERS[event](HookContext.from_payload(payload, Places(env), time.time()))
             sys.stdout.flush()
             code = 0
         except BaseException:
@@ -589,7 +591,7 @@ def _list_dirs(root: str) -> list[str]:
 
 def hook_dirs(payload: Mapping[str, object], env: Mapping[str, str]) -> list[str]:
     """The project dir a hook may write into (``core.where.project_dir``)."""
-    return HookContext.from_payload(payload, env, time.time()).project_dirs()
+    return HookContext.from_payload(payload, Places(env), time.time()).project_dirs()
 
 
 # --- nothing written outside the allowed folders -----------------------------------------------------------

@@ -24,7 +24,8 @@ import os
 import pytest
 
 from session_workflow.anchor import registry
-from session_workflow.core.locations import record_name, records_dir, trust_dir
+from session_workflow.core.locations import record_name
+from session_workflow.core.places import Places
 from session_workflow.hook.io import parse_payload
 from session_workflow.hook.prompt_submit import SUPERSEDES
 from session_workflow.tasks.store import parse_task
@@ -309,7 +310,7 @@ def test_a_broken_work_state_file_costs_only_itself(data: bytes) -> None:
 
 
 def _record_of(box: Sandbox) -> str:
-    folder = trust_dir(box.env())
+    folder = Places(box.env()).trust
     assert folder is not None
     return registry.record_file(folder, os.path.realpath(os.path.join(box.anchors(), ANCHOR_NAME)))
 
@@ -372,7 +373,7 @@ def test_a_broken_delivery_record_costs_one_more_delivery(data: bytes) -> None:
     for run in (PROMPT, COMPACT):
         with sandbox() as box:
             build(box)
-            folder = records_dir(box.env(), [box.project])
+            folder = Places(box.env()).records([box.project])
             assert folder is not None
             box.write(os.path.join(folder, record_name(box.session)), data)
             shown = cold(box, run)

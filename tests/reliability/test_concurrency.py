@@ -25,6 +25,7 @@ from session_workflow.anchor import discover
 from session_workflow.anchor import writer as anchor_writer
 from session_workflow.anchor.text import split_head
 from session_workflow.cli import main as cli
+from session_workflow.core.places import Places
 from session_workflow.workstate import state as workstate
 
 from .processes import Child, fork_call
@@ -38,7 +39,7 @@ STEP_BULLET = re.compile(r"^- Step (\d+): w(\d+) s(\d+)$", re.MULTILINE)
 
 def _setup(box: Sandbox) -> tuple[str, str]:
     """An anchor made by ``anchor new`` and a work state made by ``state set``; returns their paths."""
-    anchor = anchor_writer.create_anchor(box.project, "concurrency", time.time(), os.environ)
+    anchor = anchor_writer.create_anchor(box.project, "concurrency", time.time(), Places(os.environ))
     code = cli.main(["state", "set", "--ticket", "7", "--title", "Race", "--dir", box.project, "--session", SESSION])
     assert code == 0
     return anchor, os.path.join(box.state_dir(), "work-state.json")

@@ -26,6 +26,7 @@ from filelock import FileLock
 from session_workflow.anchor import writer as anchor_writer
 from session_workflow.cli import main as cli
 from session_workflow.core import atomic
+from session_workflow.core.places import Places
 from session_workflow.workstate import state as workstate
 from session_workflow.workstate import writer as workstate_writer
 
@@ -45,7 +46,7 @@ class Target:
         self.kind = kind
         self.project = box.project
         if kind == "anchor":
-            self.path = anchor_writer.create_anchor(box.project, "crash", time.time(), os.environ)
+            self.path = anchor_writer.create_anchor(box.project, "crash", time.time(), Places(os.environ))
         else:
             args = ["state", "set", "--ticket", "9", "--title", "Crash", "--dir", box.project, "--session", SESSION]
             assert cli.main(args) == 0
@@ -53,7 +54,7 @@ class Target:
 
     def write(self, text: str) -> None:
         if self.kind == "anchor":
-            anchor_writer.step_anchor(self.path, text, os.environ)
+            anchor_writer.step_anchor(self.path, text, Places(os.environ))
         else:
             workstate_writer.set_step(self.path, SESSION, text, slug=None, now=time.time())
 

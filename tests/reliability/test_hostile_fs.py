@@ -20,8 +20,8 @@ from collections.abc import Callable, Iterator
 import pytest
 
 from session_workflow.anchor.discover import MAX_LISTED
-from session_workflow.core.ledger import ledger_path
-from session_workflow.core.locations import RECORDS_FOLDER, record_name, trust_dir
+from session_workflow.core.locations import RECORDS_FOLDER, record_name
+from session_workflow.core.places import Places
 
 from .sandbox import (
     CAP_UTF16,
@@ -141,7 +141,7 @@ def make_sparse(header: bytes) -> Callable[[str], None]:
 
 # Where each hostile thing goes, and what the good world then still delivers.
 def _ledger(box: Sandbox) -> str:
-    path = ledger_path(box.env())
+    path = Places(box.env()).ledger
     assert path is not None
     os.makedirs(os.path.dirname(path), exist_ok=True)
     return path
@@ -362,7 +362,7 @@ CASES["many-anchor-files"] = _many_anchor_files
 
 def share_registry(box: Sandbox) -> None:
     """Let the unprivileged hook read root's trust records (as the owner of a real registry always can)."""
-    folder = trust_dir(box.env())
+    folder = Places(box.env()).trust
     assert folder is not None
     for parent, _dirs, files in os.walk(os.path.dirname(os.path.dirname(folder))):
         os.chmod(parent, 0o755)

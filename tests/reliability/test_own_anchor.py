@@ -28,7 +28,7 @@ import pytest
 
 from session_workflow.anchor import registry
 from session_workflow.core.errors import Failure
-from session_workflow.core.locations import kept_index, trust_dir
+from session_workflow.core.places import Places
 
 from .sandbox import REPO, Sandbox, sandbox, snapshot
 from .test_trust import MARKER, NOT_HERE, anchor_text, assert_changed, assert_only_named, cli
@@ -93,7 +93,7 @@ def test_git_stash_all_and_pop_keeps_the_anchor_injected_once() -> None:
         text = cold_block(box)
         assert text.count("- Next action: OURS") == 1 and NOT_HERE not in text and "changed" not in text
         assert cli(box, "anchor", "step", path, "after the pop").returncode == 0  # the writers take it too
-        record = registry.read(box.env(), os.path.realpath(path))
+        record = registry.Registry(Places(box.env())).read(os.path.realpath(path))
         assert record is not None and record.vouches_for(registry.Identity.of(os.stat(path)))
 
 
@@ -120,7 +120,7 @@ def test_the_hook_writes_nothing_when_it_trusts_moved_bytes() -> None:
         path = new_anchor(box)
         shutil.copy2(path, path + ".bak")
         os.replace(path + ".bak", path)
-        folder = trust_dir(box.env())
+        folder = Places(box.env()).trust
         assert folder is not None
         before = snapshot(folder)
         assert "OURS" in cold_block(box)
@@ -179,7 +179,7 @@ def test_a_planted_record_copy_or_session_list_in_the_repository_is_never_read()
     with sandbox() as box:
         path = planted(box, "run.md")
         data = Path(path).read_bytes()
-        folder = trust_dir(box.env())
+        folder = Places(box.env()).trust
         assert folder is not None
         real = os.path.realpath(path)
         digest = registry.digest_of(data)
@@ -191,7 +191,7 @@ def test_a_planted_record_copy_or_session_list_in_the_repository_is_never_read()
                 handle.write(registry.encode(record, "new", 0.0))
             with open(registry.copy_file(where, real, digest), "wb") as handle:
                 handle.write(data)
-        index = kept_index(box.env(), box.session)
+        index = Places(box.env()).kept_index(box.session)
         assert index is not None
         os.makedirs(os.path.join(box.anchors(), "sessions"), exist_ok=True)
         with open(os.path.join(box.anchors(), "sessions", os.path.basename(index)), "w") as handle:
@@ -265,7 +265,7 @@ def test_a_session_without_anchors_gets_nothing_and_another_sessions_gone_anchor
         os.unlink(path)
         box.session = "another-session"
         assert cold_block(box) == ""
-        index = kept_index(box.env(), box.session)
+        index = Places(box.env()).kept_index(box.session)
         assert index is not None and not os.path.lexists(index)
 
 
@@ -361,8 +361,8 @@ def test_restore_refusals() -> None:
         assert same.returncode == 0 and same.stdout.split("\n", 1)[0].endswith("nothing to restore")
         for argv in (("restore", os.path.join(box.project, "x.md")), ("restore", path[:-3] + ".closed.md")):
             assert cli(box, "anchor", *argv).returncode == 2
-        record = registry.read(box.env(), os.path.realpath(path))
-        folder = trust_dir(box.env())
+        record = registry.Registry(Places(box.env())).read(os.path.realpath(path))
+        folder = Places(box.env()).trust
         assert record is not None and record.copy is not None and folder is not None
         os.unlink(registry.copy_file(folder, record.path, record.copy[0]))
         os.unlink(path)
@@ -373,8 +373,8 @@ def test_restore_refusals() -> None:
 def test_restore_refuses_a_copy_that_is_not_the_recorded_one() -> None:
     with sandbox() as box:
         path = new_anchor(box)
-        record = registry.read(box.env(), os.path.realpath(path))
-        folder = trust_dir(box.env())
+        record = registry.Registry(Places(box.env())).read(os.path.realpath(path))
+        folder = Places(box.env()).trust
         assert record is not None and record.copy is not None and folder is not None
         with open(registry.copy_file(folder, record.path, record.copy[0]), "ab") as handle:
             handle.write(b"tampered\n")
@@ -401,7 +401,7 @@ def test_restore_puts_back_a_head_only_copy_of_a_large_anchor() -> None:
 
 def block_the_state_folder(box: Sandbox) -> None:
     """A file where the trust folder should be: no record, copy or list can be made there (even by root)."""
-    folder = trust_dir(box.env())
+    folder = Places(box.env()).trust
     assert folder is not None
     if os.path.isdir(folder):
         shutil.rmtree(folder)
@@ -449,9 +449,9 @@ def test_step_fails_untouched_when_the_record_cannot_be_made(monkeypatch: pytest
         def full(*_args: object, **_kwargs: object) -> str:
             raise OSError(28, "No space left on device")
 
-        monkeypatch.setattr(registry, "vouch", full)
+        monkeypatch.setattr(registry.Registry, "vouch", full)
         with pytest.raises(Failure, match="No space left on device"):
-            writer.step_anchor(path, "x", box.env(), box.session, 0.0)
+            writer.step_anchor(path, "x", Places(box.env()), box.session, 0.0)
         assert anchors_now(box) == before
 
 
@@ -482,7 +482,7 @@ def fill(folder: str) -> None:
 @pytest.mark.skipif(os.geteuid() != 0 or shutil.which("mount") is None, reason="needs root to mount a tmpfs")
 def test_a_full_state_folder_fails_the_write_and_keeps_the_anchor() -> None:
     with sandbox(on_disk=True) as box:
-        folder = trust_dir(box.env())
+        folder = Places(box.env()).trust
         assert folder is not None
         # The trust records' own folder fills (the state folder also holds the CLI's bytecode, hundreds of KiB).
         with small_tmpfs(folder):

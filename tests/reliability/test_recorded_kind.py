@@ -16,6 +16,7 @@ from session_workflow.anchor import registry
 from session_workflow.anchor.discover import kind_of_bytes
 from session_workflow.core import boundedio
 from session_workflow.core.errors import Failure
+from session_workflow.core.places import Places
 
 from .sandbox import sandbox
 from .test_trust import anchor_text, block, done_text, spy_reads
@@ -27,7 +28,9 @@ def test_an_unreadable_newer_anchor_does_not_cost_the_session_its_own(monkeypatc
     one as live by its record stops the scan before it, and the session gets another session's anchor."""
     with sandbox() as box:
         mine = box.write_anchor("mine.md", anchor_text("MINE").encode(), age=900)
-        registry.vouch(box.env(), mine, "keeper", "adopt", 0.0, kind=kind_of_bytes(anchor_text("MINE").encode()))
+        registry.Registry(Places(box.env())).vouch(
+            mine, "keeper", "adopt", 0.0, kind=kind_of_bytes(anchor_text("MINE").encode())
+        )
         for n in range(5):
             box.write_anchor(f"other-{n}.md", anchor_text(f"OTHER-{n}").encode(), age=100 + n)
         gone = box.write_anchor("gone.md", anchor_text("GONE").encode(), age=10)
@@ -66,17 +69,17 @@ def test_adopt_records_the_kind_of_the_text_it_vouches_for(monkeypatch: pytest.M
         path = box.write_anchor("run.md", anchor_text("RUN").encode(), age=60, trusted=False)
         from session_workflow.anchor import writer
 
-        real_vouch = registry.vouch
+        real_vouch = registry.Registry.vouch
 
         def saved_meanwhile(*args: object, **kwargs: object) -> str:
             with open(path, "wb") as handle:  # the editor's save, in place, between adopt's read and its stat
                 handle.write(done_text("RUN").encode())
             return real_vouch(*args, **kwargs)  # type: ignore[arg-type]
 
-        monkeypatch.setattr(registry, "vouch", saved_meanwhile)
+        monkeypatch.setattr(registry.Registry, "vouch", saved_meanwhile)
         with contextlib.suppress(Failure):  # refusing is a fine answer too
-            writer.adopt_anchor(path, box.env(), None, 0.0)
-        record = registry.read(box.env(), os.path.realpath(path))
+            writer.adopt_anchor(path, Places(box.env()), None, 0.0)
+        record = registry.Registry(Places(box.env())).read(os.path.realpath(path))
         now = registry.Identity.of(os.stat(path))
         with open(path, "rb") as handle:
             actual = kind_of_bytes(handle.read())
@@ -94,7 +97,9 @@ def test_an_unreadable_newer_anchor_that_is_not_chosen_does_not_cost_the_session
     live anchors that ended the scan were one fewer; the session's own is still classified, first."""
     with sandbox() as box:
         mine = box.write_anchor("mine.md", anchor_text("MINE").encode(), age=900)
-        registry.vouch(box.env(), mine, "keeper", "adopt", 0.0, kind=kind_of_bytes(anchor_text("MINE").encode()))
+        registry.Registry(Places(box.env())).vouch(
+            mine, "keeper", "adopt", 0.0, kind=kind_of_bytes(anchor_text("MINE").encode())
+        )
         for n in range(4):
             box.write_anchor(f"other-{n}.md", anchor_text(f"OTHER-{n}").encode(), age=100 + n)
         box.write_anchor("newest.md", anchor_text("NEWEST").encode(), age=5)
@@ -159,15 +164,15 @@ def test_the_trust_folder_is_checked_once_for_every_anchor_of_a_run(monkeypatch:
         for n in range(7):
             data = (anchor_text if n == 3 else done_text)(f"RUN-{n}").encode()
             path = box.write_anchor(f"run-{n}.md", data, age=100 + n)
-            registry.vouch(box.env(), path, "keeper", "adopt", 0.0, kind=kind_of_bytes(data))
-        real = registry.trusted_folder
-        asked: list[str | None] = []
+            registry.Registry(Places(box.env())).vouch(path, "keeper", "adopt", 0.0, kind=kind_of_bytes(data))
+        real = Places.foreign
+        asked: list[str] = []
 
-        def counting(env: object, folder: str | None = None) -> str | None:
+        def counting(places: Places, folder: str, below_home: bool = False) -> object:
             asked.append(folder)
-            return real(box.env(), folder)
+            return real(places, folder, below_home)
 
-        monkeypatch.setattr(registry, "trusted_folder", counting)
+        monkeypatch.setattr(Places, "foreign", counting)
         text = block(box, "compact", "keeper")
         assert "## Control anchor: `" in text and "RUN-3" in text, text[:300]
-        assert asked.count(None) == 1, asked
+        assert asked.count(str(Places(box.env()).trust)) == 1, asked

@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from session_workflow.anchor import choice, discover, registry
+from session_workflow.core.places import Places
 from tests.reliability.sandbox import (
     REPO,
     Sandbox,
@@ -221,7 +222,9 @@ def test_a_file_replaced_between_the_trust_check_and_the_read_is_not_injected(
     with sandbox() as box:
         box.populate()
         anchor = os.path.join(box.anchors(), "2026-01-01-port.md")
-        registry.vouch(box.env(), anchor, None, "adopt", 0.0)  # no recorded kind: the scan reads it right away
+        registry.Registry(Places(box.env())).vouch(
+            anchor, None, "adopt", 0.0
+        )  # no recorded kind: the scan reads it right away
         real_vouch = choice.Trust.vouch
         swapped: list[str] = []
 
@@ -239,4 +242,4 @@ def test_a_file_replaced_between_the_trust_check_and_the_read_is_not_injected(
         text = session_start(box, box.env())
         assert swapped == [anchor]
         assert "HOSTILE-SWAP" not in text
-        assert not registry.is_ours(box.env(), anchor)
+        assert not registry.Registry(Places(box.env())).is_ours(anchor)

@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 
 from session_workflow.anchor import registry
 from session_workflow.core import boundedio
-from session_workflow.core.locations import trust_dir
+from session_workflow.core.places import Places
 
 from .sandbox import REPO, Sandbox, run_in_process, sandbox, snapshot
 from .sizes import Size, Tally
@@ -102,7 +102,7 @@ def test_the_cli_without_plugin_data_and_the_hook_with_it_share_the_record() -> 
         path = made.stdout.strip()
         assert cli(box, "anchor", "write", path, stdin=anchor_text().encode()).returncode == 0
         assert MARKER in block(box) and f"## Control anchor: `{path}`" in block(box)
-        folder = trust_dir(box.env())
+        folder = Places(box.env()).trust
         assert folder is not None and os.listdir(folder)
         assert not folder.startswith(box.project + os.sep)  # never under the project
         project_files = [os.path.join(d, f) for d, _s, files in os.walk(box.project) for f in files]
@@ -270,7 +270,7 @@ def test_a_record_is_keyed_to_its_real_path() -> None:
 def test_a_hostile_record_never_vouches(data: bytes) -> None:
     with sandbox() as box:
         path = box.write_anchor("run.md", anchor_text().encode(), trusted=False)
-        folder = trust_dir(box.env())
+        folder = Places(box.env()).trust
         assert folder is not None
         os.makedirs(folder, exist_ok=True)
         with open(registry.record_file(folder, os.path.realpath(path)), "wb") as handle:
@@ -284,7 +284,7 @@ def test_a_writer_killed_around_the_rename_strands_nothing() -> None:
         path = box.write_anchor("run.md", anchor_text().encode())
         staged = os.stat(path)
         fake = registry.Identity(staged.st_dev, staged.st_ino + 1, staged.st_size + 1, staged.st_mtime_ns + 1)
-        registry.vouch(box.env(), path, None, "write", 0.0, fake)  # ... and the rename never happened
+        registry.Registry(Places(box.env())).vouch(path, None, "write", 0.0, fake)  # ... and the rename never happened
         assert MARKER in block(box)
 
 
@@ -300,7 +300,7 @@ def test_the_writers_record_the_kind_they_wrote() -> None:
         path = cli(box, "anchor", "new", "--dir", box.project, "--task", "Kinds").stdout.strip()
 
         def recorded() -> int | None:
-            record = registry.read(box.env(), os.path.realpath(path))
+            record = registry.Registry(Places(box.env())).read(os.path.realpath(path))
             assert record is not None
             return record.kind_of(registry.Identity.of(os.stat(path)))
 
@@ -343,7 +343,7 @@ def test_a_kind_recorded_for_other_text_is_never_used(monkeypatch: pytest.Monkey
         newer = box.write_anchor("newer.md", done_text("NEWER").encode(), age=10)
         staged = os.stat(newer)  # a writer killed before its rename: the record names text that never arrived
         never = registry.Identity(staged.st_dev, staged.st_ino + 1, staged.st_size + 1, staged.st_mtime_ns + 1)
-        registry.vouch(box.env(), newer, None, "write", 0.0, never, kind=registry_kind("live"))
+        registry.Registry(Places(box.env())).vouch(newer, None, "write", 0.0, never, kind=registry_kind("live"))
         opened = spy_reads(monkeypatch)
         assert "OLDER" in block(box) and newer in opened
 
@@ -353,7 +353,7 @@ def test_a_kind_of_other_rules_or_shape_is_read_again(kind: object, monkeypatch:
     with sandbox() as box:
         box.write_anchor("older.md", anchor_text("OLDER").encode(), age=600)
         newer = box.write_anchor("newer.md", done_text("NEWER").encode(), age=10)
-        folder = trust_dir(box.env())
+        folder = Places(box.env()).trust
         assert folder is not None
         record_path = registry.record_file(folder, os.path.realpath(newer))
         with open(record_path, encoding="utf-8") as handle:

@@ -11,6 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from session_workflow.core.context import HookContext
+from session_workflow.core.places import Places
 from session_workflow.core.text import utf8_len
 from session_workflow.tasks import store as tasks
 from session_workflow.tasks.render import HEADER_EXACT, TaskHintPart, TaskListPart
@@ -90,7 +91,7 @@ def test_any_store_renders_within_budget_with_exact_counts(
 ) -> None:
     with tempfile.TemporaryDirectory() as root:
         expected_open = write_store(os.path.join(root, "tasks", "s"), files, mtimes)
-        ctx = HookContext.from_payload({"session_id": "s"}, {"CLAUDE_CONFIG_DIR": root}, 2e9)
+        ctx = HookContext.from_payload({"session_id": "s"}, Places({"CLAUDE_CONFIG_DIR": root}), 2e9)
         part = tasks.prepare(ctx)
     valid = sum(isinstance(spec, dict) for spec in files.values())
     if expected_open == 0:

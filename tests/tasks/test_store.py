@@ -17,6 +17,7 @@ import pytest
 
 from session_workflow.core import boundedio
 from session_workflow.core.context import HookContext
+from session_workflow.core.places import Places
 from session_workflow.core.text import utf8_len
 from session_workflow.hook import compose
 from session_workflow.tasks import store as tasks
@@ -83,7 +84,7 @@ def make_ctx(
     project = project_of(root)
     project.mkdir(parents=True, exist_ok=True)
     variables = {"CLAUDE_CONFIG_DIR": str(root), "CLAUDE_PROJECT_DIR": str(project), **(env or {})}
-    return HookContext.from_payload(payload, variables, NOW)
+    return HookContext.from_payload(payload, Places(variables), NOW)
 
 
 def project_of(root: Path) -> Path:
@@ -582,11 +583,11 @@ def test_claude_config_dir_and_home_locate_the_store(tmp_path: Path) -> None:
     write_task(tmp_path / "home" / ".claude" / "tasks" / SESSION, 1, subject="in home")
     base = {"session_id": SESSION, "source": "startup"}
     env = {"CLAUDE_CONFIG_DIR": str(tmp_path / "config"), "HOME": str(tmp_path / "home")}
-    assert "in config dir" in (render(HookContext.from_payload(base, env, NOW)) or "")
-    assert "in home" in (render(HookContext.from_payload(base, {"HOME": str(tmp_path / "home")}, NOW)) or "")
+    assert "in config dir" in (render(HookContext.from_payload(base, Places(env), NOW)) or "")
+    assert "in home" in (render(HookContext.from_payload(base, Places({"HOME": str(tmp_path / "home")}), NOW)) or "")
     # A relative CLAUDE_CONFIG_DIR is not a folder of Claude Code's: the home's store it is.
     relative = {**env, "CLAUDE_CONFIG_DIR": "config"}
-    assert "in home" in (render(HookContext.from_payload(base, relative, NOW)) or "")
+    assert "in home" in (render(HookContext.from_payload(base, Places(relative), NOW)) or "")
 
 
 def test_task_list_id_env_wins_over_session_id(tmp_path: Path) -> None:
@@ -631,7 +632,7 @@ def test_non_task_files_are_ignored_not_malformed(tmp_path: Path) -> None:
 
 def test_no_session_id_and_no_list_id_means_nothing(tmp_path: Path) -> None:
     write_task(tmp_path / "tasks" / "x", 1)
-    ctx = HookContext.from_payload({"source": "compact"}, {"CLAUDE_CONFIG_DIR": str(tmp_path)}, NOW)
+    ctx = HookContext.from_payload({"source": "compact"}, Places({"CLAUDE_CONFIG_DIR": str(tmp_path)}), NOW)
     assert tasks.prepare(ctx) is None
 
 

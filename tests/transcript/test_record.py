@@ -10,6 +10,7 @@ import pytest
 
 from session_workflow.core import jsonload
 from session_workflow.core.context import HookContext
+from session_workflow.core.places import Places
 from session_workflow.core.text import utf8_len
 from session_workflow.hook import compose
 from session_workflow.transcript import record
@@ -66,7 +67,7 @@ def context(
     transcript: Path | str, source: str = "compact", env: dict[str, str] | None = None, project: str = PROJECT
 ) -> HookContext:
     payload = {"hook_event_name": "SessionStart", "source": source, "session_id": SESSION, "cwd": project}
-    return HookContext.from_payload({**payload, "transcript_path": str(transcript)}, env or {}, time.time())
+    return HookContext.from_payload({**payload, "transcript_path": str(transcript)}, Places(env or {}), time.time())
 
 
 def rendered(path: Path, source: str = "compact", budget: int = 1 << 20, project: str = PROJECT) -> str:

@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from session_workflow.core.context import HookContext
+from session_workflow.core.places import Places
 from session_workflow.core.text import one_line, utf8_len
 from session_workflow.hook import compose
 from session_workflow.transcript import recovery, tail
@@ -67,7 +68,7 @@ def compact_ctx(transcript: Path | str, source: str = "compact", env: dict[str, 
         "session_id": SESSION,
         "transcript_path": str(transcript),
     }
-    return HookContext.from_payload(payload, env or {}, time.time())
+    return HookContext.from_payload(payload, Places(env or {}), time.time())
 
 
 # --- the measured fixtures: exactly the typed prompts the fixtures README lists
@@ -215,7 +216,7 @@ def test_unusable_transcripts_give_nothing(tmp_path: Path, target: str) -> None:
 
 def test_no_transcript_path_gives_nothing() -> None:
     payload = {"source": "compact", "session_id": SESSION}
-    assert recovery.prepare(HookContext.from_payload(payload, {}, 0.0)) is None
+    assert recovery.prepare(HookContext.from_payload(payload, Places({}), 0.0)) is None
 
 
 # --- TodoWrite snapshot

@@ -11,9 +11,9 @@ import pytest
 
 from session_workflow.core import locations
 from session_workflow.core.context import HookContext
+from session_workflow.core.places import Places
 from session_workflow.hook import compose
 from session_workflow.workstate import part as workstate_part
-from session_workflow.workstate import records
 from session_workflow.workstate import state as workstate
 from session_workflow.workstate import writer as workstate_writer
 from session_workflow.workstate.records import DeliveryRecord
@@ -41,7 +41,7 @@ def context(
         if value is not None:
             payload[key] = str(value)
     env = {"CLAUDE_PLUGIN_DATA": str(data)} if data else {}
-    return HookContext.from_payload(payload, env, NOW)
+    return HookContext.from_payload(payload, Places(env), NOW)
 
 
 def outside(project: Path) -> Path:
@@ -131,13 +131,13 @@ def test_owned_state_follows_project_dirs_and_skips_orphaned_states(tmp_path: Pa
 
 
 def test_without_any_project_dir_the_user_state_dir_is_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(workstate, "user_state_dir", lambda env: str(tmp_path / "user"))
-    fallback = workstate.fallback_state_path({})
+    monkeypatch.setattr(Places, "state", property(lambda _places: str(tmp_path / "user")))
+    fallback = workstate.fallback_state_path(Places({}))
     assert fallback == str(tmp_path / "user" / "work-state.json")
     os.makedirs(tmp_path / "user")
     Path(fallback).write_bytes(workstate_writer.encode(WorkState(ticket=3, title="T", session=SESSION), None))
     assert workstate.owned_state(context(None, None)).path == fallback  # type: ignore[union-attr]
-    monkeypatch.setattr(workstate, "user_state_dir", lambda env: None)
+    monkeypatch.setattr(Places, "state", property(lambda _places: None))
     assert workstate.owned_state(context(None, None)) is None
 
 
@@ -207,10 +207,10 @@ def test_the_delivery_record_lives_under_plugin_data_one_file_per_session(
     assert record.holds("k") and not record.holds("other")
     record.forget()
     assert not record.holds("k")
-    monkeypatch.setattr(records, "user_state_dir", lambda env: str(tmp_path / "user"))
+    monkeypatch.setattr(Places, "state", property(lambda _places: str(tmp_path / "user")))
     fallback = DeliveryRecord.for_session(context(tmp_path, Path("relative")))
     assert fallback is not None and fallback.folder == str(tmp_path / "user" / "work-state-delivered")
-    monkeypatch.setattr(records, "user_state_dir", lambda env: None)
+    monkeypatch.setattr(Places, "state", property(lambda _places: None))
     assert DeliveryRecord.for_session(context(tmp_path, None)) is None
     assert DeliveryRecord.for_session(context(tmp_path, tmp_path, session=None)) is None
 
@@ -268,5 +268,5 @@ def test_the_session_start_block_leads_with_the_section_unless_the_mod_delivers_
     composition = compose.compose(ctx)
     assert composition.text.split("\n\n")[1] == loaded.stored_text
     payload = {"hook_event_name": "SessionStart", "source": "compact", "cwd": str(tmp_path), "session_id": SESSION}
-    with_mod = HookContext.from_payload({**payload, "session_workflow_mod": 1}, {}, NOW)
+    with_mod = HookContext.from_payload({**payload, "session_workflow_mod": 1}, Places({}), NOW)
     assert loaded.stored_text not in compose.compose(with_mod).text

@@ -16,8 +16,6 @@ from session_workflow.core import config
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping
-
     from session_workflow.anchor.discover import Candidate, DirScan
     from session_workflow.core.context import HookContext
 
@@ -34,20 +32,12 @@ class Trust:
     ``budget``: the bytes still to hash for files whose identity moved (``HASH_BUDGET_BYTES`` in all).
     """
 
-    __slots__ = ("budget", "by_record", "env", "folder")
+    __slots__ = ("budget", "by_record", "records")
 
-    def __init__(self, env: Mapping[str, str], by_record: bool = True) -> None:
-        self.env = env
+    def __init__(self, records: registry.Registry, by_record: bool = True) -> None:
+        self.records = records
         self.by_record = by_record
         self.budget = HASH_BUDGET_BYTES
-        self.folder: str | bool | None = False  # the trusted records folder, looked up at the first vouch
-
-    def records(self) -> str | None:
-        """The trust records folder when it is trusted (``registry.trusted_folder``), looked up once per run: a
-        hook vouches for up to ``discover.MAX_CLASSIFIED`` anchors of a folder in a row."""
-        if self.folder is False:
-            self.folder = registry.trusted_folder(self.env)
-        return self.folder if isinstance(self.folder, str) else None
 
     def vouch(self, candidate: Candidate) -> bool:
         """True when the record vouches for the file: by its identity, or (moved: a stash and pop, a checkout, a
@@ -55,7 +45,7 @@ class Trust:
         no longer vouches for it keeps that record in ``candidate.record``: it is the run's own, changed."""
         if candidate.identity is None:
             return False
-        record = candidate.record = registry.read_from(self.records(), candidate.real)
+        record = candidate.record = self.records.read(candidate.real)
         if record is None:
             return False
         if record.vouches_for(candidate.identity):
@@ -101,7 +91,7 @@ def is_future(candidate: Candidate, now: float) -> bool:
 
 def startup_window(ctx: HookContext) -> float:
     """The startup window in seconds (6 h unless the ``startup_window_hours`` option says otherwise)."""
-    return config.hours(config.STARTUP_WINDOW_HOURS, ctx.env) * 3600
+    return ctx.places.hours(config.STARTUP_WINDOW_HOURS) * 3600
 
 
 def idle_seconds(ctx: HookContext) -> float:
@@ -127,8 +117,9 @@ def select(ctx: HookContext, by_record: bool = True) -> Selection:
     after present ones of their kind. Files are ranked by the kinds their records hold, unread (``by_record``); when
     the chosen one, finally read, is gone, unreadable or of another kind, every file is read and ranked by its text.
     """
-    kept = registry.kept_by(ctx.env, ctx.session_id)
-    scan, scans = chosen_scan(ctx.project_dirs(), Trust(ctx.env, by_record).vouch, kept)
+    records = registry.Registry(ctx.places)
+    kept = records.kept_by(ctx.session_id)
+    scan, scans = chosen_scan(ctx.project_dirs(), Trust(records, by_record).vouch, kept)
     window = startup_window(ctx)
     idle = idle_seconds(ctx)
     untrusted = [

@@ -39,8 +39,6 @@ from session_workflow.core.text import cut_utf16, one_line, shell_quote, utf16_l
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping
-
     from session_workflow.anchor.choice import Selection
     from session_workflow.anchor.discover import Candidate, DirScan
     from session_workflow.core.context import HookContext
@@ -209,12 +207,12 @@ def kept_here(kept: list[str], projects: list[str]) -> list[str]:
     return [real for real in kept if os.path.dirname(real) in folders and not os.path.lexists(closed_name(real))]
 
 
-def gone_anchors(env: Mapping[str, str], kept: list[str], projects: list[str]) -> list[tuple[str, registry.Record]]:
+def gone_anchors(records: registry.Registry, kept: list[str], projects: list[str]) -> list[tuple[str, registry.Record]]:
     """The anchors of ``kept`` here (``kept_here``) that are no longer on disk (deleted, ``git clean -fdx``) and
     that ``anchor restore`` can put back (their record stands)."""
     found = []
     for real in kept_here(kept, projects):
-        record = registry.read(env, real) if not os.path.lexists(real) else None
+        record = records.read(real) if not os.path.lexists(real) else None
         if record is not None:
             found.append((real, record))
     return found
@@ -226,7 +224,7 @@ def gone_notes(ctx: HookContext, kept: list[str]) -> list[str]:
     return [
         f"Control anchor gone: {display_path(real)}, {_written_at(record)}, is no longer on disk; put it"
         f" back with `{registry.restore_command(_command_path(real))}`."
-        for real, record in gone_anchors(ctx.env, kept, ctx.project_dirs())[:UNTRUSTED_NAMED]
+        for real, record in gone_anchors(registry.Registry(ctx.places), kept, ctx.project_dirs())[:UNTRUSTED_NAMED]
     ]
 
 
@@ -296,7 +294,7 @@ def prepare(ctx: HookContext) -> AnchorPart | UntrustedPart | None:
     strangers = [candidate for candidate in selection.untrusted if candidate.record is None]
     notes = gone_notes(ctx, selection.kept) + unlisted_notes(ctx, selection)
     notes += changed_notes(changed) + untrusted_notes(strangers)
-    problem = registry.trust_problem(ctx.env) if selection.untrusted else None
+    problem = registry.Registry(ctx.places).trust_problem() if selection.untrusted else None
     if problem is not None:  # why every anchor here reads as not created here
         notes.insert(0, problem)
     scan, chosen = selection.scan, selection.chosen

@@ -2,7 +2,7 @@
 
 Repository content is data, never authority: an anchor's HEAD is injected with the plugin's framing only when
 this record says our own writer (``new``, ``write``, ``step``) or an explicit ``anchor adopt`` produced the file
-as it is now. The records live in the user's state dir (``core.locations.trust_dir``), never under a project,
+as it is now. The records live in the user's state dir (``core.places.Places.trust``), never under a project,
 one small JSON file per anchor named after its real path, so the hook reads only the records of the files it
 looks at and two writers of different anchors never contend.
 
@@ -38,14 +38,14 @@ import time
 
 from session_workflow.anchor.text import LIVE, NOT_ANCHOR, split_head
 from session_workflow.core.boundedio import read_prefix, read_prefix_and_stat
-from session_workflow.core.folders import foreign_level, make_private, problem_line, user_top
+from session_workflow.core.folders import make_private, problem_line
 from session_workflow.core.jsonload import dumps_indented, loads
-from session_workflow.core.locations import KEPT_FOLDER, kept_index, record_name, trust_dir
+from session_workflow.core.locations import KEPT_FOLDER, record_name
 from session_workflow.core.text import escaped, shell_command
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from session_workflow.core.places import Places
 
 VERSION = 1
 MAX_RECORD_BYTES = 16 * 1024
@@ -207,59 +207,235 @@ def _kind(value: object) -> int | None:
 TRUST_RECORDS = "anchors' trust records"
 
 
-def trusted_folder(env: Mapping[str, str], folder: str | None = None) -> str | None:
-    """The trust folder (or ``folder`` below it) when its records can be trusted: it and every folder above it up to
-    the user's state root (or the home) are the user's alone (``core.folders.foreign_level``); else None."""
-    folder = folder or trust_dir(env)
-    return folder if folder is not None and foreign_level(folder, user_top(env)) is None else None
+class Registry:
+    """The trust records of one run, under ``places``' trust folder (``core.places.Places.trust``: resolved once,
+    its ownership checked once, ``Places.foreign``): what the hook, the writers and ``doctor`` read and write."""
 
+    __slots__ = ("_trusted", "places")
 
-def trust_problem(env: Mapping[str, str]) -> str | None:
-    """The one line that says the trust records are not read, naming the folder and the fix (None: they are)."""
-    folder = trust_dir(env)
-    found = foreign_level(folder, user_top(env)) if folder is not None else None
-    return problem_line(TRUST_RECORDS, found) if found is not None else None
+    def __init__(self, places: Places) -> None:
+        self.places = places
+        self._trusted: str | bool | None = False  # the trust folder when trusted, looked up at the first read
 
+    def trusted_folder(self, folder: str | None = None) -> str | None:
+        """The trust folder (or ``folder`` below it) when its records can be trusted: it and every folder above it up to
+        the user's state root (or the home) are the user's alone (``Places.foreign``); else None. The trust folder's
+        answer is kept: a hook that looks up the records of a hundred anchors checks the folder once."""
+        if folder is None and self._trusted is not False:
+            return self._trusted if isinstance(self._trusted, str) else None
+        found = folder or self.places.trust
+        trusted = found if found is not None and self.places.foreign(found) is None else None
+        if folder is None:
+            self._trusted = trusted
+        return trusted
 
-def read(env: Mapping[str, str], real_path: str) -> Record | None:
-    """The record of the anchor at ``real_path`` (None: no record, no state dir, an unreadable one, or a trust
-    folder not the user's alone: ``trusted_folder``)."""
-    return read_from(trusted_folder(env), real_path)
+    def trust_problem(self) -> str | None:
+        """The one line that says the trust records are not read, naming the folder and the fix (None: they are)."""
+        folder = self.places.trust
+        found = self.places.foreign(folder) if folder is not None else None
+        return problem_line(TRUST_RECORDS, found) if found is not None else None
 
+    def read(self, real_path: str) -> Record | None:
+        """The record of the anchor at ``real_path`` (None: no record, no state dir, an unreadable one, or a trust
+        folder not the user's alone: ``trusted_folder``)."""
+        folder = self.trusted_folder()
+        if folder is None:
+            return None
+        read_back = read_prefix(record_file(folder, real_path), MAX_RECORD_BYTES)
+        if read_back is None or read_back[1] > MAX_RECORD_BYTES:
+            return None
+        return parse(read_back[0], real_path)
 
-def read_from(folder: str | None, real_path: str) -> Record | None:
-    """``read`` in a trust folder already found trusted (``trusted_folder``; None: none), so a hook that looks up
-    the records of a hundred anchors checks the folder once."""
-    if folder is None:
-        return None
-    read_back = read_prefix(record_file(folder, real_path), MAX_RECORD_BYTES)
-    if read_back is None or read_back[1] > MAX_RECORD_BYTES:
-        return None
-    return parse(read_back[0], real_path)
+    def is_ours(self, path: str) -> bool:
+        """True when the record vouches for ``path`` as it is now (this machine's writer or an adopt left it so)."""
+        real = os.path.realpath(path)
+        record = self.read(real)
+        try:
+            return trusts(record, real, Identity.of(os.stat(real)))
+        except OSError:
+            return False
 
+    def changed_since(self, path: str) -> Record | None:
+        """The record of ``path`` when the file changed since this machine's writers left it (None: no record, or the
+        record still vouches for it): such an anchor is the run's own, never a stranger's."""
+        real = os.path.realpath(path)
+        record = self.read(real)
+        if record is None:
+            return None
+        try:
+            identity = Identity.of(os.stat(real))
+        except OSError:
+            return record
+        return None if trusts(record, real, identity) else record
 
-def is_ours(env: Mapping[str, str], path: str) -> bool:
-    """True when the record vouches for ``path`` as it is now (this machine's writer or an adopt left it so)."""
-    real = os.path.realpath(path)
-    record = read(env, real)
-    try:
-        return trusts(record, real, Identity.of(os.stat(real)))
-    except OSError:
-        return False
+    def read_copy(self, record: Record) -> tuple[bytes, bool] | None:
+        """(the copy's bytes, whole) when the copy the record names is there and still has its digest, else None."""
+        folder = self.trusted_folder()
+        if folder is None or record.copy is None:
+            return None
+        read_back = read_prefix(copy_file(folder, record.path, record.copy[0]), COPY_MAX_BYTES + 1)
+        if read_back is None or read_back[1] > COPY_MAX_BYTES or digest_of(read_back[0]) != record.copy[0]:
+            return None
+        return read_back[0], record.copy[1]
 
+    def kept_by(self, session: str | None) -> list[str]:
+        """The real paths of the anchors ``session`` wrote or adopted, newest first (bounded; [] when none)."""
+        index = self.places.kept_index(session) if session else None
+        if index is not None and self.trusted_folder(os.path.dirname(index)) is None:
+            return []
+        read_back = read_prefix(index, MAX_KEPT_BYTES) if index is not None else None
+        if read_back is None or read_back[1] > MAX_KEPT_BYTES:
+            return []
+        return _kept_paths(read_back[0])
 
-def changed_since(env: Mapping[str, str], path: str) -> Record | None:
-    """The record of ``path`` when the file changed since this machine's writers left it (None: no record, or the
-    record still vouches for it): such an anchor is the run's own, never a stranger's."""
-    real = os.path.realpath(path)
-    record = read(env, real)
-    if record is None:
-        return None
-    try:
-        identity = Identity.of(os.stat(real))
-    except OSError:
-        return record
-    return None if trusts(record, real, identity) else record
+    def kept_in(self, folder: str, session: str | None = None) -> list[str]:
+        """The real paths in ``folder`` (a real anchors folder) that any session of this machine wrote or adopted,
+        ``session``'s first, then by the newest lists (at most ``MAX_INDEXES`` lists read, each bounded): what the
+        doctor checks from any shell, a terminal without a session id included. Not for the hook path (it lists)."""
+        root = self.places.trust
+        if root is None:
+            return []
+        lists = os.path.join(root, KEPT_FOLDER)
+        try:
+            with os.scandir(lists) as entries:
+                found = [(entry.stat().st_mtime_ns, entry.path) for entry in entries if entry.name.endswith(".json")]
+        except OSError:
+            found = []
+        own = self.places.kept_index(session) if session else None
+        newest = sorted(found, reverse=True)[:MAX_INDEXES]
+        ordered = ([own] if own else []) + [path for _mtime, path in newest if path != own]
+        paths: list[str] = []
+        for path in ordered:
+            read_back = read_prefix(path, MAX_KEPT_BYTES)
+            if read_back is None or read_back[1] > MAX_KEPT_BYTES:
+                continue
+            paths += [
+                item for item in _kept_paths(read_back[0]) if os.path.dirname(item) == folder and item not in paths
+            ]
+        return paths
+
+    def _keep(self, session: str, real: str) -> None:
+        """Put ``real`` first in ``session``'s list of kept anchors (nothing is written when it already is)."""
+        from session_workflow.core import atomic
+
+        index = self.places.kept_index(session)
+        if index is None or self.kept_by(session)[:1] == [real]:
+            return
+
+        def transform(current: bytes | None) -> bytes:
+            listed = [real, *(item for item in _kept_paths(current) if item != real)][:MAX_KEPT]
+            document = {"v": VERSION, "session": session, "anchors": listed}
+            return (dumps_indented(document) + "\n").encode("ascii")
+
+        make_private(os.path.dirname(index))
+        atomic.update_file(index, transform, 0o600)
+
+    def vouch(
+        self,
+        path: str,
+        session: str | None,
+        how: str,
+        now: float,
+        identity: Identity | None = None,
+        kind: int | None = None,
+        *,
+        data: bytes | None = None,
+        step: int | None = None,
+    ) -> str:
+        """Record that this machine's writer leaves ``path`` as ``identity`` holding ``data``, kept by ``session``,
+        its text of ``kind`` at ``step``; the caller holds the anchor's lock, so no other writer changes the file
+        meanwhile. Without ``identity`` the file is taken as it is now: its bytes and the ``fstat`` of the descriptor
+        they were read from. A file the record already vouched for stays vouched for too, so a rename that never
+        happens strands nothing.
+
+        With the bytes, the record keeps their SHA-256 and the copy beside it (``copy_of``), and the session's list
+        names the anchor. The copy and the list are written first and the record last: any failure raises before the
+        record changes, so a writer that vouches before its rename leaves the file as it was. Returns the record file.
+        Raises ``atomic.WriteError`` (one line) when there is no user state dir or it is not the user's alone (its
+        records would not be trusted), ``OSError`` when a write fails.
+        """
+        import contextlib
+
+        from session_workflow.core import atomic
+
+        folder = self.places.trust
+        if folder is None:
+            raise atomic.WriteError("no user state dir (HOME is not set): cannot record that this anchor is ours")
+        real = os.path.realpath(path)
+        present = _present(real) if identity is not None else None
+        if identity is None:
+            read_back = read_prefix_and_stat(real, atomic.MAX_WRITER_READ_BYTES + 1)
+            if read_back is None:
+                raise atomic.WriteError(f"cannot read {escaped(real)} (gone, or not a regular file)")
+            data, identity = read_back[0], Identity.of(read_back[1])
+        newest = identity
+        if data is not None and len(data) != newest.size:
+            data = None  # not the bytes of that identity: no digest rather than a wrong one
+        digest = digest_of(data) if data is not None else None
+        kept = copy_of(data) if data is not None else None
+        copy = (digest if kept[1] else digest_of(kept[0]), kept[1]) if kept is not None and digest is not None else None
+        target = record_file(folder, real)
+        problem = self.trust_problem()
+        if problem is not None:
+            raise atomic.WriteError(problem)
+        make_private(folder)
+        made = None
+        if kept is not None and copy is not None:
+            made = copy_file(folder, real, copy[0])
+            if not atomic.link_new(made, kept[0], 0o600):
+                made = None  # that very copy is already there (its name is its digest)
+        dropped: list[str] = []
+
+        def transform(current: bytes | None) -> bytes:
+            before = parse(current, real) if current is not None else None
+            sessions = kept_sessions(before.sessions if before is not None else [], session)
+            identities = [newest]
+            still = present is not None and before is not None and trusts(before, real, present)
+            if still and present is not None and present.as_tuple() != newest.as_tuple():
+                identities.append(present)
+            if before is not None and before.copy is not None and (copy is None or before.copy[0] != copy[0]):
+                dropped[:] = [copy_file(folder, real, before.copy[0])]
+            return encode(Record(real, identities, sessions, kind, digest, step, copy), how, now)
+
+        try:
+            if session:
+                self._keep(session, real)
+            atomic.update_file(target, transform, 0o600)
+        except BaseException:
+            if made is not None:
+                with contextlib.suppress(OSError):
+                    os.unlink(made)
+            raise
+        for name in dropped:
+            with contextlib.suppress(OSError):
+                os.unlink(name)
+        return target
+
+    def forget(self, path: str, strict: bool = False) -> None:
+        """Drop the record of an anchor that was closed or moved, its lock and its copy. Best effort unless
+        ``strict`` (``close``): then a record that cannot be removed raises ``OSError`` (a stale record would call the
+        closed anchor gone)."""
+        folder = self.places.trust
+        if folder is None:
+            return
+        import contextlib
+
+        from session_workflow.core.atomic import lock_path
+
+        real = os.path.realpath(path)
+        target = record_file(folder, real)
+        record = self.read(real)
+        copy = [copy_file(folder, real, record.copy[0])] if record is not None and record.copy is not None else []
+        try:
+            os.unlink(target)
+        except (FileNotFoundError, NotADirectoryError):
+            pass  # no record there to go stale
+        except OSError:
+            if strict:
+                raise
+        for name in (lock_path(target), *copy):
+            with contextlib.suppress(OSError):
+                os.unlink(name)
 
 
 def encode(record: Record, how: str, now: float) -> bytes:
@@ -310,17 +486,6 @@ def copy_file(folder: str, real_path: str, digest: str) -> str:
     return record_file(folder, real_path)[: -len(".json")] + f".{digest[:16]}.copy"
 
 
-def read_copy(env: Mapping[str, str], record: Record) -> tuple[bytes, bool] | None:
-    """(the copy's bytes, whole) when the copy the record names is there and still has its digest, else None."""
-    folder = trusted_folder(env)
-    if folder is None or record.copy is None:
-        return None
-    read_back = read_prefix(copy_file(folder, record.path, record.copy[0]), COPY_MAX_BYTES + 1)
-    if read_back is None or read_back[1] > COPY_MAX_BYTES or digest_of(read_back[0]) != record.copy[0]:
-        return None
-    return read_back[0], record.copy[1]
-
-
 def _kept_paths(data: bytes | None) -> list[str]:
     if data is None:
         return []
@@ -332,168 +497,6 @@ def _kept_paths(data: bytes | None) -> list[str]:
     if not isinstance(listed, list):
         return []
     return [item for item in listed[:MAX_KEPT] if isinstance(item, str) and os.path.isabs(item)]
-
-
-def kept_by(env: Mapping[str, str], session: str | None) -> list[str]:
-    """The real paths of the anchors ``session`` wrote or adopted, newest first (bounded; [] when none)."""
-    index = kept_index(env, session) if session else None
-    if index is not None and trusted_folder(env, os.path.dirname(index)) is None:
-        return []
-    read_back = read_prefix(index, MAX_KEPT_BYTES) if index is not None else None
-    if read_back is None or read_back[1] > MAX_KEPT_BYTES:
-        return []
-    return _kept_paths(read_back[0])
-
-
-def kept_in(env: Mapping[str, str], folder: str, session: str | None = None) -> list[str]:
-    """The real paths in ``folder`` (a real anchors folder) that any session of this machine wrote or adopted,
-    ``session``'s first, then by the newest lists (at most ``MAX_INDEXES`` lists read, each bounded): what the
-    doctor checks from any shell, a terminal without a session id included. Not for the hook path (it lists)."""
-    root = trust_dir(env)
-    if root is None:
-        return []
-    lists = os.path.join(root, KEPT_FOLDER)
-    try:
-        with os.scandir(lists) as entries:
-            found = [(entry.stat().st_mtime_ns, entry.path) for entry in entries if entry.name.endswith(".json")]
-    except OSError:
-        found = []
-    own = kept_index(env, session) if session else None
-    newest = sorted(found, reverse=True)[:MAX_INDEXES]
-    ordered = ([own] if own else []) + [path for _mtime, path in newest if path != own]
-    paths: list[str] = []
-    for path in ordered:
-        read_back = read_prefix(path, MAX_KEPT_BYTES)
-        if read_back is None or read_back[1] > MAX_KEPT_BYTES:
-            continue
-        paths += [item for item in _kept_paths(read_back[0]) if os.path.dirname(item) == folder and item not in paths]
-    return paths
-
-
-def _keep(env: Mapping[str, str], session: str, real: str) -> None:
-    """Put ``real`` first in ``session``'s list of kept anchors (nothing is written when it already is)."""
-    from session_workflow.core import atomic
-
-    index = kept_index(env, session)
-    if index is None or kept_by(env, session)[:1] == [real]:
-        return
-
-    def transform(current: bytes | None) -> bytes:
-        listed = [real, *(item for item in _kept_paths(current) if item != real)][:MAX_KEPT]
-        document = {"v": VERSION, "session": session, "anchors": listed}
-        return (dumps_indented(document) + "\n").encode("ascii")
-
-    make_private(os.path.dirname(index))
-    atomic.update_file(index, transform, 0o600)
-
-
-def vouch(
-    env: Mapping[str, str],
-    path: str,
-    session: str | None,
-    how: str,
-    now: float,
-    identity: Identity | None = None,
-    kind: int | None = None,
-    *,
-    data: bytes | None = None,
-    step: int | None = None,
-) -> str:
-    """Record that this machine's writer leaves ``path`` as ``identity`` holding ``data``, kept by ``session``,
-    its text of ``kind`` at ``step``; the caller holds the anchor's lock, so no other writer changes the file
-    meanwhile. Without ``identity`` the file is taken as it is now: its bytes and the ``fstat`` of the descriptor
-    they were read from. A file the record already vouched for stays vouched for too, so a rename that never
-    happens strands nothing.
-
-    With the bytes, the record keeps their SHA-256 and the copy beside it (``copy_of``), and the session's list
-    names the anchor. The copy and the list are written first and the record last: any failure raises before the
-    record changes, so a writer that vouches before its rename leaves the file as it was. Returns the record file.
-    Raises ``atomic.WriteError`` (one line) when there is no user state dir or it is not the user's alone (its
-    records would not be trusted), ``OSError`` when a write fails.
-    """
-    import contextlib
-
-    from session_workflow.core import atomic
-
-    folder = trust_dir(env)
-    if folder is None:
-        raise atomic.WriteError("no user state dir (HOME is not set): cannot record that this anchor is ours")
-    real = os.path.realpath(path)
-    present = _present(real) if identity is not None else None
-    if identity is None:
-        read_back = read_prefix_and_stat(real, atomic.MAX_WRITER_READ_BYTES + 1)
-        if read_back is None:
-            raise atomic.WriteError(f"cannot read {escaped(real)} (gone, or not a regular file)")
-        data, identity = read_back[0], Identity.of(read_back[1])
-    newest = identity
-    if data is not None and len(data) != newest.size:
-        data = None  # not the bytes of that identity: no digest rather than a wrong one
-    digest = digest_of(data) if data is not None else None
-    kept = copy_of(data) if data is not None else None
-    copy = (digest if kept[1] else digest_of(kept[0]), kept[1]) if kept is not None and digest is not None else None
-    target = record_file(folder, real)
-    problem = trust_problem(env)
-    if problem is not None:
-        raise atomic.WriteError(problem)
-    make_private(folder)
-    made = None
-    if kept is not None and copy is not None:
-        made = copy_file(folder, real, copy[0])
-        if not atomic.link_new(made, kept[0], 0o600):
-            made = None  # that very copy is already there (its name is its digest)
-    dropped: list[str] = []
-
-    def transform(current: bytes | None) -> bytes:
-        before = parse(current, real) if current is not None else None
-        sessions = kept_sessions(before.sessions if before is not None else [], session)
-        identities = [newest]
-        still = present is not None and before is not None and trusts(before, real, present)
-        if still and present is not None and present.as_tuple() != newest.as_tuple():
-            identities.append(present)
-        if before is not None and before.copy is not None and (copy is None or before.copy[0] != copy[0]):
-            dropped[:] = [copy_file(folder, real, before.copy[0])]
-        return encode(Record(real, identities, sessions, kind, digest, step, copy), how, now)
-
-    try:
-        if session:
-            _keep(env, session, real)
-        atomic.update_file(target, transform, 0o600)
-    except BaseException:
-        if made is not None:
-            with contextlib.suppress(OSError):
-                os.unlink(made)
-        raise
-    for name in dropped:
-        with contextlib.suppress(OSError):
-            os.unlink(name)
-    return target
-
-
-def forget(env: Mapping[str, str], path: str, strict: bool = False) -> None:
-    """Drop the record of an anchor that was closed or moved, its lock and its copy. Best effort unless
-    ``strict`` (``close``): then a record that cannot be removed raises ``OSError`` (a stale record would call the
-    closed anchor gone)."""
-    folder = trust_dir(env)
-    if folder is None:
-        return
-    import contextlib
-
-    from session_workflow.core.atomic import lock_path
-
-    real = os.path.realpath(path)
-    target = record_file(folder, real)
-    record = read(env, real)
-    copy = [copy_file(folder, real, record.copy[0])] if record is not None and record.copy is not None else []
-    try:
-        os.unlink(target)
-    except (FileNotFoundError, NotADirectoryError):
-        pass  # no record there to go stale
-    except OSError:
-        if strict:
-            raise
-    for name in (lock_path(target), *copy):
-        with contextlib.suppress(OSError):
-            os.unlink(name)
 
 
 def restore_command(path: str, force: bool = False) -> str:

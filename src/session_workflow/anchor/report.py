@@ -15,7 +15,7 @@ from session_workflow.anchor.block import CAP, AnchorBlock
 from session_workflow.anchor.choice import Trust, select
 from session_workflow.anchor.discover import MAX_LISTED, Candidate, DirScan, read_anchor, scan_folder
 from session_workflow.anchor.frame import frame
-from session_workflow.anchor.registry import adopt_command, restore_command
+from session_workflow.anchor.registry import Registry, adopt_command, restore_command
 from session_workflow.anchor.template import is_unfilled
 from session_workflow.anchor.text import (
     DONE,
@@ -32,36 +32,38 @@ from session_workflow.anchor.text import (
 from session_workflow.core.boundedio import read_text_prefix
 from session_workflow.core.context import HookContext
 from session_workflow.core.errors import Failure
-from session_workflow.core.locations import ANCHORS_SUBDIR, SESSION_ENV, anchors_dir, leads_outside
+from session_workflow.core.locations import ANCHORS_SUBDIR, anchors_dir, leads_outside
 from session_workflow.core.text import cut_utf16, escaped, named, one_line
 from session_workflow.core.where import project_dir
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping
+    from collections.abc import Callable
+
+    from session_workflow.core.places import Places
 
 # head-fit reads far more than the hook does, so it can report the true size of an oversized HEAD.
 REPORT_READ_BYTES = 4 << 20
 CURSOR_CAP = 160
 
 
-def session_project(env: Mapping[str, str] | None = None) -> str:
+def session_project(places: Places) -> str:
     """Where a report looks by default: the session's project (``core.where.project_dir``), else the cwd."""
     cwd = os.getcwd()
-    return project_dir(os.environ if env is None else env, cwd) or cwd
+    return project_dir(places, cwd) or cwd
 
 
-def resolve_folder(target: str | None) -> str:
+def resolve_folder(target: str | None, places: Places) -> str:
     """A project directory means its ``.claude/anchors``; anything else is taken as the anchors folder itself."""
-    directory = os.path.abspath(target or session_project())
+    directory = os.path.abspath(target or session_project(places))
     candidate = anchors_dir(directory)
     return candidate if os.path.isdir(candidate) else directory
 
 
-def _scan_all(target: str | None, vouch: Callable[[Candidate], bool] | None = None) -> DirScan | None:
+def _scan_all(target: str | None, places: Places, vouch: Callable[[Candidate], bool] | None = None) -> DirScan | None:
     """Every open anchor of ``target``'s folder, read; a folder that leads out of its project is refused (exit 2),
     as the writers and the hook refuse it: a ``.claude/anchors`` linked to a sibling project's is not this one's."""
-    folder = resolve_folder(target)
+    folder = resolve_folder(target, places)
     project = os.path.dirname(os.path.dirname(folder))
     escape = leads_outside(project, folder)
     if escape is not None:
@@ -85,9 +87,9 @@ def _row(candidate: Candidate, now: float, tail: str) -> str:
     return f"{named(candidate.name)}  {age_text(now - candidate.mtime)}  {candidate.title()}  | {tail}"
 
 
-def list_dormant(target: str | None, now: float) -> list[str]:
+def list_dormant(target: str | None, now: float, places: Places) -> list[str]:
     """Open anchors that are not done and untouched for more than 72 h; the parked ones after ``parked:``."""
-    scan = _scan_all(target)
+    scan = _scan_all(target, places)
     dormant = [c for c in scan.ranked if c.kind != DONE and now - c.mtime > DORMANT_AGE] if scan else []
     lines = [_row(c, now, f"cursor: {_cursor(c)}") for c in dormant if c.kind != PARKED]
     parked = [c for c in dormant if c.kind == PARKED]
@@ -99,25 +101,24 @@ def list_dormant(target: str | None, now: float) -> list[str]:
     return lines
 
 
-def stale_paths(target: str | None) -> list[str]:
+def stale_paths(target: str | None, places: Places) -> list[str]:
     """The open anchors of ``target`` that say they are done in content, in rank order."""
-    scan = _scan_all(target)
+    scan = _scan_all(target, places)
     return [candidate.path for candidate in scan.ranked if candidate.kind == DONE] if scan else []
 
 
-def list_stale(target: str | None) -> list[str]:
+def list_stale(target: str | None, places: Places) -> list[str]:
     """The exact rename for each anchor marked done in-content (printed, never run)."""
-    return [mv_command(path) for path in stale_paths(target)]
+    return [mv_command(path) for path in stale_paths(target, places)]
 
 
-def list_anchors(target: str | None, now: float, env: Mapping[str, str] | None = None) -> list[str]:
+def list_anchors(target: str | None, now: float, places: Places) -> list[str]:
     """Every open anchor in rank order, the one the hook would inject first (this session's own, else the best
     ranked) marked ``*``; then the ones not created here, by name and adopt command only (never read)."""
-    environment = os.environ if env is None else env
-    scan = _scan_all(target, Trust(environment, by_record=False).vouch)  # every row shows its file's title
+    scan = _scan_all(target, places, Trust(Registry(places), by_record=False).vouch)  # every row shows its title
     if scan is None:
         return []
-    session = environment.get(SESSION_ENV, "")
+    session = places.session
     kept = [c for c in scan.ranked if session and c.record is not None and session in c.record.sessions]
     first = kept[0] if kept else (scan.ranked[0] if scan.ranked else None)
     lines = []
@@ -140,31 +141,26 @@ def _row_tail(candidate: Candidate, now: float) -> str:
     return f"{age_text(now - candidate.mtime)}  {candidate.title()}  | cursor: {_cursor(candidate)}"
 
 
-def anchor_path(
-    start: str | None, env: Mapping[str, str] | None = None, now: float | None = None
-) -> tuple[list[str], int]:
+def anchor_path(start: str | None, places: Places, now: float | None = None) -> tuple[list[str], int]:
     """The anchor the hook would inject for ``start`` (default: the cwd), looking up through its parents.
 
     Chosen as the hook chooses after a compaction: trusted anchors only, this session's own first (the session
-    is ``CLAUDE_CODE_SESSION_ID`` in ``env``), else the best ranked. Prints the absolute path, escaped; exit 1 when
+    is ``places.session``), else the best ranked. Prints the absolute path, escaped; exit 1 when
     no directory on the way up has one, naming the first anchor there that was not created here.
     """
-    found, failure = nearest_anchor(start, env, now)
+    found, failure = nearest_anchor(start, places, now)
     return ([escaped(found)], 0) if found is not None else ([failure], 1)
 
 
-def nearest_anchor(
-    start: str | None, env: Mapping[str, str] | None = None, now: float | None = None
-) -> tuple[str | None, str]:
+def nearest_anchor(start: str | None, places: Places, now: float | None = None) -> tuple[str | None, str]:
     """``anchor_path``'s choice as (the absolute path, "") or (None, the line that says why there is none)."""
-    environment = os.environ if env is None else env
-    directory = os.path.abspath(start or session_project(environment))
+    directory = os.path.abspath(start or session_project(places))
     first = directory
-    payload = {"source": "compact", "session_id": environment.get(SESSION_ENV, "")}
+    payload = {"source": "compact", "session_id": places.session}
     untrusted: list[str] = []
     while True:
         moment = time.time() if now is None else now
-        ctx = HookContext.from_payload({**payload, "cwd": directory}, environment, moment, project=directory)
+        ctx = HookContext.from_payload({**payload, "cwd": directory}, places, moment, project=directory)
         selection = select(ctx)
         if selection.chosen is not None:
             return os.path.abspath(selection.chosen.path), ""
@@ -194,7 +190,7 @@ def _report_candidate(path: str, now: float) -> Candidate | None:
     return candidate
 
 
-def show_anchor(path: str | None, whole: bool, now: float) -> tuple[list[str], int]:
+def show_anchor(path: str | None, whole: bool, now: float, places: Places) -> tuple[list[str], int]:
     """The anchor at ``path`` (default: the one ``anchor path`` names) as the hook frames its HEAD; ``whole`` adds
     the TAIL in a frame of its own.
 
@@ -203,7 +199,7 @@ def show_anchor(path: str | None, whole: bool, now: float) -> tuple[list[str], i
     anchor is found, 2 when ``path`` is not a readable regular file in an anchors folder (``in_anchors_folder``).
     """
     if path is None:
-        found, failure = nearest_anchor(None)
+        found, failure = nearest_anchor(None, places)
         if found is None:
             return [failure], 1
         path = found
@@ -217,9 +213,10 @@ def show_anchor(path: str | None, whole: bool, now: float) -> tuple[list[str], i
     if candidate is None or candidate.anchor is None:
         return [f"{named(path)}: no such anchor file (or not a readable regular file)"], 2
     block = AnchorBlock(candidate, candidate.anchor, FULL, None, now - candidate.mtime, [], 0)
-    changed = registry.changed_since(os.environ, path)
+    records = Registry(places)
+    changed = records.changed_since(path)
     preface = changed_preface(path, changed.step) if changed is not None else untrusted_preface(path)
-    lines = [] if registry.is_ours(os.environ, path) else [preface]
+    lines = [] if records.is_ours(path) else [preface]
     lines.append(block.render_full(1 << 30)[0])
     if whole:
         lines.extend(_framed_tail(candidate))

@@ -45,18 +45,18 @@ from session_workflow.core.errors import Failure
 from session_workflow.core.gitignore import ensure_gitignore
 from session_workflow.core.locations import (
     ANCHORS_SUBDIR,
-    SESSION_ENV,
     anchors_dir,
     is_inside,
     leads_outside,
-    trust_dir,
 )
 from session_workflow.core.text import cut_code_points, escaped, one_line, shell_command
 from session_workflow.core.where import command_project_dir
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping
+    from collections.abc import Callable
+
+    from session_workflow.core.places import Places
 
 
 FORMAT = "anchor/v1"
@@ -283,13 +283,13 @@ def _today(now: float) -> str:
     return time.strftime("%Y-%m-%d", time.localtime(now))
 
 
-def _source(env: Mapping[str, str]) -> str:
-    session = one_line(env.get(SESSION_ENV, ""))
+def _source(places: Places) -> str:
+    session = one_line(places.session)
     suffix = f" (session {cut_code_points(session, 80)})" if session else ""
     return f"session-workflow anchor new{suffix}"
 
 
-def create_anchor(project_dir: str, task: str, now: float, env: Mapping[str, str], session: str | None = None) -> str:
+def create_anchor(project_dir: str, task: str, now: float, places: Places, session: str | None = None) -> str:
     """Create a new anchor under ``<project_dir>/.claude/anchors/`` and return its path; never overwrites.
 
     A taken name (open or closed) gets ``-2``, ``-3``, ... The folder gets its ``.gitignore``; the registry
@@ -305,9 +305,9 @@ def create_anchor(project_dir: str, task: str, now: float, env: Mapping[str, str
         if os.path.lexists(closed_name(path)):
             continue
         refuse_escape(project_dir, path, atomic.lock_path(path))
-        data = anchor_template(task, path, project_dir, date, _source(env)).encode("utf-8")
+        data = anchor_template(task, path, project_dir, date, _source(places)).encode("utf-8")
         try:
-            created = atomic.create_new(path, data, staged=_vouch(env, path, session, "new", now, [data]))
+            created = atomic.create_new(path, data, staged=_vouch(places, path, session, "new", now, [data]))
         except (OSError, atomic.WriteError) as error:
             raise Failure(f"cannot create {escaped(path)}: {_reason(error)}") from error
         if created:
@@ -338,7 +338,7 @@ def refuse_escape(project_dir: str, *paths: str) -> None:
 
 
 def _vouch(
-    env: Mapping[str, str], path: str, session: str | None, how: str, now: float, written: list[bytes]
+    places: Places, path: str, session: str | None, how: str, now: float, written: list[bytes]
 ) -> Callable[[os.stat_result], None]:
     """The registry update a writer runs under the anchor's lock, with the finished temp file about to be renamed;
     ``written`` holds the bytes of that file by then (the record keeps their kind, step, digest and copy).
@@ -352,9 +352,11 @@ def _vouch(
         try:
             step = current_step(split_head(Encoded(data).text)[0])
             identity = registry.Identity.of(staged)
-            registry.vouch(env, path, session, how, now, identity, kind_of_bytes(data), data=data, step=step)
+            registry.Registry(places).vouch(
+                path, session, how, now, identity, kind_of_bytes(data), data=data, step=step
+            )
         except (OSError, atomic.WriteError) as error:
-            where = trust_dir(env) or "the user state dir"
+            where = places.trust or "the user state dir"
             raise Failure(
                 f"cannot record {escaped(path)} as this machine's ({_reason(error)}), so it was left as it was: the"
                 f" hooks would not inject it; make room in (or repair) {escaped(where)} and run this again"
@@ -415,9 +417,7 @@ def _rewrite(path: str, transform: Callable[[bytes], bytes], staged: Callable[[o
         raise Failure(f"cannot write {escaped(path)}: {_reason(error)}") from error
 
 
-def step_anchor(
-    path: str, text: str, env: Mapping[str, str], session: str | None = None, now: float = 0.0
-) -> tuple[int, int]:
+def step_anchor(path: str, text: str, places: Places, session: str | None = None, now: float = 0.0) -> tuple[int, int]:
     """Add ``- Step N: text`` to the anchor at ``path``; returns (previous frontmatter step, N).
 
     Only to an anchor the registry vouches for: a step would otherwise lend our record to text we never saw.
@@ -428,8 +428,8 @@ def step_anchor(
     written: list[bytes] = []
 
     def transform(current: bytes) -> bytes:
-        refuse_changed(env, path)
-        if not registry.is_ours(env, path):
+        refuse_changed(places, path)
+        if not registry.Registry(places).is_ours(path):
             advice = registry.adopt_command(path)
             raise Refusal(f"{escaped(path)} was not created here; if it is yours, adopt it first: {advice}")
         new, previous, step = add_step(mend_resume(current, path), text)
@@ -437,14 +437,14 @@ def step_anchor(
         written[:] = [new]
         return new
 
-    _rewrite(path, transform, _vouch(env, path, session, "step", now, written))
+    _rewrite(path, transform, _vouch(places, path, session, "step", now, written))
     return result[0], result[1]
 
 
-def refuse_changed(env: Mapping[str, str], path: str) -> None:
+def refuse_changed(places: Places, path: str) -> None:
     """Refuse (exit 2) to step or replace an anchor of ours changed outside the writers: that change (a hand edit,
     another tool) would be lost, or lent our record, without anyone having read it."""
-    record = registry.changed_since(env, path)
+    record = registry.Registry(places).changed_since(path)
     if record is not None:
         advice = registry.changed_advice(path, record.step)
         raise Refusal(f"{escaped(path)} changed outside the writers{_since(record)}; {advice}")
@@ -462,7 +462,7 @@ def frontmatter_step(data: bytes) -> int:
 def write_anchor(
     path: str,
     data: bytes,
-    env: Mapping[str, str],
+    places: Places,
     session: str | None = None,
     now: float = 0.0,
     force: bool = False,
@@ -479,7 +479,7 @@ def write_anchor(
     given = frontmatter_step(data)
 
     def transform(current: bytes) -> bytes:
-        refuse_changed(env, path)
+        refuse_changed(places, path)
         stored = frontmatter_step(current)
         if given < stored and not force:
             raise Refusal(
@@ -490,12 +490,12 @@ def write_anchor(
         written[:] = [record_step_counter(mend_resume(data, path), current)]
         return written[0]
 
-    _rewrite(path, transform, _vouch(env, path, session, "write", now, written))
+    _rewrite(path, transform, _vouch(places, path, session, "write", now, written))
     return current_step(split_head(Encoded(written[0]).text)[0])
 
 
 def vouch_as_read(
-    path: str, env: Mapping[str, str], session: str | None, how: str, now: float, seen: bytes | None = None
+    path: str, places: Places, session: str | None, how: str, now: float, seen: bytes | None = None
 ) -> None:
     """Record the file at ``path`` as ours: the identity of the very bytes whose kind is recorded (the fstat of the
     descriptor they are read from), so a save by an editor (no lock) can never pair one text's kind with another's
@@ -507,16 +507,16 @@ def vouch_as_read(
         raise Failure(f"{escaped(path)} changed while being adopted; adopt it again")
     data, identity = read[0], registry.Identity.of(read[1])
     step = current_step(split_head(Encoded(data).text)[0])
-    registry.vouch(env, path, session, how, now, identity, kind_of_bytes(data), data=data, step=step)
+    registry.Registry(places).vouch(path, session, how, now, identity, kind_of_bytes(data), data=data, step=step)
 
 
-def adopt_anchor(path: str, env: Mapping[str, str], session: str | None, now: float) -> None:
+def adopt_anchor(path: str, places: Places, session: str | None, now: float) -> None:
     """Record the anchor at ``path`` as ours as it is now (a hand-made or cloned one the user vouches for)."""
 
     def transform(current: bytes | None) -> None:
         if current is None:
             raise Failure(f"{escaped(path)} no longer exists (closed or moved by another writer?)")
-        vouch_as_read(path, env, session, "adopt", now, current)
+        vouch_as_read(path, places, session, "adopt", now, current)
         return None  # the lock was all we needed: the file itself is not changed
 
     try:
@@ -572,17 +572,18 @@ def _keep_changed(path: str, data: bytes, now: float) -> str:
     raise Failure(f"no free name to keep the changed {escaped(path)} beside it after {MAX_NAME_TRIES} tries")
 
 
-def restore_anchor(path: str, env: Mapping[str, str], session: str | None, now: float, force: bool = False) -> Restored:
+def restore_anchor(path: str, places: Places, session: str | None, now: float, force: bool = False) -> Restored:
     """Put back the last version this machine's writers left of ``path`` (the copy beside its record).
 
     Atomic and locked as every write. A file that is gone (its folder too) is recreated; one the record still
     vouches for is left alone (its identity re-recorded, as after a stash and pop); one changed since is refused
     unless ``force``, and then kept beside it first (``changed_name``), so nothing is lost either way.
     """
-    record = registry.read(env, os.path.realpath(path))
+    records = registry.Registry(places)
+    record = records.read(os.path.realpath(path))
     if record is None:
         raise Refusal(f"{escaped(path)}: no session of this machine wrote it, so there is no copy to put back")
-    copy = registry.read_copy(env, record)
+    copy = records.read_copy(record)
     if copy is None:
         raise Failure(
             f"{escaped(path)}: the last version written here is not kept (an older record, or its copy is gone)"
@@ -593,8 +594,8 @@ def restore_anchor(path: str, env: Mapping[str, str], session: str | None, now: 
 
     def transform(current: bytes | None) -> bytes | None:
         if current is not None:
-            if registry.is_ours(env, path):
-                vouch_as_read(path, env, session, "restore", now, current)
+            if records.is_ours(path):
+                vouch_as_read(path, places, session, "restore", now, current)
                 return None
             if not force:
                 advice = registry.changed_advice(path, record.step)
@@ -606,7 +607,7 @@ def restore_anchor(path: str, env: Mapping[str, str], session: str | None, now: 
         return data
 
     try:
-        result = atomic.update_file(path, transform, staged=_vouch(env, path, session, "restore", now, written))
+        result = atomic.update_file(path, transform, staged=_vouch(places, path, session, "restore", now, written))
     except (OSError, atomic.WriteError) as error:
         raise Failure(f"cannot restore {escaped(path)}: {_reason(error)}") from error
     ensure_gitignore(os.path.dirname(path))
@@ -640,7 +641,7 @@ def _move_to_closed(path: str, data: bytes, mode: int) -> str:
     raise Failure(f"no free closed name for {escaped(path)} after {MAX_NAME_TRIES} tries")
 
 
-def _close_under_lock(path: str, make: Callable[[bytes], bytes], env: Mapping[str, str]) -> str:
+def _close_under_lock(path: str, make: Callable[[bytes], bytes], places: Places) -> str:
     """Close ``path`` atomically: ``make`` turns the current bytes into what the closed file holds."""
     closed: list[str] = []
 
@@ -655,38 +656,38 @@ def _close_under_lock(path: str, make: Callable[[bytes], bytes], env: Mapping[st
     except (OSError, atomic.WriteError) as error:
         raise Failure(f"cannot close {escaped(path)}: {_reason(error)}") from error
     try:
-        registry.forget(env, path, strict=True)
+        registry.Registry(places).forget(path, strict=True)
     except OSError as error:
         raise Failure(
             f"closed {escaped(path)} -> {escaped(closed[0])}, but its record could not be removed"
-            f" ({_reason(error)}): remove {escaped(registry.record_file(trust_dir(env) or '', os.path.realpath(path)))}"
+            f" ({_reason(error)}): remove {escaped(registry.record_file(places.trust or '', os.path.realpath(path)))}"
             " by hand"
         ) from error
     return closed[0]
 
 
-def close_anchor(path: str, outcome: str, now: float, env: Mapping[str, str]) -> str:
+def close_anchor(path: str, outcome: str, now: float, places: Places) -> str:
     """Rewrite the anchor to its landed stub under the closed name; returns the closed path."""
     line = one_line(outcome)
     if not line:
         raise Refusal("the outcome is empty: say in one line what the run delivered")
     fallback = os.path.basename(path)[: -len(".md")]
-    return _close_under_lock(path, lambda current: closed_stub(current, line, _today(now), fallback), env)
+    return _close_under_lock(path, lambda current: closed_stub(current, line, _today(now), fallback), places)
 
 
-def rename_closed(path: str, env: Mapping[str, str]) -> str:
+def rename_closed(path: str, places: Places) -> str:
     """Close an anchor that already says it is done, keeping its content: only the name changes."""
-    return _close_under_lock(path, lambda current: current, env)
+    return _close_under_lock(path, lambda current: current, places)
 
 
 # ---------------------------------------------------------------------------------------------------------------
 # Where a new anchor goes
 
 
-def default_project_dir(env: Mapping[str, str], cwd: str) -> str:
+def default_project_dir(places: Places, cwd: str) -> str:
     """The session's project (``core.where.command_project_dir``), else the current directory; an ignored
     ``CLAUDE_PROJECT_DIR`` is named on stderr."""
-    project, ignored = command_project_dir(env, cwd)
+    project, ignored = command_project_dir(places, cwd)
     if ignored:
         print(ignored, file=sys.stderr)
     return project or cwd

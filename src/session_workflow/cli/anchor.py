@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
     from session_workflow.cli.parser import Setup, Verb
+    from session_workflow.core.places import Places
 
 DIR_HELP = "a project directory (its .claude/anchors is used) or an anchors folder; default: the session's project"
 
@@ -57,40 +58,43 @@ def _listed_dir(value: str | None) -> str | None:
     return value
 
 
-def _run_list(args: argparse.Namespace) -> int:
-    _print(list_anchors(_listed_dir(args.dir), time.time()), f"no open anchors in {escaped(resolve_folder(args.dir))}")
-    return 0
-
-
-def _run_path(args: argparse.Namespace) -> int:
-    return _print_or_fail(anchor_path(args.dir))
-
-
-def _run_show(args: argparse.Namespace) -> int:
-    return _print_or_fail(show_anchor(args.file, args.all, time.time()))
-
-
-def _run_dormant(args: argparse.Namespace) -> int:
+def _run_list(args: argparse.Namespace, places: Places) -> int:
     _print(
-        list_dormant(_listed_dir(args.dir), time.time()),
-        f"no dormant anchors (open, untouched > 72 h) in {escaped(resolve_folder(args.dir))}",
+        list_anchors(_listed_dir(args.dir), time.time(), places),
+        f"no open anchors in {escaped(resolve_folder(args.dir, places))}",
     )
     return 0
 
 
-def _run_stale(args: argparse.Namespace) -> int:
+def _run_path(args: argparse.Namespace, places: Places) -> int:
+    return _print_or_fail(anchor_path(args.dir, places))
+
+
+def _run_show(args: argparse.Namespace, places: Places) -> int:
+    return _print_or_fail(show_anchor(args.file, args.all, time.time(), places))
+
+
+def _run_dormant(args: argparse.Namespace, places: Places) -> int:
     _print(
-        list_stale(_listed_dir(args.dir)),
-        f"no open anchor in {escaped(resolve_folder(args.dir))} is marked done in its content",
+        list_dormant(_listed_dir(args.dir), time.time(), places),
+        f"no dormant anchors (open, untouched > 72 h) in {escaped(resolve_folder(args.dir, places))}",
     )
     return 0
 
 
-def _run_head_fit(args: argparse.Namespace) -> int:
+def _run_stale(args: argparse.Namespace, places: Places) -> int:
+    _print(
+        list_stale(_listed_dir(args.dir), places),
+        f"no open anchor in {escaped(resolve_folder(args.dir, places))} is marked done in its content",
+    )
+    return 0
+
+
+def _run_head_fit(args: argparse.Namespace, _places: Places) -> int:
     return _print_or_fail(head_fit_report(args.file))
 
 
-def _setup_listing(run: Callable[[argparse.Namespace], int]) -> Setup:
+def _setup_listing(run: Callable[[argparse.Namespace, Places], int]) -> Setup:
     """The setup of a listing: an optional DIR."""
 
     def setup(parser: OneLineParser, _argv: Sequence[str]) -> None:

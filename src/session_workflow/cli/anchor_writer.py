@@ -36,12 +36,13 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from session_workflow.cli.parser import OneLineParser, Verb
+    from session_workflow.core.places import Places
 
 
-def _project_dir(option: str | None) -> str:
+def _project_dir(option: str | None, places: Places) -> str:
     """The ``--dir`` value as a project directory; an anchors folder itself (as ``list`` accepts) is taken too."""
     if option is None:
-        return default_project_dir(os.environ, os.getcwd())
+        return default_project_dir(places, os.getcwd())
     if not os.path.isdir(option):
         raise Refusal(f"--dir {escaped(option)}: no such directory")
     directory = os.path.abspath(option)
@@ -62,74 +63,74 @@ def _fit_lines(path: str) -> list[str]:
     ]
 
 
-def _session(args: argparse.Namespace) -> str | None:
+def _session(args: argparse.Namespace, places: Places) -> str | None:
     """The session that keeps what this command writes: ``--session``, else the Bash tool's session id."""
     if args.session is not None:
         if not is_session_id(args.session):
             raise Refusal("--session: a session id is 1-256 visible ASCII characters")
         return str(args.session)
-    given = os.environ.get(SESSION_ENV, "")
+    given = places.session
     return given if is_session_id(given) else None
 
 
-def _run_new(args: argparse.Namespace) -> int:
+def _run_new(args: argparse.Namespace, places: Places) -> int:
     task = one_line(args.task)
     if not task:
         raise Refusal("--task is empty: name the run's task in a few words")
-    path = create_anchor(_project_dir(args.dir), task, time.time(), os.environ, _session(args))
+    path = create_anchor(_project_dir(args.dir, places), task, time.time(), places, _session(args, places))
     print(escaped(path))
     return 0
 
 
-def _run_step(args: argparse.Namespace) -> int:
+def _run_step(args: argparse.Namespace, places: Places) -> int:
     path = open_anchor_path(args.file)
-    previous, step = step_anchor(path, args.text, os.environ, _session(args), time.time())
+    previous, step = step_anchor(path, args.text, places, _session(args, places), time.time())
     print(f"step {previous} -> {step}  {escaped(path)}")
     for line in _fit_lines(path):
         print(line)
     return 0
 
 
-def _run_write(args: argparse.Namespace) -> int:
+def _run_write(args: argparse.Namespace, places: Places) -> int:
     path = open_anchor_path(args.file)
     if sys.stdin is None or sys.stdin.isatty():
         raise Refusal("write reads the whole anchor from stdin; pipe it in with a heredoc")
     data = sys.stdin.buffer.read(MAX_STDIN_BYTES + 1)
     if len(data) > MAX_STDIN_BYTES:
         raise Refusal(f"stdin is larger than {MAX_STDIN_BYTES} bytes; an anchor is a cursor, not a transcript")
-    step = write_anchor(path, data, os.environ, _session(args), time.time(), args.force)
+    step = write_anchor(path, data, places, _session(args, places), time.time(), args.force)
     print(f"wrote {escaped(path)} (step {step})")
     for line in _fit_lines(path):
         print(line)
     return 0
 
 
-def _run_close(args: argparse.Namespace) -> int:
+def _run_close(args: argparse.Namespace, places: Places) -> int:
     if args.stale:
         if args.file is not None or args.outcome is not None:
             raise Refusal("close --stale takes no FILE and no --outcome")
-        return _close_stale(_project_dir(args.dir), args.yes)
+        return _close_stale(_project_dir(args.dir, places), args.yes, places)
     if args.file is None or args.outcome is None:
         raise Refusal('close needs FILE --outcome "..." (or --stale)')
     if args.yes or args.dir is not None:
         raise Refusal("--yes and --dir go with close --stale")
     path = open_anchor_path(args.file)
-    print(f"closed {escaped(path)} -> {escaped(close_anchor(path, args.outcome, time.time(), os.environ))}")
+    print(f"closed {escaped(path)} -> {escaped(close_anchor(path, args.outcome, time.time(), places))}")
     return 0
 
 
-def _run_adopt(args: argparse.Namespace) -> int:
+def _run_adopt(args: argparse.Namespace, places: Places) -> int:
     paths = [open_anchor_path(file) for file in args.files]
-    session = _session(args)
+    session = _session(args, places)
     for path in paths:
-        adopt_anchor(path, os.environ, session, time.time())
+        adopt_anchor(path, places, session, time.time())
         print(f"adopted {escaped(path)}: the hooks now inject its HEAD (until it changes outside the writers)")
     return 0
 
 
-def _run_restore(args: argparse.Namespace) -> int:
+def _run_restore(args: argparse.Namespace, places: Places) -> int:
     path = restore_path(args.file)
-    restored = restore_anchor(path, os.environ, _session(args), time.time(), args.force)
+    restored = restore_anchor(path, places, _session(args, places), time.time(), args.force)
     step = f"step {restored.step}" if restored.step is not None else "the last version written here"
     if not restored.written:
         print(f"{escaped(path)} is already {step}, as this machine's writers left it: nothing to restore")
@@ -140,16 +141,16 @@ def _run_restore(args: argparse.Namespace) -> int:
         if restored.kept is not None:
             print(f"the changed file it replaced is kept as {escaped(restored.kept)}")
     # The run continues from it in this very turn: the block that named the gone anchor had no cursor to give.
-    lines, code = show_anchor(path, False, time.time())
+    lines, code = show_anchor(path, False, time.time(), places)
     if not code:
         print("\n".join(lines))
     return 0
 
 
-def _close_stale(directory: str, yes: bool) -> int:
-    paths = stale_paths(directory)
+def _close_stale(directory: str, yes: bool, places: Places) -> int:
+    paths = stale_paths(directory, places)
     if not paths:
-        print(f"no open anchor in {escaped(resolve_folder(directory))} is marked done in its content")
+        print(f"no open anchor in {escaped(resolve_folder(directory, places))} is marked done in its content")
         return 0
     if not yes:
         for path in paths:
@@ -159,7 +160,7 @@ def _close_stale(directory: str, yes: bool) -> int:
         )
         return 0
     for path in paths:
-        print(f"closed {escaped(path)} -> {escaped(rename_closed(path, os.environ))}")
+        print(f"closed {escaped(path)} -> {escaped(rename_closed(path, places))}")
     return 0
 
 

@@ -25,6 +25,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from session_workflow.core.places import Places
+
 # The folder holding the package: ``<checkout>/src``, or the site folder of an installed (pipx) copy.
 SRC = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 ROOT = os.path.dirname(SRC)
@@ -199,7 +201,7 @@ def run_hook(source: str, project: str, session: str, transcript: str, env: dict
     return context
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace, places: Places) -> int:
     base = tempfile.mkdtemp(prefix="session-workflow-demo-")
     try:
         project, session, env = build_project(base)

@@ -17,17 +17,18 @@ from session_workflow.core import deps, health
 from session_workflow.core.boundedio import read_prefix
 from session_workflow.core.gitignore import staged
 from session_workflow.core.health import FAIL, INFO, OK, Check
-from session_workflow.core.locations import SESSION_ENV, anchors_dir, config_dir, trust_dir
+from session_workflow.core.locations import SESSION_ENV, anchors_dir
 from session_workflow.core.text import escaped, named, shell_command
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
-    from collections.abc import Callable, Mapping, Sequence
+    from collections.abc import Callable, Sequence
 
     from session_workflow.anchor.discover import Candidate
     from session_workflow.anchor.registry import Record
     from session_workflow.cli.parser import OneLineParser
+    from session_workflow.core.places import Places
 
     # An anchor state: its Check for a candidate, its record (None: none) and this shell's session, or None
     # when the state does not apply.
@@ -110,19 +111,20 @@ def not_created_here(candidate: Candidate, _record: Record | None, _session: str
 ANCHOR_STATES: tuple[AnchorState, ...] = (trusted, changed, not_created_here)
 
 
-def anchor_checks(project: str, env: Mapping[str, str]) -> list[Check]:
+def anchor_checks(project: str, places: Places) -> list[Check]:
     """The project's anchors section: one line per open anchor and its state (at most ``MAX_ANCHOR_LINES``, then a
     count), then each anchor a session of this machine kept here whose file is gone (``gone_checks``); one line
     "no open anchor" only when there is neither."""
     folder = anchors_dir(project)
     candidates = list_open(folder) if os.path.isdir(folder) else []
-    gone = gone_checks(project, env)
+    gone = gone_checks(project, places)
     if not candidates:
         return gone or [Check(INFO, f"anchors: no open anchor in {named(folder)}")]
-    session = env.get(SESSION_ENV, "")
+    session = places.session
+    records = registry.Registry(places)
     checks = []
     for candidate in candidates[:MAX_ANCHOR_LINES]:
-        record = registry.read(env, candidate.real)
+        record = records.read(candidate.real)
         states = (state(candidate, record, session) for state in ANCHOR_STATES)
         checks.append(next(check for check in states if check is not None))
     more = len(candidates) - MAX_ANCHOR_LINES
@@ -131,17 +133,18 @@ def anchor_checks(project: str, env: Mapping[str, str]) -> list[Check]:
     return checks + gone
 
 
-def gone_checks(project: str, env: Mapping[str, str]) -> list[Check]:
+def gone_checks(project: str, places: Places) -> list[Check]:
     """The anchors any session of this machine kept in ``project`` whose files are gone (deleted, ``git clean
     -fdx``) while their records stand, so ``anchor restore`` can put them back; from any shell (this one's
     session first, when it has one). A closed anchor's record is dropped at close: it is not gone."""
     real_folder = os.path.realpath(anchors_dir(project))
-    session = env.get(SESSION_ENV) or None
+    session = places.session or None
+    records = registry.Registry(places)
     checks = []
-    for path in registry.kept_in(env, real_folder, session):
+    for path in records.kept_in(real_folder, session):
         if os.path.lexists(path):
             continue
-        record = registry.read(env, path)
+        record = records.read(path)
         if record is None:
             continue
         whose = "this session" if session and session in record.sessions else "a session of this machine"
@@ -174,7 +177,7 @@ def staged_checks(project: str) -> list[Check]:
     ]
 
 
-def work_state_check(dir_arg: str | None, env: Mapping[str, str]) -> Check:
+def work_state_check(dir_arg: str | None, places: Places) -> Check:
     """The work state ``session-workflow state`` works on here, and whether this shell's session owns it.
 
     The caller makes sure the current directory exists, so the state is the project's (``cli.state.locate``), never
@@ -183,7 +186,7 @@ def work_state_check(dir_arg: str | None, env: Mapping[str, str]) -> Check:
     from session_workflow.cli.state import locate, summary  # the state group's own rules for "here"
     from session_workflow.workstate.state import MAX_STATE_BYTES, decode
 
-    path = locate(dir_arg, env).path
+    path = locate(dir_arg, places).path
     read = read_prefix(path, MAX_STATE_BYTES + 1)
     if read is None:
         if os.path.lexists(path):
@@ -194,7 +197,7 @@ def work_state_check(dir_arg: str | None, env: Mapping[str, str]) -> Check:
         return Check(FAIL, f"work state: {escaped(path)} is not a valid work state", "session-workflow state clear")
     state = decoded[0]
     owner = escaped(state.session or "(none)")
-    session = env.get(SESSION_ENV, "")
+    session = places.session
     shown = f"work state: {escaped(summary(state))}; owner {owner}"
     if not session:
         return Check(INFO, f"{shown} (no {SESSION_ENV} in this shell to compare)")
@@ -203,11 +206,11 @@ def work_state_check(dir_arg: str | None, env: Mapping[str, str]) -> Check:
     return Check(INFO, f"{shown}, another session: orphaned here", "session-workflow state adopt (claims it here)")
 
 
-def ledger_check(project: str, env: Mapping[str, str]) -> Check:
+def ledger_check(project: str, places: Places) -> Check:
     """How many blocks and reminders the compaction ledger holds for this project, and the command that lists them."""
     from session_workflow.cli.log import entries
 
-    found = entries(env, None, project)
+    found = entries(places, None, project)
     blocks = sum(1 for entry in found if entry.get("kind") == "start")
     reminders = len(found) - blocks
     if not found:
@@ -221,13 +224,13 @@ def ledger_check(project: str, env: Mapping[str, str]) -> Check:
 MAX_ERROR_LINES = 3
 
 
-def error_checks(env: Mapping[str, str]) -> list[Check]:
+def error_checks(places: Places) -> list[Check]:
     """The newest entries of the error log (``core.errorlog``: every unexpected exception of a hook or a command),
     or that it holds none."""
     from session_workflow.core import errorlog
 
-    path = errorlog.log_path(env)
-    found = errorlog.entries(env)
+    path = places.error_log
+    found = errorlog.entries(places)
     if path is None or not found:
         return [Check(OK, "errors: none recorded")]
     fix = f"the tracebacks are in {escaped(path)}; `session-workflow --debug <command>` prints a command's"
@@ -238,31 +241,31 @@ def error_checks(env: Mapping[str, str]) -> list[Check]:
     return lines
 
 
-def report(env: Mapping[str, str], home: str, cwd: str | None, dir_arg: str | None) -> tuple[list[str], int]:
+def report(places: Places, home: str, cwd: str | None, dir_arg: str | None) -> tuple[list[str], int]:
     """The screen's lines and the exit code."""
     from session_workflow.anchor.writer import default_project_dir
 
     own = os.path.join(deps.PLUGIN_ROOT, "bin", "session-workflow")
-    in_claude_code = env.get("CLAUDECODE") == "1"
+    in_claude_code = places.in_bash_tool
     launcher = os.path.join(deps.PLUGIN_ROOT, "hooks", "python.sh")
-    project = dir_arg or (default_project_dir(env, cwd) if cwd is not None else None)
-    config = config_dir(env, home)
+    project = dir_arg or (default_project_dir(places, cwd) if cwd is not None else None)
+    config = places.config_or(home)
     files = health.settings_files(config, project, MANAGED_SETTINGS)
     runs_from = health.enabled_run_folder(config, files, project)
-    command = health.command_check(env, own, in_claude_code, runs_from)
-    python = health.python_check(env, launcher if os.path.isfile(launcher) else None, project)
-    checks = [python, dependency_check(), command, health.writable_check(trust_dir(env))]
+    command = health.command_check(places.env, own, in_claude_code, runs_from)
+    python = health.python_check(places.env, launcher if os.path.isfile(launcher) else None, project)
+    checks = [python, dependency_check(), command, health.writable_check(places.trust)]
     if project is None:
         fix = "cd to the project, or pass --dir"
         checks.append(Check(FAIL, "project: the current directory no longer exists (deleted?)", fix))
     else:
-        checks += [*anchor_checks(project, env), *staged_checks(project)]
-        checks += [work_state_check(dir_arg, env), ledger_check(project, env)]
+        checks += [*anchor_checks(project, places), *staged_checks(project)]
+        checks += [work_state_check(dir_arg, places), ledger_check(project, places)]
     loaded = in_claude_code and command.mark == OK
     plugin = health.plugin_check(config, files, project, deps.PLUGIN_ROOT, loaded)
     checks[3:3] = [*health.settings_checks(files), plugin]
-    checks += [health.mod_check(env), health.permission_check(files), health.task_tools_check(env, files)]
-    checks += error_checks(env)
+    checks += [health.mod_check(places.env), health.permission_check(files), health.task_tools_check(places.env, files)]
+    checks += error_checks(places)
     where = f", project {escaped(project)}" if project is not None else ""
     lines = [f"session-workflow doctor: plugin {escaped(deps.PLUGIN_ROOT)}{where}"]
     for check in checks:
@@ -288,12 +291,12 @@ def verdict(checks: Sequence[Check]) -> str:
     return "nothing essential is missing"
 
 
-def _run(args: argparse.Namespace) -> int:
+def _run(args: argparse.Namespace, places: Places) -> int:
     try:
         cwd: str | None = os.getcwd()
     except OSError:
         cwd = None
-    lines, code = report(os.environ, os.path.expanduser("~"), cwd, args.dir)
+    lines, code = report(places, os.path.expanduser("~"), cwd, args.dir)
     print("\n".join(lines))
     return code
 

@@ -21,6 +21,7 @@ from session_workflow.cli.parser import CliError, OneLineParser
 from session_workflow.core.context import SOURCES, HookContext
 from session_workflow.core.health import MOD_MIN_VERSION, agent_version
 from session_workflow.core.locations import SESSION_ENV
+from session_workflow.core.places import Places
 from session_workflow.core.text import escaped, utf8_len, utf16_len
 from session_workflow.core.where import command_project_dir, session_transcript
 from session_workflow.hook import compose
@@ -30,6 +31,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from session_workflow.core.places import Places
+
 PLUGIN_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 
 
@@ -38,6 +41,7 @@ def context_for(
     cwd: str,
     session: str | None,
     transcript: str | None,
+    places: Places,
     mod_active: bool = False,
     project: str | None = None,
 ) -> HookContext:
@@ -50,7 +54,7 @@ def context_for(
         cwd=os.path.abspath(cwd),
         transcript_path=os.path.abspath(transcript) if transcript else None,
         mod_active=mod_active,
-        env=os.environ,
+        places=places,
         now=time.time(),
         project=project,
     )
@@ -92,20 +96,20 @@ def size_report(composition: compose.Composition) -> list[str]:
     return lines
 
 
-def dry_run(args: argparse.Namespace) -> int:
+def dry_run(args: argparse.Namespace, places: Places) -> int:
     if not os.path.isdir(args.cwd):
         raise CliError(f"--cwd {escaped(args.cwd)}: no such directory", 2)
     if args.mod is None:
-        mod, why = detect_mod(os.environ.get("AI_AGENT"), PLUGIN_ROOT)
+        mod, why = detect_mod(places.env.get("AI_AGENT"), PLUGIN_ROOT)
     else:
         mod, why = args.mod, "--mod given" if args.mod else "--no-mod given"
     cwd = os.path.abspath(args.cwd)
-    env = {**os.environ, SESSION_ENV: args.session or ""}
-    transcript = args.transcript or session_transcript(env, cwd)
-    project, ignored = command_project_dir(env, cwd, os.path.abspath(transcript) if transcript else None)
+    named = Places({**places.env, SESSION_ENV: args.session or ""})  # the session --session names
+    transcript = args.transcript or session_transcript(named, cwd)
+    project, ignored = command_project_dir(named, cwd, os.path.abspath(transcript) if transcript else None)
     if ignored:
         print(ignored, file=sys.stderr)
-    ctx = context_for(args.source, cwd, args.session, transcript, mod, project)
+    ctx = context_for(args.source, cwd, args.session, transcript, places, mod, project)
     mod_line = f"mod: {'loaded' if mod else 'not loaded'} ({why})" + (
         "; the work state goes in the system prompt, not in this block" if mod else ""
     )
@@ -126,9 +130,9 @@ def dry_run(args: argparse.Namespace) -> int:
     return 0
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace, places: Places) -> int:
     if args.dry_run:
-        return dry_run(args)
+        return dry_run(args, places)
     run_hook(compose.session_start, "SessionStart")
     return 0
 

@@ -13,8 +13,7 @@ import os
 from session_workflow.anchor.writer import default_project_dir
 from session_workflow.core.boundedio import read_prefix
 from session_workflow.core.jsonload import quote_ascii
-from session_workflow.core.ledger import LEDGER_ROTATED, ledger_path, reminders_path
-from session_workflow.core.locations import SESSION_ENV
+from session_workflow.core.ledger import LEDGER_ROTATED, reminders_path
 from session_workflow.core.text import escaped, one_line
 
 TYPE_CHECKING = False
@@ -23,6 +22,7 @@ if TYPE_CHECKING:
     from collections.abc import Collection, Iterator, Mapping, Sequence
 
     from session_workflow.cli.parser import OneLineParser
+    from session_workflow.core.places import Places
 
 # What one read of a ledger file may cost: the ledger rotates past 256 KiB, so two files hold at most ~512 KiB.
 MAX_READ_BYTES = 1024 * 1024
@@ -46,9 +46,9 @@ def _lines(path: str, limit: int, marks: Collection[str] | None = None) -> Itera
             yield value
 
 
-def entries(env: Mapping[str, str], sessions: set[str] | None, project: str | None) -> list[dict[str, object]]:
+def entries(places: Places, sessions: set[str] | None, project: str | None) -> list[dict[str, object]]:
     """Ledger entries of ``sessions`` (None: any) in ``project`` (None: any), newest first; reminders included."""
-    path = ledger_path(env)
+    path = places.ledger
     found: list[dict[str, object]] = []
     marks = {quote_ascii(session) for session in sessions} if sessions is not None else None
     if path is not None:
@@ -66,7 +66,7 @@ def entries(env: Mapping[str, str], sessions: set[str] | None, project: str | No
         found = [entry for entry in found if entry.get("session") in sessions]
     known = sessions if sessions is not None else {str(entry.get("session")) for entry in found}
     for session in sorted(known):
-        found.extend(_reminders(env, session))
+        found.extend(_reminders(places, session))
     # Newest first; entries of the same second keep the order they were written in, reversed.
     order = sorted(enumerate(found), key=lambda pair: (str(pair[1].get("ts", "")), pair[0]), reverse=True)
     return [entry for _index, entry in order]
@@ -76,9 +76,9 @@ def _real(value: object) -> str | None:
     return os.path.realpath(value) if isinstance(value, str) and os.path.isabs(value) else None
 
 
-def _reminders(env: Mapping[str, str], session: str) -> list[dict[str, object]]:
+def _reminders(places: Places, session: str) -> list[dict[str, object]]:
     """The mod's reminders for ``session`` (a JSON list it rewrites whole), as ledger entries."""
-    path = reminders_path(env, session)
+    path = reminders_path(places, session)
     read = read_prefix(path, MAX_REMINDER_FILE_BYTES) if path else None
     try:
         listed = json.loads(read[0] if read else b"[]")
@@ -148,12 +148,11 @@ def _inside_cuts(entry: Mapping[str, object]) -> str:
     return ", ".join(named)
 
 
-def _run(args: argparse.Namespace) -> int:
-    env = os.environ
-    session = args.session or env.get(SESSION_ENV) or None
-    project = default_project_dir(env, os.getcwd())
+def _run(args: argparse.Namespace, places: Places) -> int:
+    session = args.session or places.session or None
+    project = default_project_dir(places, os.getcwd())
     sessions = None if args.all or session is None else {session}
-    found = entries(env, sessions, project)
+    found = entries(places, sessions, project)
     if args.json:
         print(json.dumps(found[: args.limit], ensure_ascii=True, indent=1))
         return 0

@@ -3,8 +3,9 @@
 Only the invoked group's module is imported: the model runs ``state step`` and ``anchor step`` after every step,
 and importing every group (the demo alone pulls in shutil, subprocess, tempfile and uuid) doubled their cost.
 ``GROUPS`` names each group's module, its one-line help and an example, so ``--help`` lists them without importing any.
-Errors are one line on stderr with exit 2 (bad arguments) or 1 (the operation failed); an unexpected one also goes
-to the error log (``core.errorlog``, which ``doctor`` shows), and ``--debug`` (first) prints its traceback too.
+Errors are one line on stderr (``core.errors.guard``) with exit 2 (bad arguments) or 1 (the operation failed); an
+unexpected one, a bug, exits 70, goes to the error log (which ``doctor`` shows) and its line says where; ``--debug``
+(first) prints its traceback too. ``main`` builds the run's ``core.places.Places`` once and hands it to the verb.
 """
 
 from __future__ import annotations
@@ -16,10 +17,10 @@ import sys
 
 from session_workflow import __version__
 from session_workflow.cli.parser import OneLineParser, RawDescriptionHelpFormatter, add_verbs
-from session_workflow.core.errors import Failure
+from session_workflow.core.errors import guard
 from session_workflow.core.locations import PLUGIN_DATA_ENV, SESSION_ENV
+from session_workflow.core.places import BASH_TOOL_ENV, Places
 from session_workflow.core.text import escaped, has_invisible
-from session_workflow.core.where import in_bash_tool
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -108,7 +109,7 @@ def from_claude_code(env: MutableMapping[str, str]) -> None:
     block) ``CLAUDE_PLUGIN_DATA`` can only come from a settings ``env`` block, a repository's included: Claude Code
     sets it for hooks alone. So it is dropped there, and never chooses where the CLI writes (``inject``'s delivery
     records go to the user's state folder)."""
-    if in_bash_tool(env) or env.get(SESSION_ENV):
+    if env.get(BASH_TOOL_ENV) == "1" or env.get(SESSION_ENV):
         env.pop(PLUGIN_DATA_ENV, None)
 
 
@@ -127,31 +128,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not _is_utf8(argument):
             return _fail(f"an argument is not valid UTF-8: {escaped(argument)}", 2)
     args = build_parser(arguments).parse_args(arguments)
-    try:
-        code: int = args.run(args)
-    except Failure as error:
-        return _fail(str(error), error.code)
-    except KeyboardInterrupt:
-        return 130
-    except OSError as error:
-        return _fail(_os_error(error), 1)
-    except Exception as error:  # RecursionError, MemoryError, a bug: still one line, and recorded
-        _unexpected(error, arguments, debug)
-        return _fail(f"failed ({type(error).__name__}): {error}", 1)
-    return code
-
-
-def _unexpected(error: Exception, arguments: Sequence[str], debug: bool) -> None:
-    """Record ``error`` in the error log under the command's words (no argument values: they may be the user's
-    text), and with ``--debug`` print its traceback."""
-    from session_workflow.core.errorlog import record
-
+    places = Places(os.environ)  # the command's one entry: its folders resolved on first use, once
+    # The error log names the command by its words, never an argument's value (it may be the user's text).
     words = [argument for argument in arguments[:2] if argument.replace("-", "").isalnum()]
-    record(" ".join(["session-workflow", *words]), error, os.environ)
-    if debug:
-        import traceback
 
-        traceback.print_exception(type(error), error, error.__traceback__, file=sys.stderr)
+    def say(message: str) -> None:
+        _fail(message, 1)
+
+    code: int = guard(
+        " ".join(["session-workflow", *words]), lambda: args.run(args, places), lambda: places, say, debug
+    )
+    return code
 
 
 def _is_utf8(argument: str) -> bool:
@@ -161,16 +148,6 @@ def _is_utf8(argument: str) -> bool:
     except UnicodeEncodeError:
         return False
     return True
-
-
-def _os_error(error: OSError) -> str:
-    try:
-        os.getcwd()
-    except OSError:
-        return "the current directory no longer exists (deleted?): cd to the project, or pass its path"
-    name = error.filename
-    where = f": {escaped(name) if isinstance(name, str) else repr(name)}" if name is not None else ""
-    return f"{error.strerror or error}{where}"
 
 
 def _fail(message: str, code: int) -> int:

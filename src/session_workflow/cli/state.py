@@ -32,9 +32,10 @@ from session_workflow.workstate.state import MAX_STATE_BYTES, decode, fallback_s
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping, Sequence
+    from collections.abc import Callable, Sequence
 
     from session_workflow.cli.parser import Setup, Verb
+    from session_workflow.core.places import Places
     from session_workflow.workstate.writer import Change
 
 MAX_TITLE_POINTS = 1024
@@ -69,7 +70,7 @@ class Location:
         return origin_slug(self.project_dir) if self.project_dir else None
 
 
-def locate(dir_arg: str | None, env: Mapping[str, str]) -> Location:
+def locate(dir_arg: str | None, places: Places) -> Location:
     """Find the state file (the rules are in ``DESCRIPTION``)."""
     if dir_arg:
         return Location(state_path(dir_arg), dir_arg)
@@ -77,12 +78,12 @@ def locate(dir_arg: str | None, env: Mapping[str, str]) -> Location:
         cwd: str | None = os.getcwd()
     except OSError:
         cwd = None
-    project, ignored = command_project_dir(env, cwd)
+    project, ignored = command_project_dir(places, cwd)
     if ignored:
         print(ignored, file=sys.stderr)
     if project:
         return Location(state_path(project), project)
-    fallback = fallback_state_path(env)
+    fallback = fallback_state_path(places)
     if fallback is None:
         raise CliError("no project directory and no user state directory; pass --dir", 1)
     return Location(fallback, None)
@@ -144,8 +145,8 @@ def _url(value: str) -> str:
     return value
 
 
-def _owner(args: argparse.Namespace) -> str | None:
-    owner: str | None = args.session or os.environ.get(SESSION_ENV) or None
+def _owner(args: argparse.Namespace, places: Places) -> str | None:
+    owner: str | None = args.session or places.session or None
     if owner is not None and not is_session_id(owner):
         raise CliError(f"{SESSION_ENV} is not a usable session id; pass --session", 2)
     return owner
@@ -172,21 +173,24 @@ def confined(where: Location) -> Location:
     return where
 
 
-def _apply(args: argparse.Namespace, operation: Callable[[str, str, str | None, float], Change]) -> Change:
+def _apply(
+    args: argparse.Namespace, places: Places, operation: Callable[[str, str, str | None, float], Change]
+) -> Change:
     """Run one writer operation as this session, on this project's file; its refusals become one-line errors."""
-    owner = _owner(args)
+    owner = _owner(args, places)
     if owner is None:
         raise CliError(f"no session id: run this inside Claude Code (it sets {SESSION_ENV}) or pass --session ID", 2)
-    where = confined(locate(args.dir, os.environ))
+    where = confined(locate(args.dir, places))
     try:
         return operation(where.path, owner, where.slug(), time.time())
     except workstate_writer.WorkStateError as error:
         raise CliError(str(error), 1) from error
 
 
-def _run_set(args: argparse.Namespace) -> int:
+def _run_set(args: argparse.Namespace, places: Places) -> int:
     change = _apply(
         args,
+        places,
         lambda path, owner, slug, now: workstate_writer.set_ticket(
             path,
             owner,
@@ -199,6 +203,7 @@ def _run_set(args: argparse.Namespace) -> int:
             auto=args.auto,
             slug=slug,
             now=now,
+            private=os.path.abspath(path) == fallback_state_path(places),
         ),
     )
     before = change.before
@@ -208,9 +213,11 @@ def _run_set(args: argparse.Namespace) -> int:
     return 0
 
 
-def _run_step(args: argparse.Namespace) -> int:
+def _run_step(args: argparse.Namespace, places: Places) -> int:
     change = _apply(
-        args, lambda path, owner, slug, now: workstate_writer.set_step(path, owner, args.step, slug=slug, now=now)
+        args,
+        places,
+        lambda path, owner, slug, now: workstate_writer.set_step(path, owner, args.step, slug=slug, now=now),
     )
     was = one_line(change.before.step if change.before else "") or "(not set)"
     note = " (still paused: run `session-workflow state resume` before working on)" if change.after.paused else ""
@@ -218,27 +225,31 @@ def _run_step(args: argparse.Namespace) -> int:
     return 0
 
 
-def _run_pause_or_resume(args: argparse.Namespace) -> int:
+def _run_pause_or_resume(args: argparse.Namespace, places: Places) -> int:
     paused = args.action == "pause"
     change = _apply(
-        args, lambda path, owner, slug, now: workstate_writer.set_paused(path, owner, paused, slug=slug, now=now)
+        args,
+        places,
+        lambda path, owner, slug, now: workstate_writer.set_paused(path, owner, paused, slug=slug, now=now),
     )
     print(f"work state: {summary(change.after)}")
     return 0
 
 
-def _run_adopt(args: argparse.Namespace) -> int:
-    change = _apply(args, lambda path, owner, slug, now: workstate_writer.adopt(path, owner, slug=slug, now=now))
+def _run_adopt(args: argparse.Namespace, places: Places) -> int:
+    change = _apply(
+        args, places, lambda path, owner, slug, now: workstate_writer.adopt(path, owner, slug=slug, now=now)
+    )
     previous = change.before.session if change.before else None
     origin = "already this session's" if previous == change.after.session else f"from session {previous or '(none)'}"
     print(f"work state: adopted {summary(change.after)}, {origin}")
     return 0
 
 
-def _run_clear(args: argparse.Namespace) -> int:
-    where = confined(locate(args.dir, os.environ))
+def _run_clear(args: argparse.Namespace, places: Places) -> int:
+    where = confined(locate(args.dir, places))
     try:
-        existed, before = workstate_writer.clear(where.path, _owner(args), now=time.time())
+        existed, before = workstate_writer.clear(where.path, _owner(args, places), now=time.time())
     except workstate_writer.WorkStateError as error:
         raise CliError(str(error), 1) from error
     if not existed:
@@ -250,9 +261,9 @@ def _run_clear(args: argparse.Namespace) -> int:
     return 0
 
 
-def _run_show(args: argparse.Namespace) -> int:
-    where = locate(args.dir, os.environ)
-    owner = _owner(args)
+def _run_show(args: argparse.Namespace, places: Places) -> int:
+    where = locate(args.dir, places)
+    owner = _owner(args, places)
     read = read_prefix(where.path, MAX_STATE_BYTES + 1)
     if read is None and os.path.lexists(where.path):
         raise CliError(f"{escaped(where.path)} is not a readable regular file", 1)
@@ -295,7 +306,7 @@ def _common(parser: OneLineParser) -> None:
     parser.add_argument("--session", type=_session, help=f"the owner session id (default: ${SESSION_ENV})")
 
 
-def _action(run: Callable[[argparse.Namespace], int]) -> Setup:
+def _action(run: Callable[[argparse.Namespace, Places], int]) -> Setup:
     """The setup of an action with only the common options."""
 
     def setup(parser: OneLineParser, _argv: Sequence[str]) -> None:

@@ -6,7 +6,7 @@ import argparse
 import os
 
 from session_workflow.cli.parser import CliError, OneLineParser, add_verbs
-from session_workflow.core.where import LIST_ID_ENV, tasks_root
+from session_workflow.core.places import LIST_ID_ENV
 from session_workflow.tasks.adopt import AdoptError, adopt, report
 
 TYPE_CHECKING = False
@@ -14,15 +14,16 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from session_workflow.cli.parser import Verb
+    from session_workflow.core.places import Places
 
 SESSION_ENV = "CLAUDE_CODE_SESSION_ID"
 
 
-def _run_adopt(args: argparse.Namespace) -> int:
-    own = os.environ.get(LIST_ID_ENV) or args.session
+def _run_adopt(args: argparse.Namespace, places: Places) -> int:
+    own = places.env.get(LIST_ID_ENV) or args.session
     if not own:
         raise CliError(f"no session: pass --session, or run it from Claude Code's Bash tool (it sets {SESSION_ENV})", 2)
-    root = tasks_root(os.environ)
+    root = places.tasks_root
     if root is None:
         raise CliError("no task store: HOME is not set and CLAUDE_CONFIG_DIR is not an absolute path", 1)
     try:

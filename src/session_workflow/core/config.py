@@ -17,6 +17,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence
 
+    from session_workflow.core.places import Places
+
 OPTION_PREFIX = "CLAUDE_PLUGIN_OPTION_"
 OVERRIDE_PREFIX = "SESSION_WORKFLOW_"
 SHOWN_VALUE_POINTS = 40
@@ -85,16 +87,6 @@ def lookup(option: Option, env: Mapping[str, str]) -> tuple[object, str | None]:
         fallback = f"using the default, {option.default_text}"
         return option.default, f"session-workflow: ignored {name}={shown!r}: not {option.expected}; {fallback}."
     return option.default, None
-
-
-def switch(option: Option, env: Mapping[str, str]) -> bool:
-    return lookup(option, env)[0] is True
-
-
-def hours(option: Option, env: Mapping[str, str]) -> float:
-    value = lookup(option, env)[0]
-    assert isinstance(value, float)  # parse_hours and the hours defaults give floats
-    return value
 
 
 def problems(env: Mapping[str, str], options: Sequence[Option] = HOOK_OPTIONS) -> list[str]:
@@ -176,16 +168,14 @@ def where_set(option: Option, name: str, project_dirs: Sequence[str], config_dir
     return "set in the environment (the shell Claude Code started from, or a settings env block this hook cannot see)"
 
 
-def switched_off_line(
-    part: str, env: Mapping[str, str], project_dirs: Sequence[str], config_dir: str | None
-) -> str | None:
+def switched_off_line(part: str, places: Places, project_dirs: Sequence[str]) -> str | None:
     """The one line that says ``part`` (a ``PART_SWITCHES`` name), which this session keeps, is switched off: by
     which variable and where it is set; never the part itself. None when it is on: costs nothing then."""
     option, label = PART_SWITCHES[part]
-    found = switched_off_by(option, env)
+    found = switched_off_by(option, places.env)
     if found is None:
         return None
     name, raw = found
     shown = cut_code_points(one_line(raw), SHOWN_VALUE_POINTS)
-    where = where_set(option, name, project_dirs, config_dir)
+    where = where_set(option, name, project_dirs, places.config)
     return f"session-workflow: this session's {label} is not shown: {name}={shown!r} switches it off, {where}."

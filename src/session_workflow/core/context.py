@@ -1,6 +1,8 @@
 """What a hook knows about the session it runs in, read once from the payload and the environment.
 
-Everything here is cheap: the hot path builds one HookContext per run and every part reads from it.
+Everything here is cheap: the hot path builds one HookContext per run and every part reads from it. The
+environment became the run's ``places`` (``core.places.Places``) at the entry (``hook.io.run_hook``, the CLI's
+``main``): its folders are resolved there, once, on first use.
 """
 
 from __future__ import annotations
@@ -10,6 +12,8 @@ from session_workflow.core.where import project_dir
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
+
+    from session_workflow.core.places import Places
 
 # The field our mod's classic.SessionStart handler adds to the command hook's stdin, the one reliable way for the
 # Python SessionStart hook to know the mod is loaded and delivers the work-state section.
@@ -33,17 +37,17 @@ def _seconds(payload: Mapping[str, object], key: str) -> float | None:
 
 
 class HookContext:
-    """The parsed hook payload plus the environment and the hook's start time."""
+    """The parsed hook payload plus the run's places (from the environment) and the hook's start time."""
 
     __slots__ = (
         "_project",
         "cwd",
         "dry_run",
-        "env",
         "event",
         "idle_seconds",
         "mod_active",
         "now",
+        "places",
         "session_id",
         "source",
         "transcript_path",
@@ -58,7 +62,7 @@ class HookContext:
         cwd: str | None,
         transcript_path: str | None,
         mod_active: bool,
-        env: Mapping[str, str],
+        places: Places,
         now: float,
         idle_seconds: float | None = None,
         project: str | None = None,
@@ -69,7 +73,7 @@ class HookContext:
         self.cwd = cwd
         self.transcript_path = transcript_path
         self.mod_active = mod_active
-        self.env = env
+        self.places = places
         self.now = now
         # ``seconds_since_last_response`` (resume and fork): how long the conversation sat idle before this start.
         self.idle_seconds = idle_seconds
@@ -80,7 +84,7 @@ class HookContext:
 
     @classmethod
     def from_payload(
-        cls, payload: Mapping[str, object], env: Mapping[str, str], now: float, project: str | None = None
+        cls, payload: Mapping[str, object], places: Places, now: float, project: str | None = None
     ) -> HookContext:
         """Build the context; any field that is not a non-empty string (or, for the idle time, a number of seconds
         from 0 to a thousand years) is treated as absent."""
@@ -92,7 +96,7 @@ class HookContext:
             cwd=_string(payload, "cwd"),
             transcript_path=_string(payload, "transcript_path"),
             mod_active=marker is True or (type(marker) is int and marker == 1),
-            env=env,
+            places=places,
             now=now,
             idle_seconds=_seconds(payload, "seconds_since_last_response"),
             project=project,
@@ -102,7 +106,7 @@ class HookContext:
         """The session's project (``core.where.project_dir``: the folder Claude Code treats as the project,
         whatever subfolder the model ``cd``'d into), or None when not even the cwd is a folder."""
         if self._project is False:
-            self._project = project_dir(self.env, self.cwd, self.transcript_path, hook=True)
+            self._project = project_dir(self.places, self.cwd, self.transcript_path, hook=True)
         return self._project if isinstance(self._project, str) else None
 
     def project_dirs(self) -> list[str]:

@@ -1,11 +1,11 @@
 """The error log: every unexpected exception of a hook or a CLI command, where ``doctor`` can show it.
 
-``record`` is imported and called only in an ``except`` block, so a run that does not fail imports and writes
-nothing of this. It never raises and never waits: the log lives in the user's state folder
-(``locations.user_state_dir``: from the environment alone, so hooks and CLI find the same one), holds the newest
-``MAX_ENTRIES`` entries of at most ``MAX_ENTRY_BYTES`` each, oldest dropped, and is rewritten whole through a
-temp file and ``os.replace`` with no lock (a lock could keep a failing hook waiting; two failures in the same
-instant may keep only one of them). The traceback is made from the frames alone (file, line, function): no
+``record`` is imported and called only in an ``except`` block (through ``core.errors.record``), so a run that
+does not fail imports and writes nothing of this. It never raises and never waits: the log lives in the user's
+state folder (``core.places.Places.error_log``: from the environment alone, so hooks and CLI find the same one),
+holds the newest ``MAX_ENTRIES`` entries of at most ``MAX_ENTRY_BYTES`` each, oldest dropped, and is rewritten
+whole through a temp file and ``os.replace`` with no lock (a lock could keep a failing hook waiting; two failures
+in the same instant may keep only one of them). The traceback is made from the frames alone (file, line, function): no
 source file is read and nothing is imported to write it.
 """
 
@@ -17,13 +17,11 @@ import time
 
 from session_workflow import __version__
 from session_workflow.core.jsonload import dumps_flat_object, loads
-from session_workflow.core.locations import user_state_dir
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from session_workflow.core.places import Places
 
-LOG_NAME = "errors.jsonl"
 MAX_ENTRIES = 20
 MAX_ENTRY_BYTES = 4096
 MAX_LOG_BYTES = MAX_ENTRIES * MAX_ENTRY_BYTES
@@ -31,18 +29,13 @@ MAX_LOG_BYTES = MAX_ENTRIES * MAX_ENTRY_BYTES
 MAX_MESSAGE_CHARS = 500
 
 
-def log_path(env: Mapping[str, str]) -> str | None:
-    """The error log's path, or None without a home to put it in."""
-    root = user_state_dir(env)
-    return os.path.join(root, LOG_NAME) if root else None
-
-
-def record(where: str, error: BaseException, env: Mapping[str, str]) -> None:
-    """Append ``error`` (raised in ``where``: the hook event, the command, the part) to the log; never raises."""
+def record(where: str, error: BaseException, places: Places) -> str | None:
+    """Append ``error`` (raised in ``where``: the hook event, the command, the part) to the log; its path when
+    written, else None. Never raises (``core.errors.record`` is the way in)."""
     try:
-        path = log_path(env)
+        path = places.error_log
         if path is None:
-            return
+            return None
         line = entry(where, error, time.time())
         from session_workflow.core.atomic import replace_locked
         from session_workflow.core.folders import make_private
@@ -54,7 +47,8 @@ def record(where: str, error: BaseException, env: Mapping[str, str]) -> None:
         old = read[0] if read is not None and len(read[0]) <= MAX_LOG_BYTES else b""
         replace_locked(path, kept(old, line), 0o600, unique=True)  # no lock: see the module's docstring
     except Exception:  # the error log must never be a second failure
-        return
+        return None
+    return path
 
 
 def kept(old: bytes, line: bytes) -> bytes:
@@ -98,11 +92,11 @@ def _frames(error: BaseException) -> list[str]:
     return frames
 
 
-def entries(env: Mapping[str, str]) -> list[dict[str, object]]:
+def entries(places: Places) -> list[dict[str, object]]:
     """The log's entries, oldest first (for ``doctor``); lines that do not parse are skipped."""
     from session_workflow.core.boundedio import read_prefix
 
-    path = log_path(env)
+    path = places.error_log
     read = read_prefix(path, MAX_LOG_BYTES) if path is not None else None
     found = []
     for line in read[0].split(b"\n") if read is not None else ():

@@ -16,8 +16,6 @@ import stat
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping
-
     # (the folder, what is wrong with it, the command that fixes it)
     Problem = tuple[str, str, str]
 
@@ -55,16 +53,6 @@ def make_private(folder: str) -> None:
         finally:
             os.close(fd)
     _checked.clear()  # a verdict on a folder that was missing no longer holds
-
-
-def user_top(env: Mapping[str, str]) -> str | None:
-    """Where the user's own chain of folders starts for the state folders: ``XDG_STATE_HOME`` when absolute (the
-    state root), else the home (None without one). Neither can a project's ``env`` block set."""
-    for name in ("XDG_STATE_HOME", "HOME"):
-        value = env.get(name, "")
-        if os.path.isabs(value) and "\x00" not in value:
-            return value
-    return None
 
 
 def foreign_level(folder: str, top: str | None) -> Problem | None:

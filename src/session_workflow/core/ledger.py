@@ -13,37 +13,31 @@ import os
 
 from session_workflow.core.folders import make_private
 from session_workflow.core.jsonlog import append_record
-from session_workflow.core.locations import is_safe_name, user_state_dir
+from session_workflow.core.locations import is_safe_name
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-LEDGER_NAME = "ledger.ndjson"
+    from session_workflow.core.places import Places
+
 LEDGER_ROTATED = "ledger.1.ndjson"
 # The mod's checkpoint reminders: ``<state>/reminders/<session id>.json``, a JSON list of its newest entries.
 REMINDERS_FOLDER = "reminders"
 
 
-def ledger_path(env: Mapping[str, str]) -> str | None:
-    """The ledger file (None without a home): the same folder the trust records live under, from the environment
-    alone, so the hooks and the CLI in any shell agree."""
-    root = user_state_dir(env)
-    return os.path.join(root, LEDGER_NAME) if root else None
-
-
-def reminders_path(env: Mapping[str, str], session_id: str) -> str | None:
+def reminders_path(places: Places, session_id: str) -> str | None:
     """The file the mod keeps ``session_id``'s reminders in; None for an id that is not a plain file name (the mod
     writes none for such an id either)."""
-    root = user_state_dir(env)
+    root = places.state
     if not root or not session_id or len(session_id) > 100 or not is_safe_name(session_id):
         return None
     return os.path.join(root, REMINDERS_FOLDER, session_id + ".json")
 
 
-def append(env: Mapping[str, str], entry: Mapping[str, object]) -> bool:
+def append(places: Places, entry: Mapping[str, object]) -> bool:
     """Append one flat entry; False (never an exception) when it could not be written."""
-    path = ledger_path(env)
+    path = places.ledger  # the same folder the trust records live under: hooks and CLI in any shell agree
     if path is None:
         return False
     folder = os.path.dirname(path)

@@ -1,6 +1,7 @@
-"""Where the plugin's state lives on disk: one place for the paths the hooks, the writers and the composer share.
+"""The names of the plugin's folders and files, and the per-project paths the hooks, the writers and the composer
+share (the user-level folders are resolved once per run by ``core.places``).
 
-Kept tiny (os and sys, no ``re``: ids become file names by string methods) so the SessionStart composer and the
+Kept tiny (os, no ``re``: ids become file names by string methods) so the SessionStart composer and the
 prompt hook can ask "is there anything here at all?" before they import the part that would read it: a state-less
 session pays for almost nothing.
 """
@@ -8,11 +9,10 @@ session pays for almost nothing.
 from __future__ import annotations
 
 import os
-import sys
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from session_workflow.core.places import Places
 
 ANCHORS_SUBDIR = os.path.join(".claude", "anchors")
 STATE_RELPATH = ".claude/session-workflow/work-state.json"
@@ -29,11 +29,6 @@ TRUST_FOLDER = "anchors"
 KEPT_FOLDER = "sessions"
 
 
-def config_dir(env: Mapping[str, str], home: str) -> str:
-    """``claude_config_dir`` with ``home`` for ``~`` (the CLI's home, never None)."""
-    return claude_config_dir({CONFIG_ENV: env.get(CONFIG_ENV, ""), "HOME": home}) or os.path.join(home, ".claude")
-
-
 def anchors_dir(project_dir: str) -> str:
     """Where a project's anchors live."""
     return os.path.join(project_dir, ANCHORS_SUBDIR)
@@ -44,121 +39,11 @@ def state_path(project_dir: str) -> str:
     return os.path.join(project_dir, *STATE_RELPATH.split("/"))
 
 
-def claude_config_dir(env: Mapping[str, str]) -> str | None:
-    """Claude Code's configuration folder: ``CLAUDE_CONFIG_DIR`` when absolute, else ``~/.claude`` (None without a
-    home). A project's ``env`` block cannot set either (Claude Code drops CLAUDE_CONFIG_DIR, HOME and XDG_* there);
-    a relative CLAUDE_CONFIG_DIR is ignored and named by ``ignored_folders``."""
-    given = env.get(CONFIG_ENV, "")
-    if os.path.isabs(given) and "\x00" not in given:
-        return given
-    home = env.get("HOME", "")
-    return os.path.join(home, ".claude") if os.path.isabs(home) and "\x00" not in home else None
-
-
-def containing_project(path: str, project_dirs: Sequence[str], env: Mapping[str, str]) -> str | None:
-    """The first project dir (resolved) that ``path`` resolves inside, or None.
-
-    A project dir that is the home folder or lies above it (a session run in ``~`` or ``/``) counts as none: its
-    ``.claude/settings.json`` is the user's own settings file, and every user-level folder lies below it. Claude
-    Code's configuration folder, where it puts CLAUDE_PLUGIN_DATA, is never inside one.
-    """
-    real = _real(path)
-    if real is None:  # no such name can exist (a lone surrogate): it is no folder of anyone's
-        return None
-    config = _real(claude_config_dir(env) or "")
-    if config is not None and is_inside(real, config):
-        return None
-    home = env.get("HOME", "")
-    real_home = _real(home) if os.path.isabs(home) else None
-    for folder in project_dirs:
-        base = _real(folder)
-        if base is None or (real_home is not None and is_inside(real_home, base)):
-            continue
-        if is_inside(real, base):
-            return base
-    return None
-
-
-def _real(path: str) -> str | None:
-    """``path`` resolved; None for the empty path or one the file system cannot hold."""
-    try:
-        os.fsencode(path)  # a lone surrogate: 3.11 realpath raises for it, 3.9 hands it back unresolved
-        return os.path.realpath(path) if path else None
-    except (OSError, ValueError):
-        return None
-
-
-def outside_projects(path: str, project_dirs: Sequence[str], env: Mapping[str, str]) -> bool:
-    """True when ``path`` is absolute and resolves inside no project dir (``containing_project``).
-
-    For a folder variable a project's ``env`` block can set whose content the plugin takes as authority: a folder
-    inside the repository would be the repository's own content.
-    """
-    if not os.path.isabs(path) or "\x00" in path or _real(path) is None:
-        return False
-    return containing_project(path, project_dirs, env) is None
-
-
-def records_dir(env: Mapping[str, str], project_dirs: Sequence[str]) -> str | None:
-    """The folder of per-session delivery records under CLAUDE_PLUGIN_DATA (None when that is not set, or not
-    an absolute path outside the project: ``outside_projects``)."""
-    base = env.get(PLUGIN_DATA_ENV)
-    return os.path.join(base, RECORDS_FOLDER) if base and outside_projects(base, project_dirs, env) else None
-
-
-def _shown(value: str) -> str:
+def shown(value: str) -> str:
     """A variable's value in a message: a name (``core.text.named``: escaped, in a code span), a very long one cut."""
     from session_workflow.core.text import cut_code_points, named
 
     return named(cut_code_points(value, 300))
-
-
-def ignored_folders(env: Mapping[str, str], project_dirs: Sequence[str]) -> list[str]:
-    """One line per folder variable the hooks ignore: a relative ``CLAUDE_CONFIG_DIR`` or ``XDG_STATE_HOME``
-    (the task store, the trust records), a ``CLAUDE_PLUGIN_DATA`` that is not absolute or lies in the project
-    (the delivery records). Hot-path safe: ``core.text`` is imported only to show such a value."""
-    lines = []
-    for name, value, accepted in (
-        (CONFIG_ENV, env.get(CONFIG_ENV), os.path.isabs),
-        ("XDG_STATE_HOME", env.get("XDG_STATE_HOME"), os.path.isabs),
-        (PLUGIN_DATA_ENV, env.get(PLUGIN_DATA_ENV), lambda path: outside_projects(path, project_dirs, env)),
-    ):
-        if value and not accepted(value):
-            lines.append(f"session-workflow: ignored {name}={_shown(value)}: not an absolute path outside the project.")
-    return lines
-
-
-def user_state_dir(env: Mapping[str, str], platform: str = sys.platform) -> str | None:
-    """The user's state folder for this plugin: platformdirs' ``user_state_dir("session-workflow")`` (the tests'
-    oracle; not shipped) computed from the environment alone, so the hooks (``python3 -I -S``: no platformdirs), the CLI
-    in the Bash tool and in a terminal, and the mod find the same folder. ``XDG_STATE_HOME`` when absolute (on
-    macOS too), else ``$HOME/.local/state`` (macOS: ``$HOME/Library/Application Support``). Without an absolute
-    ``HOME`` either it is None where platformdirs would ask the password database: the mod cannot, and a test's
-    environment never reaches the real home. A project's ``env`` block can set neither (Claude Code drops ``HOME``
-    and ``XDG_*`` there), so it lies outside the repository."""
-    given = env.get("XDG_STATE_HOME", "")
-    home = env.get("HOME", "")
-    if given.startswith("/"):
-        base = given
-    elif home.startswith("/"):
-        base = home.rstrip("/") + ("/Library/Application Support" if platform == "darwin" else "/.local/state")
-    else:
-        return None
-    return os.path.join(base, APP_NAME) if "\x00" not in base else None
-
-
-def trust_dir(env: Mapping[str, str]) -> str | None:
-    """Where the anchor trust and affinity records live (see ``user_state_dir``)."""
-    root = user_state_dir(env)
-    return os.path.join(root, TRUST_FOLDER) if root else None
-
-
-def kept_index(env: Mapping[str, str], session_id: str | None) -> str | None:
-    """The file listing the anchors ``session_id`` wrote or adopted (None without a session or a state dir)."""
-    folder = trust_dir(env) if session_id else None
-    if folder is None or not session_id:
-        return None
-    return os.path.join(folder, KEPT_FOLDER, record_name(session_id)[: -len(".key")] + ".json")
 
 
 def is_inside(path: str, folder: str) -> bool:
@@ -261,10 +146,10 @@ def any_anchors(project_dirs: list[str]) -> bool:
     return any(os.path.isdir(anchors_dir(folder)) for folder in project_dirs)
 
 
-def any_kept_anchors(env: Mapping[str, str], session_id: str | None) -> bool:
+def any_kept_anchors(places: Places, session_id: str | None) -> bool:
     """True when this session wrote or adopted an anchor somewhere (one ``lstat``): a project whose anchors folder
     is gone (``git clean -fdx``) still gets the line that says so, and a session that never kept one pays nothing."""
-    index = kept_index(env, session_id)
+    index = places.kept_index(session_id)
     return index is not None and os.path.lexists(index)
 
 
@@ -273,14 +158,14 @@ def any_state_file(project_dirs: list[str]) -> bool:
     return any(os.path.isfile(state_path(folder)) for folder in project_dirs)
 
 
-def any_work_state(project_dirs: list[str], env: Mapping[str, str], session_id: str | None) -> bool:
+def any_work_state(project_dirs: list[str], places: Places, session_id: str | None) -> bool:
     """True when the work-state part may have something to do: a state file, or this session's record to reset.
 
     Without project dirs the state may sit in the user-level fallback location, so the answer is True.
     """
     if not project_dirs or any_state_file(project_dirs):
         return True
-    records = records_dir(env, project_dirs)
+    records = places.records(project_dirs)
     if records is None or not session_id:
         return False
     return os.path.lexists(os.path.join(records, record_name(session_id)))

@@ -18,23 +18,12 @@ import os
 
 from session_workflow.core.boundedio import iter_lines_from_start
 from session_workflow.core.jsonload import loads
-from session_workflow.core.locations import (
-    PROJECT_ENV,
-    SESSION_ENV,
-    _shown,
-    claude_config_dir,
-    is_safe_name,
-    safe_name,
-)
+from session_workflow.core.locations import is_safe_name
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from session_workflow.core.places import Places
 
-# Set over any env block in Claude Code's Bash tool, and in its hooks (measured): a CLI command that sees it runs
-# in the Bash tool (a hook knows it is one).
-BASH_TOOL_ENV = "CLAUDECODE"
-LIST_ID_ENV = "CLAUDE_CODE_TASK_LIST_ID"
 # How far from the top of a transcript we look for the first record that names a cwd.
 START_DIR_SCAN_BYTES = 1 << 20
 # How many project folders of Claude Code's the transcript search looks into when the slug does not find it.
@@ -42,41 +31,32 @@ MAX_PROJECT_DIRS = 10_000
 MAX_SESSION_ID = 128
 
 
-def in_bash_tool(env: Mapping[str, str]) -> bool:
-    """True for a command run from Claude Code (its Bash tool), where ``CLAUDE_PROJECT_DIR`` can only come from a
-    settings ``env`` block."""
-    return env.get(BASH_TOOL_ENV) == "1"
-
-
 def _folder(path: str | None) -> str | None:
     return path if path and "\x00" not in path and os.path.isabs(path) and os.path.isdir(path) else None
 
 
 def project_dir(
-    env: Mapping[str, str], cwd: str | None, transcript_path: str | None = None, *, hook: bool = False
+    places: Places, cwd: str | None, transcript_path: str | None = None, *, hook: bool = False
 ) -> str | None:
     """The session's project: ``CLAUDE_PROJECT_DIR`` in a hook (Claude Code's, set over any env block) or in a
     terminal (the user's own), never in the Bash tool; else the first ``cwd`` of the session's transcript
     (``transcript_path``, else the one ``CLAUDE_CODE_SESSION_ID`` names); else ``cwd``. Each counts only as an
     absolute path to an existing folder; None when none is."""
-    if (hook or not in_bash_tool(env)) and _folder(env.get(PROJECT_ENV)):
-        return env[PROJECT_ENV]
-    transcript = transcript_path or session_transcript(env, cwd)
+    given = _folder(places.project_variable(hook))
+    if given:
+        return given
+    transcript = transcript_path or session_transcript(places, cwd)
     start = _folder(session_start_dir(transcript)) if transcript else None
     return start or _folder(cwd)
 
 
 def command_project_dir(
-    env: Mapping[str, str], cwd: str | None, transcript_path: str | None = None
+    places: Places, cwd: str | None, transcript_path: str | None = None
 ) -> tuple[str | None, str | None]:
     """A CLI command's project (``project_dir``) and the one line that says why ``CLAUDE_PROJECT_DIR`` was ignored
     (or None): in the Bash tool a value came from a settings ``env`` block, a repository's one included, and would
     aim the writers at another project's anchors and work state."""
-    given = env.get(PROJECT_ENV, "")
-    ignored = None
-    if given and in_bash_tool(env):
-        ignored = f"session-workflow: ignored {PROJECT_ENV}={_shown(given)}: Claude Code sets it for hooks, not here."
-    return project_dir(env, cwd, transcript_path), ignored
+    return project_dir(places, cwd, transcript_path), places.ignored_project()
 
 
 def session_start_dir(transcript_path: str) -> str | None:
@@ -119,12 +99,12 @@ def project_slug(path: str) -> str:
             return f"{slug[:200]}-{digits}"
 
 
-def session_transcript(env: Mapping[str, str], cwd: str | None) -> str | None:
+def session_transcript(places: Places, cwd: str | None) -> str | None:
     """The transcript of the session ``CLAUDE_CODE_SESSION_ID`` names: under the slug of ``cwd`` or of a folder above
     it (Claude Code keeps its Bash tool's shell inside the project), else in any of Claude Code's project folders
     (a slug too long is cut and hashed). None without a session or a configuration folder."""
-    session = env.get(SESSION_ENV, "")
-    config = claude_config_dir(env)
+    session = places.session
+    config = places.config
     if not session or len(session) > MAX_SESSION_ID or not is_safe_name(session) or config is None:
         return None
     projects = os.path.join(config, "projects")
@@ -149,17 +129,10 @@ def session_transcript(env: Mapping[str, str], cwd: str | None) -> str | None:
     return None
 
 
-def tasks_root(env: Mapping[str, str]) -> str | None:
-    """Claude Code's own task store, ``<config dir>/tasks`` (``core.locations.claude_config_dir``: a relative
-    ``CLAUDE_CONFIG_DIR`` is ignored, and no ``env`` block can set it); None without a home."""
-    config = claude_config_dir(env)
-    return os.path.join(config, "tasks") if config is not None else None
-
-
 def no_tasks_folder(root: str | None) -> bool:
-    """True when Claude Code's task folder ``root`` (``tasks_root``) is surely absent (nothing there, or a file on
-    the way): no list, fork parent or predecessor can exist, and a hook need not even import the task store. False
-    when it is there, when that cannot be told (the store then says what it can), or for None."""
+    """True when Claude Code's task folder ``root`` (``Places.tasks_root``) is surely absent (nothing there, or a
+    file on the way): no list, fork parent or predecessor can exist, and a hook need not even import the task store.
+    False when it is there, when that cannot be told (the store then says what it can), or for None."""
     try:
         if root is not None:
             os.lstat(root)
@@ -168,17 +141,3 @@ def no_tasks_folder(root: str | None) -> bool:
     except (OSError, ValueError):
         pass  # cannot tell: the store's own reads find out and say so
     return False
-
-
-def task_list_name(env: Mapping[str, str], session_id: str | None) -> str | None:
-    """The folder name of the session's task list: ``CLAUDE_CODE_TASK_LIST_ID``, else the session id, as Claude Code
-    maps an id to a name (``safe_name``, UTF-16 units)."""
-    raw = env.get(LIST_ID_ENV) or session_id
-    return safe_name(raw, utf16=True) if raw else None
-
-
-def task_list_dir(env: Mapping[str, str], session_id: str | None) -> str | None:
-    """``<tasks_root>/<task_list_name>``: where Claude Code keeps this session's tasks (None when either is)."""
-    root = tasks_root(env)
-    name = task_list_name(env, session_id)
-    return os.path.join(root, name) if root is not None and name is not None else None

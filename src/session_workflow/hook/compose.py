@@ -19,7 +19,7 @@ from session_workflow.core import locations
 from session_workflow.core.context import SOURCES
 from session_workflow.core.parts import Elsewhere, PreparedPart
 from session_workflow.core.text import utf8_len, utf16_len
-from session_workflow.core.where import no_tasks_folder, tasks_root
+from session_workflow.core.where import no_tasks_folder
 from session_workflow.hook.io import hook_json, run_hook, write_stdout
 
 TYPE_CHECKING = False
@@ -67,7 +67,7 @@ class Part:
 
 
 def _work_state_present(ctx: HookContext, folders: list[str], _restored: bool) -> bool:
-    return locations.any_work_state(folders, ctx.env, ctx.session_id)
+    return locations.any_work_state(folders, ctx.places, ctx.session_id)
 
 
 def _work_state(ctx: HookContext) -> PreparedPart | None:
@@ -78,14 +78,14 @@ def _work_state(ctx: HookContext) -> PreparedPart | None:
 
 def _anchors_present(ctx: HookContext, folders: list[str], _restored: bool) -> bool:
     """An anchors folder to look at, or an anchor this session keeps that may be gone with its folder."""
-    return locations.any_anchors(folders) or locations.any_kept_anchors(ctx.env, ctx.session_id)
+    return locations.any_anchors(folders) or locations.any_kept_anchors(ctx.places, ctx.session_id)
 
 
 def _anchor(ctx: HookContext) -> PreparedPart | None:
     """The anchor part; switched off by a variable, the one line that says so (``switched_off``)."""
     from session_workflow.core import config
 
-    if not config.switch(config.ANCHOR_HOOKS, ctx.env):
+    if not ctx.places.switch(config.ANCHOR_HOOKS):
         return switched_off(ctx)
     from session_workflow.anchor.part import prepare
 
@@ -99,7 +99,7 @@ def _always(_ctx: HookContext, _folders: list[str], _restored: bool) -> bool:
 def _tasks(ctx: HookContext) -> PreparedPart | None:
     """The task part; a fork's parent (``hook.pending``) is looked up only when this session has no list. Without
     Claude Code's task folder no list, parent or predecessor can exist: the task store is not even imported."""
-    if no_tasks_folder(tasks_root(ctx.env)):
+    if no_tasks_folder(ctx.places.tasks_root):
         return None
     from session_workflow.tasks.store import prepare
 
@@ -131,7 +131,7 @@ def _record_present(ctx: HookContext, _folders: list[str], restored: bool) -> bo
         return False
     from session_workflow.core import config
 
-    return config.switch(config.RUN_RECORD, ctx.env)
+    return ctx.places.switch(config.RUN_RECORD)
 
 
 def _run_record(ctx: HookContext) -> PreparedPart | None:
@@ -284,7 +284,7 @@ def switched_off(ctx: HookContext) -> SwitchedOff | None:
     from session_workflow.core import config
 
     folders = ctx.project_dirs()
-    line = config.switched_off_line("anchor", ctx.env, folders, locations.claude_config_dir(ctx.env))
+    line = config.switched_off_line("anchor", ctx.places, folders)
     return SwitchedOff("anchor", line) if line is not None else None
 
 
@@ -302,7 +302,7 @@ def _record(where: str, error: BaseException, ctx: HookContext) -> None:
     loads it)."""
     from session_workflow.core.errorlog import record
 
-    record(where, error, ctx.env)
+    record(where, error, ctx.places)
 
 
 def allocate(
@@ -420,11 +420,11 @@ def _compose(ctx: HookContext, source: str) -> Composition:
             unsent = pending(ctx)
         except Exception as error:  # unsure what Claude Code still holds: send everything
             _record("SessionStart pending", error, ctx)
-    notes = [*config.problems(ctx.env), *locations.ignored_folders(ctx.env, ctx.project_dirs())]
+    notes = [*config.problems(ctx.places.env), *ctx.places.ignored_folders(ctx.project_dirs())]
     if any(part.name == "work state" for part in parts):  # its module, and so this one, is loaded already
         from session_workflow.workstate.records import delivery_problem
 
-        problem = delivery_problem(ctx.env, ctx.project_dirs())
+        problem = delivery_problem(ctx.places, ctx.project_dirs())
         notes += [problem] if problem is not None else []
     if ctx.source == "fork":
         notes = [FORK_NOTE, *notes]
@@ -446,7 +446,7 @@ def session_start(ctx: HookContext) -> None:
         from session_workflow.core import ledger
 
         try:
-            ledger.append(ctx.env, ledger_entry(ctx, composition))
+            ledger.append(ctx.places, ledger_entry(ctx, composition))
         except Exception as error:  # the ledger never fails the hook, and is never silent
             _record("SessionStart ledger", error, ctx)
 

@@ -7,7 +7,9 @@ import sys
 import time
 
 from session_workflow.core.context import HookContext
+from session_workflow.core.errors import guard
 from session_workflow.core.jsonload import loads, quote_ascii
+from session_workflow.core.places import Places
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -63,15 +65,15 @@ def write_stdout(data: bytes) -> bool:
 
 
 def run_hook(handler: Callable[[HookContext], None], event: str, stdin: BinaryIO | None = None) -> None:
-    """Read the payload, build the context and run ``handler``; an error goes to the error log, never further
-    (a hook must exit 0)."""
-    try:
+    """Read the payload, build the context and run ``handler`` inside the one error guard (``core.errors.guard``):
+    an error goes to the error log, never further (a hook must exit 0)."""
+    places = Places(os.environ)  # the hook's one entry: its folders resolved on first use, once
+
+    def run() -> int:
         stream = stdin if stdin is not None else sys.stdin.buffer
         payload = parse_payload(stream.read(MAX_PAYLOAD_BYTES + 1))
-        if payload is None:
-            return
-        handler(HookContext.from_payload(payload, os.environ, time.time()))
-    except Exception as error:
-        from session_workflow.core.errorlog import record  # only on this path: a run that works never loads it
+        if payload is not None:
+            handler(HookContext.from_payload(payload, places, time.time()))
+        return 0
 
-        record(event, error, os.environ)
+    guard(event, run, lambda: places)

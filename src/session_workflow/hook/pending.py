@@ -23,7 +23,6 @@ import os
 
 from session_workflow.core.boundedio import iter_marked_lines_from_end
 from session_workflow.core.jsonload import loads, quote_ascii
-from session_workflow.core.ledger import ledger_path
 from session_workflow.core.locations import _fnv1a64
 
 TYPE_CHECKING = False
@@ -60,7 +59,7 @@ def ledger_facts(ctx: HookContext, whole: Mapping[str, str]) -> dict[str, object
 
 def _entries(ctx: HookContext) -> Iterator[dict[str, object]]:
     """This session's block lines in the ledger's tail, newest first."""
-    path = ledger_path(ctx.env)
+    path = ctx.places.ledger
     if path is None or not ctx.session_id:
         return
     session = ctx.session_id[:200]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from session_workflow.core import locations
 from session_workflow.core.text import cut_code_points, cut_utf16, escaped, one_line, utf16_len
-from session_workflow.core.where import no_tasks_folder, tasks_root
+from session_workflow.core.where import no_tasks_folder
 from session_workflow.hook.io import run_hook, write_stdout
 
 TYPE_CHECKING = False
@@ -86,19 +86,19 @@ def pre_compact(ctx: HookContext) -> None:
     where there is something on disk for it (SessionStart's presence checks, ``hook.compose``)."""
     folders = ctx.project_dirs()
     loaded = None
-    if locations.any_work_state(folders, ctx.env, ctx.session_id):
+    if locations.any_work_state(folders, ctx.places, ctx.session_id):
         from session_workflow.workstate import state as workstate
 
         loaded = workstate.owned_state(ctx)
     open_tasks, own = 0, True
-    if not no_tasks_folder(tasks_root(ctx.env)):
+    if not no_tasks_folder(ctx.places.tasks_root):
         from session_workflow.tasks import store as tasks
         from session_workflow.tasks.render import HEADER_EXACT
 
         task_part = tasks.prepare(ctx)
         open_tasks = getattr(task_part, "open_count", 0) if task_part is not None else 0
         own = getattr(task_part, "header", HEADER_EXACT) == HEADER_EXACT  # a recovered list is not in TaskList
-    anchored = locations.any_anchors(folders) or locations.any_kept_anchors(ctx.env, ctx.session_id)
+    anchored = locations.any_anchors(folders) or locations.any_kept_anchors(ctx.places, ctx.session_id)
     # The transcript is read only where there is state to keep: the work in flight is named only beside it.
     found = _run_record(ctx) if loaded or open_tasks or anchored else None
     stepped = found is not None and found.stepped
@@ -106,7 +106,7 @@ def pre_compact(ctx: HookContext) -> None:
     if anchored:
         from session_workflow.core import config
 
-        if config.switch(config.ANCHOR_HOOKS, ctx.env):
+        if ctx.places.switch(config.ANCHOR_HOOKS):
             from session_workflow.anchor import part as anchor_part
 
             anchor = anchor_part.precompact_facts(ctx, stepped)
@@ -121,7 +121,7 @@ def _run_record(ctx: HookContext) -> Scan | None:
     without a transcript or with the run record switched off."""
     from session_workflow.core import config
 
-    if not ctx.transcript_path or not config.switch(config.RUN_RECORD, ctx.env):
+    if not ctx.transcript_path or not ctx.places.switch(config.RUN_RECORD):
         return None
     from session_workflow.transcript.record import scan
 

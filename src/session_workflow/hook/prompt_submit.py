@@ -44,7 +44,7 @@ def prompt_submit(ctx: HookContext) -> None:
         return
     folders = ctx.project_dirs()
     if folders and not any_state_file(folders):
-        if any_work_state(folders, ctx.env, ctx.session_id):  # no state file, but this session's record: gone
+        if any_work_state(folders, ctx.places, ctx.session_id):  # no state file, but this session's record: gone
             state_gone(ctx)
         return
     from session_workflow.workstate import state as workstate

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
 
     from session_workflow.anchor.registry import Identity
+    from session_workflow.core.places import Places
 
 TOOLS = ("Write", "Edit", "MultiEdit")
 # The anchors folder as it appears in a tool's absolute ``file_path``; a payload without it is no anchor edit.
@@ -84,7 +85,7 @@ def _text(payload: Mapping[str, object], key: str) -> str | None:
     return value if isinstance(value, str) and value and "\x00" not in value else None
 
 
-def project_anchor(payload: dict[str, object], path: str, now: float) -> str | None:
+def project_anchor(payload: dict[str, object], path: str, places: Places, now: float) -> str | None:
     """The real path of the anchor ``path`` names when its folder is the anchors folder of one of the session's
     project dirs, nothing on the way leading out of the project and the file itself, symlinks followed, in that
     same folder; else None."""
@@ -92,7 +93,7 @@ def project_anchor(payload: dict[str, object], path: str, now: float) -> str | N
     from session_workflow.core.locations import anchors_dir, is_inside
 
     real = os.path.realpath(path)
-    for project in HookContext.from_payload(payload, os.environ, now).project_dirs():
+    for project in HookContext.from_payload(payload, places, now).project_dirs():
         folder = os.path.normpath(anchors_dir(project))
         if os.path.dirname(path) != folder:
             continue
@@ -102,15 +103,14 @@ def project_anchor(payload: dict[str, object], path: str, now: float) -> str | N
     return None
 
 
-def marker_path(env: Mapping[str, str], session: str, call: str) -> str | None:
+def marker_path(places: Places, session: str, call: str) -> str | None:
     """This call's marker file in the user state folder (None without one, or when that folder is not the user's
     alone: another user's marker must not carry trust from PreToolUse to PostToolUse)."""
-    from session_workflow.core.folders import foreign_level, user_top
-    from session_workflow.core.locations import record_name, user_state_dir
+    from session_workflow.core.locations import record_name
 
-    root = user_state_dir(env)
+    root = places.state
     folder = os.path.join(root, PENDING_FOLDER) if root is not None else None
-    if folder is None or foreign_level(folder, user_top(env)) is not None:
+    if folder is None or places.foreign(folder) is not None:
         return None
     return os.path.join(folder, record_name(f"{session}\n{call}")[: -len(".key")])
 
@@ -155,8 +155,9 @@ def before_edit(raw: bytes, env: Mapping[str, str], now: float) -> bool:
     session, call = _text(payload, "session_id"), _text(payload, "tool_use_id")
     if session is None or call is None:
         return False
-    real = project_anchor(payload, path, now)
-    marker = marker_path(env, session, call)
+    places = _places(env)
+    real = project_anchor(payload, path, places, now)
+    marker = marker_path(places, session, call)
     if real is None or marker is None:
         return False
     import stat
@@ -168,7 +169,7 @@ def before_edit(raw: bytes, env: Mapping[str, str], now: float) -> bool:
     except OSError:
         return False
     identity = registry.Identity.of(info)
-    record = registry.read(env, real)
+    record = registry.Registry(places).read(real)
     if not stat.S_ISREG(info.st_mode) or record is None:
         return False
     if not record.vouches_for(identity):
@@ -241,17 +242,18 @@ def after_edit(raw: bytes, env: Mapping[str, str], now: float) -> bool:
         return False
     payload, path = found
     session, call = _text(payload, "session_id"), _text(payload, "tool_use_id")
-    marker = marker_path(env, session, call) if session is not None and call is not None else None
+    places = _places(env)
+    marker = marker_path(places, session, call) if session is not None and call is not None else None
     taken = _take(marker) if marker is not None else None
     if taken is None or session is None or not tool_wrote(payload, path):
         return False
-    real = project_anchor(payload, path, now)
+    real = project_anchor(payload, path, places, now)
     if real is None or real != taken[0]:
         return False
-    return keep_trust(real, taken[1], env, session, now)
+    return keep_trust(real, taken[1], places, session, now)
 
 
-def keep_trust(real: str, before: tuple[int, int, int, int], env: Mapping[str, str], session: str, now: float) -> bool:
+def keep_trust(real: str, before: tuple[int, int, int, int], places: Places, session: str, now: float) -> bool:
     """Under the anchor's lock, vouch for its bytes as read now when the record still vouches for the identity
     PreToolUse noted (a record dropped or rewritten meanwhile, by ``anchor close`` say, stays as it is)."""
     from session_workflow.anchor import registry
@@ -263,9 +265,9 @@ def keep_trust(real: str, before: tuple[int, int, int, int], env: Mapping[str, s
     earlier = registry.Identity(*before)
 
     def transform(current: bytes | None) -> None:
-        record = registry.read(env, real)
+        record = registry.Registry(places).read(real)
         if current is not None and record is not None and record.vouches_for(earlier):
-            vouch_as_read(real, env, session, "edit", now, current)
+            vouch_as_read(real, places, session, "edit", now, current)
             kept.append(True)
 
     try:
@@ -276,16 +278,25 @@ def keep_trust(real: str, before: tuple[int, int, int, int], env: Mapping[str, s
 
 
 def run(handler: Callable[[bytes, Mapping[str, str], float], bool], event: str) -> None:
-    """Read the payload and run ``handler``; an error goes to the error log, never further (a hook must exit 0
-    and print nothing)."""
+    """Read the payload and run ``handler`` inside the one error guard (``core.errors.guard``): an error goes to the
+    error log, never further (a hook must exit 0 and print nothing)."""
     import time
 
-    try:
-        handler(read_stdin(), os.environ, time.time())
-    except Exception as error:
-        from session_workflow.core.errorlog import record  # only on this path: a run that works never loads it
+    from session_workflow.core.errors import guard
 
-        record(event, error, os.environ)
+    def call() -> int:
+        handler(read_stdin(), os.environ, time.time())
+        return 0
+
+    guard(event, call, lambda: _places(os.environ))
+
+
+def _places(env: Mapping[str, str]) -> Places:
+    """The hook's places (``core.places``), built once the payload names an anchor (or a bug is recorded): an edit
+    of any other file never imports them."""
+    from session_workflow.core.places import Places
+
+    return Places(env)
 
 
 def pre_tool_use() -> None:

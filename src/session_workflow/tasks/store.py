@@ -16,7 +16,8 @@ import os
 from session_workflow.core.boundedio import read_prefix_and_stat
 from session_workflow.core.jsonload import loads
 from session_workflow.core.locations import SAFE_NAME_BYTES, is_safe_name, safe_name
-from session_workflow.core.where import LIST_ID_ENV, session_start_dir, task_list_name, tasks_root
+from session_workflow.core.places import LIST_ID_ENV
+from session_workflow.core.where import session_start_dir
 from session_workflow.tasks.render import (
     HEADER_EXACT,
     NOT_RECOVERED,
@@ -421,9 +422,9 @@ def prepare(ctx: HookContext, parent: Callable[[], str | None] | None = None) ->
 
     None means nothing can have been lost: a valid store with no open task, or no store and no candidate.
     """
-    explicit = ctx.env.get(LIST_ID_ENV)
-    list_id = task_list_name(ctx.env, ctx.session_id)
-    root = tasks_root(ctx.env)
+    explicit = ctx.places.env.get(LIST_ID_ENV)
+    list_id = ctx.places.task_list_name(ctx.session_id)
+    root = ctx.places.tasks_root
     if list_id is None or root is None:
         return None
     directory = os.path.join(root, list_id)

@@ -265,9 +265,7 @@ class RecoveryPart(PreparedPart):
 
 def has_task_list(ctx: HookContext) -> bool:
     """Whether this session keeps a TaskCreate list: then its TodoWrite is disabled, and no snapshot exists."""
-    from session_workflow.core.where import task_list_dir
-
-    folder = task_list_dir(ctx.env, ctx.session_id)
+    folder = ctx.places.task_list_dir(ctx.session_id)
     return folder is not None and os.path.isdir(folder)
 
 

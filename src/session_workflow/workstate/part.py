@@ -126,7 +126,7 @@ def prepare_foreign(ctx: HookContext) -> PreparedPart | None:
     if loaded is None:
         return None
     age = ctx.now - loaded.mtime
-    if ctx.source == "startup" and age > config.hours(config.STARTUP_WINDOW_HOURS, ctx.env) * 3600:
+    if ctx.source == "startup" and age > ctx.places.hours(config.STARTUP_WINDOW_HOURS) * 3600:
         return None
     if not written_here(ctx, loaded.state.session):
         return ForeignStatePart(stranger_line(loaded.path))

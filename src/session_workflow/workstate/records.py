@@ -10,16 +10,17 @@ from __future__ import annotations
 import os
 
 from session_workflow.core.boundedio import read_prefix, read_prefix_and_stat
-from session_workflow.core.folders import foreign_level, make_private, problem_line, user_top
-from session_workflow.core.locations import RECORDS_FOLDER, record_name, records_dir, user_state_dir
+from session_workflow.core.folders import make_private, problem_line
+from session_workflow.core.locations import RECORDS_FOLDER, record_name
 from session_workflow.workstate.state import MAX_STATE_BYTES
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Sequence
 
     from session_workflow.core.context import HookContext
     from session_workflow.core.folders import Problem
+    from session_workflow.core.places import Places
 
 # A key is ASCII JSON of at most a state file's fields, each character escaped to at most six bytes.
 MAX_RECORD_BYTES = 6 * MAX_STATE_BYTES
@@ -54,29 +55,29 @@ def _unlink_quietly(path: str) -> None:
         return
 
 
-def delivery_folder(env: Mapping[str, str], project_dirs: Sequence[str]) -> str | None:
+def delivery_folder(places: Places, project_dirs: Sequence[str]) -> str | None:
     """Where delivery records are read, written and pruned, for the hooks and ``inject`` alike (the Bash tool gets
     ``CLAUDE_PLUGIN_DATA`` from a project's ``env`` block alone): under CLAUDE_PLUGIN_DATA when it is an absolute
-    path outside the projects (``records_dir``), else the user state dir; and only when that folder and the ones
-    above it up to the home (the state root) are the user's alone (``core.folders.foreign_level``). None otherwise.
+    path outside the projects (``Places.records``), else the user state dir; and only when that folder and the ones
+    above it up to the home (the state root) are the user's alone (``Places.foreign``). None otherwise.
     """
-    folder, found = _delivery_folder(env, project_dirs)
+    folder, found = _delivery_folder(places, project_dirs)
     return folder if found is None else None
 
 
-def delivery_problem(env: Mapping[str, str], project_dirs: Sequence[str]) -> str | None:
+def delivery_problem(places: Places, project_dirs: Sequence[str]) -> str | None:
     """The one line that says the delivery records are not used, naming the folder and the fix (None: they are)."""
-    found = _delivery_folder(env, project_dirs)[1]
+    found = _delivery_folder(places, project_dirs)[1]
     return problem_line("work state's delivery records", found) if found is not None else None
 
 
-def _delivery_folder(env: Mapping[str, str], project_dirs: Sequence[str]) -> tuple[str | None, Problem | None]:
-    folder = records_dir(env, project_dirs)
-    top = env.get("HOME") if folder is not None else user_top(env)
+def _delivery_folder(places: Places, project_dirs: Sequence[str]) -> tuple[str | None, Problem | None]:
+    folder = places.records(project_dirs)
+    below_home = folder is not None
     if folder is None:
-        fallback = user_state_dir(env)
+        fallback = places.state
         folder = os.path.join(fallback, RECORDS_FOLDER) if fallback else None
-    return folder, foreign_level(folder, top) if folder is not None else None
+    return folder, places.foreign(folder, below_home) if folder is not None else None
 
 
 class DeliveryRecord:
@@ -95,7 +96,7 @@ class DeliveryRecord:
         the folder is not the user's alone (``delivery_folder``)."""
         if not ctx.session_id or len(ctx.session_id) > MAX_SESSION_ID_CHARS:
             return None
-        folder = delivery_folder(ctx.env, ctx.project_dirs())
+        folder = delivery_folder(ctx.places, ctx.project_dirs())
         return cls(folder, record_name(ctx.session_id), ctx.now) if folder else None
 
     def holds(self, key: str) -> bool:

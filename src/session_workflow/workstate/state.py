@@ -10,9 +10,8 @@ from __future__ import annotations
 import os
 
 from session_workflow.core.boundedio import read_prefix, read_prefix_and_stat, read_text_prefix
-from session_workflow.core.folders import foreign_level, user_top
 from session_workflow.core.jsonload import loads
-from session_workflow.core.locations import resolves_inside, state_path, user_state_dir
+from session_workflow.core.locations import resolves_inside, state_path
 from session_workflow.core.text import utf8_len
 from session_workflow.workstate.section import (
     MAX_SECTION_BYTES,
@@ -26,9 +25,8 @@ from session_workflow.workstate.section import (
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping
-
     from session_workflow.core.context import HookContext
+    from session_workflow.core.places import Places
 
 # The writer's files are a few hundred bytes; a larger one is not ours to trust (the mod applies the same bound).
 MAX_STATE_BYTES = 64 * 1024
@@ -40,9 +38,9 @@ _CONFIG_SECTION = r'\s*\[\s*([A-Za-z0-9.-]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\]'
 _CONFIG_URL = r"(?i)\s*url\s*=(.*)"
 
 
-def fallback_state_path(env: Mapping[str, str]) -> str | None:
+def fallback_state_path(places: Places) -> str | None:
     """Where the state lives when there is no project dir at all."""
-    folder = user_state_dir(env)
+    folder = places.state
     return os.path.join(folder, "work-state.json") if folder else None
 
 
@@ -108,7 +106,7 @@ def _candidates(ctx: HookContext) -> list[tuple[str, str | None]]:
     dirs = ctx.project_dirs()
     if dirs:
         return [(state_path(folder), folder) for folder in dirs]
-    fallback = fallback_state_path(ctx.env)
+    fallback = fallback_state_path(ctx.places)
     return [(fallback, None)] if fallback else []
 
 
@@ -119,7 +117,7 @@ def _states(ctx: HookContext) -> list[LoadedState]:
     for path, project_dir in _candidates(ctx):
         if project_dir is not None and not resolves_inside(path, project_dir):
             continue
-        if project_dir is None and foreign_level(os.path.dirname(path), user_top(ctx.env)) is not None:
+        if project_dir is None and ctx.places.foreign(os.path.dirname(path)) is not None:
             continue  # the user state dir's state, in a folder another user could have filled
         loaded = load(path, project_dir)
         if loaded is not None:
@@ -148,7 +146,7 @@ def unreadable_state(ctx: HookContext) -> str | None:
     for path, project_dir in _candidates(ctx):
         if project_dir is not None and not resolves_inside(path, project_dir):
             continue
-        if project_dir is None and foreign_level(os.path.dirname(path), user_top(ctx.env)) is not None:
+        if project_dir is None and ctx.places.foreign(os.path.dirname(path)) is not None:
             continue  # the user state dir's state, in a folder another user could have filled
         read = read_prefix(path, MAX_STATE_BYTES + 1)
         if read is not None and decode(read[0]) is None:

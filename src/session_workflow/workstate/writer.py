@@ -22,7 +22,7 @@ from session_workflow.core.gitignore import ensure_gitignore
 from session_workflow.core.jsonlog import MAX_LOG_BYTES, append_record
 from session_workflow.core.text import escaped
 from session_workflow.workstate.section import FORMAT_VERSION, WorkState, section, snapshot_key, ticket_label
-from session_workflow.workstate.state import MAX_STATE_BYTES, decode, fallback_state_path
+from session_workflow.workstate.state import MAX_STATE_BYTES, decode
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -124,17 +124,19 @@ def write(
     slug: str | None,
     now: float,
     creates: bool = False,
+    private: bool = False,
 ) -> Change:
     """Apply ``change`` to the current state under the lock and store the result with its section.
 
     ``change`` raises WorkStateError to refuse; the file is then untouched. Only a write that ``creates`` (``set``)
     starts from no state or overwrites a corrupt one; the others refuse before creating any folder or lock file.
+    ``private``: the user state folder's file, whose missing folders are made the user's alone.
     """
     if not creates and not os.path.lexists(path):
         raise _no_state(path)
     folder = os.path.dirname(os.path.abspath(path))
     try:
-        if os.path.abspath(path) == fallback_state_path(os.environ):  # the user state dir's, not a project's
+        if private:  # the user state dir's, not a project's
             make_private(folder)
         else:
             os.makedirs(folder, exist_ok=True)
@@ -191,11 +193,13 @@ def set_ticket(
     step: str | None = None,
     auto: bool | None = None,
     slug: str | None = None,
+    private: bool = False,
 ) -> Change:
     """Put a ticket in play for ``owner``: the same ticket is edited (options not given keep their values),
     another starts afresh (no map, step ``DEFAULT_STEP``, not paused, auto off, the GitHub URL derived).
 
-    ``map_number`` None is a whiteboard ticket; it is applied only when ``map_given``.
+    ``map_number`` None is a whiteboard ticket; it is applied only when ``map_given``. ``private``: the file is the
+    user state folder's (no project), whose folders are made the user's alone (``core.folders.make_private``).
     """
 
     def change(before: WorkState | None) -> WorkState:
@@ -217,7 +221,7 @@ def set_ticket(
         state.session = owner
         return state
 
-    return write(path, "set", owner, change, slug=slug, now=now, creates=True)
+    return write(path, "set", owner, change, slug=slug, now=now, creates=True, private=private)
 
 
 def set_step(path: str, owner: str, step: str, *, slug: str | None, now: float) -> Change:
