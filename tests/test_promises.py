@@ -18,8 +18,7 @@ from pathlib import Path
 import pytest
 
 from session_workflow.anchor import part as anchor_part
-from session_workflow.cli import doctor
-from session_workflow.core import health
+from session_workflow.cli import doctor, health
 from session_workflow.core.context import HookContext
 from session_workflow.core.parts import PreparedPart
 from session_workflow.core.places import Places

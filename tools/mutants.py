@@ -41,7 +41,7 @@ PKG = "src/session_workflow/"
 PROMISES = "tests/test_promises.py"
 ANCHOR, HOOK, TASKS = ("tests/anchor",), ("tests/hook",), ("tests/tasks",)
 STATE = ("tests/workstate", "tests/hook")
-DOCTOR = ("tests/cli/test_doctor.py", "tests/core/test_health.py")
+DOCTOR = ("tests/cli/test_doctor.py", "tests/cli/test_health.py")
 REPOSITORY_INPUT = ("tests/reliability/test_repository_input.py",)
 FRESH = ("tests/cli/test_fresh_machine.py",)
 RECORD = ("tests/transcript/test_record.py",)
@@ -564,21 +564,21 @@ MUTANTS = [
     # session-workflow doctor (issue 34): the plugin's enabled state, the 4.x task-tools table, gone anchors.
     Mutant(
         "doctor: the local settings before the managed ones",
-        "core/health.py::SETTINGS_PRECEDENCE",
+        "cli/health.py::SETTINGS_PRECEDENCE",
         '("managed", "project local", "project", "user")',
         '("project local", "managed", "project", "user")',
         DOCTOR,
     ),
     Mutant(
         "doctor: a disabled plugin not essential",
-        "core/health.py::plugin_check",
+        "cli/health.py::plugin_check",
         ('Check(FAIL, f"{what}: {shown} is installed but disabled for this project ({said})", fix, essential=True)'),
         ('Check(FAIL, f"{what}: {shown} is installed but disabled for this project ({said})", fix, essential=False)'),
         DOCTOR,
     ),
     Mutant(
         "doctor: a missing install not essential",
-        "core/health.py::plugin_check",
+        "cli/health.py::plugin_check",
         (
             "Check(\n"
             "            FAIL,\n"
@@ -605,21 +605,21 @@ MUTANTS = [
     ),
     Mutant(
         "doctor: a gone run folder (a moved clone) passes",
-        "core/health.py::plugin_check",
+        "cli/health.py::plugin_check",
         "folder is not None and not os.path.isdir(folder)",
         "False",
         DOCTOR,
     ),
     Mutant(
         "doctor: an invalid settings file not named",
-        "core/health.py::settings_checks",
+        "cli/health.py::settings_checks",
         "item.problem is not None",
         "False",
         DOCTOR,
     ),
     Mutant(
         "doctor: claude-sonnet-5 without default task tools",
-        "core/health.py::TASK_TOOL_MODELS",
+        "cli/health.py::TASK_TOOL_MODELS",
         "{(4,), (4, 0), (4, 5), (4, 6), (5,)}",
         "{(4,), (4, 0), (4, 5), (4, 6)}",
         DOCTOR,
@@ -632,10 +632,10 @@ MUTANTS = [
         DOCTOR,
     ),
     # session-workflow doctor (issue 28).
-    Mutant("doctor: python3 3.9 -> 3.10", "core/health.py::MIN_PYTHON", "9", "10", DOCTOR),
+    Mutant("doctor: python3 3.9 -> 3.10", "cli/health.py::MIN_PYTHON", "9", "10", DOCTOR),
     Mutant(
         "doctor: the mod from 2.1.287 -> 2.1.288",
-        "core/health.py::MOD_MIN_VERSION",
+        "cli/health.py::MOD_MIN_VERSION",
         "287",
         "288",
         DOCTOR,
@@ -649,14 +649,14 @@ MUTANTS = [
     ),
     Mutant(
         "doctor: the trust folder probe leaves its file",
-        "core/health.py::_can_create_in",
+        "cli/health.py::_can_create_in",
         "os.unlink(path)",
         "pass",
         DOCTOR,
     ),
     Mutant(
         "doctor: an untrusted workspace keeps the shared settings' allow",
-        "core/health.py::settings_files",
+        "cli/health.py::settings_files",
         "True",
         "False",
         DOCTOR,

@@ -14,9 +14,9 @@ import pytest
 
 from session_workflow.anchor import registry
 from session_workflow.anchor.writer import vouch_as_read
-from session_workflow.cli import doctor
+from session_workflow.cli import doctor, health
 from session_workflow.cli import main as cli
-from session_workflow.core import deps, health, ledger
+from session_workflow.core import deps, ledger
 from session_workflow.core.places import Places
 from session_workflow.workstate import writer as workstate_writer
 

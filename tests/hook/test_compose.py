@@ -20,6 +20,7 @@ from session_workflow.core.parts import PreparedPart
 from session_workflow.core.places import Places
 from session_workflow.core.text import cut_utf16, utf16_len
 from session_workflow.hook import compose
+from session_workflow.hook.parts import Part
 from session_workflow.tasks import store as tasks
 from session_workflow.transcript import recovery
 from session_workflow.workstate import part as workstate_part
@@ -506,13 +507,19 @@ def test_a_composition_that_works_writes_no_error_log(calls: list[str], tmp_path
     assert _doctor_lines(tmp_path) == ["✔ errors: none recorded"]
 
 
+def notes_part(_ctx: HookContext) -> FakePart:
+    """A new part's module's ``prepare``."""
+    return FakePart("notes", "[notes]", 50)
+
+
 def test_a_new_part_is_one_registry_entry(monkeypatch: pytest.MonkeyPatch, calls: list[str]) -> None:
-    extra = compose.Part(
-        "notes", ("compact",), lambda ctx, folders, restored: restored, lambda ctx: FakePart("notes", "[notes]", 50)
-    )
+    """Its entry says all: sources, presence, where its ``prepare`` lives and its label; the composer names none."""
+    present = lambda ctx, folders, restored: restored  # noqa: E731
+    extra = Part("notes", ("compact",), present, "tests.hook.test_compose:notes_part", label="Notes")
     monkeypatch.setattr(compose, "PARTS", (*compose.PARTS, extra))
     assert compose.compose(_ctx("compact")).text.endswith("[recovery]\n\n[notes]")
     assert "[notes]" not in compose.compose(_ctx("resume")).text
+    assert compose.unchanged_line("notes", "resume").startswith("Notes: unchanged since")
 
 
 def test_the_ledger_entry_is_stamped_in_utc_iso_seconds() -> None:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from session_workflow.core import health
+from session_workflow.cli import health
 from session_workflow.core.places import Places
 
 REPO = Path(__file__).resolve().parents[2]

@@ -15,8 +15,7 @@ from hypothesis import given, settings
 
 from session_workflow.anchor import block, registry, report, template
 from session_workflow.anchor.text import mv_command
-from session_workflow.cli import doctor
-from session_workflow.core import health
+from session_workflow.cli import doctor, health
 from session_workflow.tasks.render import recovered_header
 from tests.shell import assert_splits, hostile_names
 

@@ -12,11 +12,12 @@ import sys
 
 from session_workflow.anchor import registry
 from session_workflow.anchor.discover import is_open_name, list_open
+from session_workflow.cli import health
+from session_workflow.cli.health import FAIL, INFO, OK, Check
 from session_workflow.cli.parser import RawDescriptionHelpFormatter
-from session_workflow.core import deps, health
+from session_workflow.core import deps
 from session_workflow.core.boundedio import read_prefix
 from session_workflow.core.gitignore import staged
-from session_workflow.core.health import FAIL, INFO, OK, Check
 from session_workflow.core.locations import SESSION_ENV, anchors_dir
 from session_workflow.core.text import escaped, named, shell_command
 

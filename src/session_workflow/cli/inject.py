@@ -17,9 +17,9 @@ import os
 import sys
 import time
 
+from session_workflow.cli.health import MOD_MIN_VERSION, agent_version
 from session_workflow.cli.parser import CliError, OneLineParser
 from session_workflow.core.context import SOURCES, HookContext
-from session_workflow.core.health import MOD_MIN_VERSION, agent_version
 from session_workflow.core.locations import SESSION_ENV
 from session_workflow.core.places import Places
 from session_workflow.core.text import escaped, utf8_len, utf16_len

@@ -94,9 +94,6 @@ def problems(env: Mapping[str, str], options: Sequence[Option] = HOOK_OPTIONS) -
     return [problem for problem in (lookup(option, env)[1] for option in options) if problem is not None]
 
 
-# The block's parts a user option switches off, by part name, with what the part shows: a session that keeps such
-# a part is told it is off, and why.
-PART_SWITCHES: dict[str, tuple[Option, str]] = {"anchor": (ANCHOR_HOOKS, "control anchor")}
 MAX_SETTINGS_BYTES = 1 << 20
 
 
@@ -168,10 +165,10 @@ def where_set(option: Option, name: str, project_dirs: Sequence[str], config_dir
     return "set in the environment (the shell Claude Code started from, or a settings env block this hook cannot see)"
 
 
-def switched_off_line(part: str, places: Places, project_dirs: Sequence[str]) -> str | None:
-    """The one line that says ``part`` (a ``PART_SWITCHES`` name), which this session keeps, is switched off: by
-    which variable and where it is set; never the part itself. None when it is on: costs nothing then."""
-    option, label = PART_SWITCHES[part]
+def switched_off_line(option: Option, label: str, places: Places, project_dirs: Sequence[str]) -> str | None:
+    """The one line that says the part ``option`` switches off (``label``: what it shows), which this session keeps,
+    is switched off: by which variable and where it is set; never the part itself. None when it is on: costs
+    nothing then. A part's registry entry names its option (``hook.parts.Part.switch``)."""
     found = switched_off_by(option, places.env)
     if found is None:
         return None

@@ -15,18 +15,19 @@ from __future__ import annotations
 
 import time
 
-from session_workflow.core import locations
 from session_workflow.core.context import SOURCES
+from session_workflow.core.errors import record
 from session_workflow.core.parts import Elsewhere, PreparedPart
 from session_workflow.core.text import utf8_len, utf16_len
-from session_workflow.core.where import no_tasks_folder
 from session_workflow.hook.io import hook_json, run_hook, write_stdout
+from session_workflow.hook.parts import PARTS
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping, Sequence
+    from collections.abc import Mapping, Sequence
 
     from session_workflow.core.context import HookContext
+    from session_workflow.hook.parts import Part
 
 CAP_UTF16 = 10_000
 SEPARATOR = "\n\n"
@@ -37,125 +38,8 @@ OMITTED_NOTE_RESERVE = 200
 # copies the thread into a new transcript that does not exist yet when the hook runs, and its payload names
 # neither the parent session nor its transcript: the thread is the parent's (``transcript.thread.fork_parent``).
 RESUME_SOURCES = ("resume", "fork")
-# Sources whose session may continue a fork's thread: the fork itself, and its later compactions and resumes.
-FORK_THREAD_SOURCES = ("fork", "compact", "resume")
-PART_LABELS = {"work state": "Work state", "anchor": "Control anchor", "tasks": "Task list"}
 
 
-class Part:
-    """A registry entry: the part's ``name``, the ``sources`` that get it, ``present`` (a cheap check, from
-    ``core``, that there is something on disk for it: ``(ctx, project folders, restored)``, where ``restored``
-    says an earlier part brought state back) and ``factory``, its module's ``prepare(ctx)``.
-
-    A factory imports its module when called, and it is called only when ``present`` says so: every session
-    start pays for these imports, and most projects have no anchors or work state.
-    """
-
-    __slots__ = ("factory", "name", "present", "sources")
-
-    def __init__(
-        self,
-        name: str,
-        sources: tuple[str, ...],
-        present: Callable[[HookContext, list[str], bool], bool],
-        factory: Callable[[HookContext], PreparedPart | None],
-    ) -> None:
-        self.name = name
-        self.sources = sources
-        self.present = present
-        self.factory = factory
-
-
-def _work_state_present(ctx: HookContext, folders: list[str], _restored: bool) -> bool:
-    return locations.any_work_state(folders, ctx.places, ctx.session_id)
-
-
-def _work_state(ctx: HookContext) -> PreparedPart | None:
-    from session_workflow.workstate.part import prepare_session_start
-
-    return prepare_session_start(ctx)
-
-
-def _anchors_present(ctx: HookContext, folders: list[str], _restored: bool) -> bool:
-    """An anchors folder to look at, or an anchor this session keeps that may be gone with its folder."""
-    return locations.any_anchors(folders) or locations.any_kept_anchors(ctx.places, ctx.session_id)
-
-
-def _anchor(ctx: HookContext) -> PreparedPart | None:
-    """The anchor part; switched off by a variable, the one line that says so (``switched_off``)."""
-    from session_workflow.core import config
-
-    if not ctx.places.switch(config.ANCHOR_HOOKS):
-        return switched_off(ctx)
-    from session_workflow.anchor.part import prepare
-
-    return prepare(ctx)
-
-
-def _always(_ctx: HookContext, _folders: list[str], _restored: bool) -> bool:
-    return True
-
-
-def _tasks(ctx: HookContext) -> PreparedPart | None:
-    """The task part; a fork's parent (``hook.pending``) is looked up only when this session has no list. Without
-    Claude Code's task folder no list, parent or predecessor can exist: the task store is not even imported."""
-    if no_tasks_folder(ctx.places.tasks_root):
-        return None
-    from session_workflow.tasks.store import prepare
-
-    def parent() -> str | None:
-        if ctx.source not in FORK_THREAD_SOURCES:  # a startup or a clear never continues a fork's thread
-            return None
-        from session_workflow.hook.pending import fork_parent_session
-
-        return fork_parent_session(ctx)
-
-    return prepare(ctx, parent)
-
-
-def _after_restored(_ctx: HookContext, _folders: list[str], restored: bool) -> bool:
-    """The user's quoted words ride along with restored state: a session with no anchor, tasks or work state at
-    all gets zero bytes (Claude Code's own summary already covers what was said)."""
-    return restored
-
-
-def _recovery(ctx: HookContext) -> PreparedPart | None:
-    from session_workflow.transcript.recovery import prepare
-
-    return prepare(ctx)
-
-
-def _record_present(ctx: HookContext, _folders: list[str], restored: bool) -> bool:
-    """The run record rides with restored state only, and a user option switches it off (``RUN_RECORD``)."""
-    if not restored:
-        return False
-    from session_workflow.core import config
-
-    return ctx.places.switch(config.RUN_RECORD)
-
-
-def _run_record(ctx: HookContext) -> PreparedPart | None:
-    from session_workflow.transcript.record import prepare
-
-    return prepare(ctx)
-
-
-ALL_SOURCES = ("compact", "resume", "startup", "clear", "fork")
-# The parts, in block order. /clear starts a new session id, so its work state belongs to the session that was
-# cleared away: as at startup, that work state is named in one line with the command that takes it over. A clear
-# gets no task block and no task hint, whatever the stores hold (the task spec: "`clear` and every other source:
-# emit nothing"): the user asked for a clean slate, and the cleared session's transcript, which the predecessor
-# lookup needs, is written only after the hook starts. --fork-session (measured on 2.1.332) carries the
-# conversation under a new session id whose task list starts empty, while the work state stays owned by the
-# session it was forked from, which may still be running: no work state, the parent's open tasks as the recovered
-# list, and ``FORK_NOTE``. Any other source gets nothing at all.
-PARTS: tuple[Part, ...] = (
-    Part("work state", ("compact", "resume", "startup", "clear"), _work_state_present, _work_state),
-    Part("anchor", ALL_SOURCES, _anchors_present, _anchor),
-    Part("tasks", ("compact", "resume", "startup", "fork"), _always, _tasks),
-    Part("run record", ("compact", "resume"), _record_present, _run_record),
-    Part("recovery", ("compact",), _after_restored, _recovery),
-)
 # Which parts each SessionStart source gets, in block order.
 PARTS_BY_SOURCE: dict[str, tuple[str, ...]] = {
     source: tuple(part.name for part in PARTS if source in part.sources)
@@ -231,7 +115,7 @@ def header_prefix() -> str:
 
 def unchanged_line(name: str, source: str) -> str:
     """The line that stands for a part an earlier block of this thread still carries whole."""
-    label = PART_LABELS.get(name, name)
+    label = next((part.label for part in PARTS if part.name == name), name)
     return f"{label}: unchanged since the session-workflow SessionStart ({source}) block above, which still holds it."
 
 
@@ -260,7 +144,7 @@ def prepare_parts(ctx: HookContext) -> list[PreparedPart]:
     for part in PARTS:
         if ctx.source not in part.sources or not part.present(ctx, folders, restored):
             continue
-        loaded = guarded(part.name, part.factory, ctx)
+        loaded = guarded(part, ctx)
         restored = restored or (loaded is not None and not isinstance(loaded, (FailedPart, SwitchedOff)))
         if loaded is not None and not isinstance(loaded, Elsewhere):
             prepared.append(loaded)
@@ -279,29 +163,29 @@ class SwitchedOff(PreparedPart):
         return self.text if budget >= self.floor else ""
 
 
-def switched_off(ctx: HookContext) -> SwitchedOff | None:
-    """The anchor part's stand-in when a variable switched it off: which one, and where it is set."""
+def load(part: Part, ctx: HookContext) -> PreparedPart | None:
+    """The part's ``prepare(ctx)``; when a variable switched it off (its ``switch``), the one line that says which
+    variable and where it is set, never the part itself."""
+    option = part.option()
+    if option is None or ctx.places.switch(option):
+        return part.load(ctx)
     from session_workflow.core import config
 
-    folders = ctx.project_dirs()
-    line = config.switched_off_line("anchor", ctx.places, folders)
-    return SwitchedOff("anchor", line) if line is not None else None
+    line = config.switched_off_line(option, part.switch_label, ctx.places, ctx.project_dirs())
+    return SwitchedOff(part.name, line) if line is not None else None
 
 
-def guarded(name: str, prepare: Callable[[HookContext], PreparedPart | None], ctx: HookContext) -> PreparedPart | None:
-    """``prepare(ctx)``, or a FailedPart when it raises: one bad record costs its part, never the block."""
+def guarded(part: Part, ctx: HookContext) -> PreparedPart | None:
+    """``load(part, ctx)``, or a FailedPart when it raises: one bad record costs its part, never the block."""
     try:
-        return prepare(ctx)
+        return load(part, ctx)
     except Exception as error:  # RecursionError, MemoryError, a bug
-        _record(f"SessionStart part {name}", error, ctx)
-        return FailedPart(name)
+        _record(f"SessionStart part {part.name}", error, ctx)
+        return FailedPart(part.name)
 
 
 def _record(where: str, error: BaseException, ctx: HookContext) -> None:
-    """Put ``error`` in the error log (``core.errorlog``, imported only here: a run that does not fail never
-    loads it)."""
-    from session_workflow.core.errorlog import record
-
+    """Put ``error`` in the error log (``core.errors.record``: its module is loaded only then)."""
     record(where, error, ctx.places)
 
 
@@ -421,11 +305,10 @@ def _compose(ctx: HookContext, source: str) -> Composition:
         except Exception as error:  # unsure what Claude Code still holds: send everything
             _record("SessionStart pending", error, ctx)
     notes = [*config.problems(ctx.places.env), *ctx.places.ignored_folders(ctx.project_dirs())]
-    if any(part.name == "work state" for part in parts):  # its module, and so this one, is loaded already
-        from session_workflow.workstate.records import delivery_problem
-
-        problem = delivery_problem(ctx.places, ctx.project_dirs())
-        notes += [problem] if problem is not None else []
+    prepared = {part.name for part in parts}
+    for entry in PARTS:
+        note = entry.head_note(ctx) if entry.name in prepared else None  # its module is loaded already
+        notes += [note] if note is not None else []
     if ctx.source == "fork":
         notes = [FORK_NOTE, *notes]
     return allocate(source, parts, earlier=earlier, notes=notes, unsent=unsent)

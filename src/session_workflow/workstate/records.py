@@ -65,9 +65,10 @@ def delivery_folder(places: Places, project_dirs: Sequence[str]) -> str | None:
     return folder if found is None else None
 
 
-def delivery_problem(places: Places, project_dirs: Sequence[str]) -> str | None:
-    """The one line that says the delivery records are not used, naming the folder and the fix (None: they are)."""
-    found = _delivery_folder(places, project_dirs)[1]
+def delivery_note(ctx: HookContext) -> str | None:
+    """The one line that says the delivery records are not used, naming the folder and the fix (None: they are): the
+    work-state part's note in the block's head (``hook.parts``)."""
+    found = _delivery_folder(ctx.places, ctx.project_dirs())[1]
     return problem_line("work state's delivery records", found) if found is not None else None
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from session_workflow.core import health
+from session_workflow.cli import health
 
 
 @pytest.mark.parametrize(
