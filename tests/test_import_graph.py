@@ -132,3 +132,34 @@ def test_package_inits_import_nothing() -> None:
 def test_the_cycle_finder_finds_a_cycle() -> None:
     assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
     assert find_cycle({"a": {"b"}, "b": set()}) is None
+
+
+# The folder variables: only ``core.places`` reads them (``core.locations`` names them), so every hook and command
+# resolves its folders once, from the value its entry built. The rest may only name them for a child process's
+# environment (the doctor asking hooks/python.sh, the demo's own Claude Code folder) or drop one at the CLI's entry.
+FOLDER_VARIABLES = {"XDG_STATE_HOME", "HOME", "CLAUDE_CONFIG_DIR", "CLAUDE_PLUGIN_DATA", "CLAUDE_PROJECT_DIR"}
+FOLDER_VARIABLE_NAMES = {"CONFIG_ENV", "PLUGIN_DATA_ENV", "PROJECT_ENV"}
+READS_FOLDER_VARIABLES = {"core.places", "core.locations", "cli.main", "cli.demo", "cli.health"}
+
+
+def folder_variable_readers(modules: dict[str, Path]) -> set[str]:
+    """The modules that name a folder variable, by its text or by its constant's name."""
+    found = set()
+    for name, path in modules.items():
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            text = node.value if isinstance(node, ast.Constant) else None
+            named = node.id if isinstance(node, ast.Name) else node.name if isinstance(node, ast.alias) else None
+            if text in FOLDER_VARIABLES or named in FOLDER_VARIABLE_NAMES:
+                found.add(name.removeprefix(PACKAGE + "."))
+    return found
+
+
+def test_only_the_places_read_the_folder_variables() -> None:
+    assert folder_variable_readers(module_names()) <= READS_FOLDER_VARIABLES
+
+
+def test_a_module_reading_a_folder_variable_is_found(tmp_path: Path) -> None:
+    (tmp_path / "rogue.py").write_text('import os\nSTATE = os.environ.get("XDG_STATE_HOME")\n')
+    (tmp_path / "quiet.py").write_text('"""Mentions XDG_STATE_HOME in prose only."""\n')
+    modules = {f"{PACKAGE}.anchor.rogue": tmp_path / "rogue.py", f"{PACKAGE}.anchor.quiet": tmp_path / "quiet.py"}
+    assert folder_variable_readers(modules) == {"anchor.rogue"}

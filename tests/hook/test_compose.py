@@ -528,3 +528,13 @@ def test_the_ledger_entry_is_stamped_in_utc_iso_seconds() -> None:
     entry = compose.ledger_entry(ctx, compose.allocate("compact", [FakePart("anchor", "A", 100)]))
     assert entry["ts"] == "2033-05-18T03:33:20Z"
     assert entry["source"] == "compact" and entry["session"] == "s1" and entry["parts"] == "anchor=1"
+
+
+def test_the_composer_names_no_part() -> None:
+    """Every fact about a part is its registry entry's (``hook.parts``): no part's name is written in the composer."""
+    from session_workflow.hook import parts
+
+    source = Path(compose.__file__).read_text(encoding="utf-8")
+    texts = {node.value for node in ast.walk(ast.parse(source)) if isinstance(node, ast.Constant)}
+    names = {part.name for part in parts.PARTS} | {part.label for part in parts.PARTS}
+    assert len(parts.PARTS) == 5 and not texts & names
