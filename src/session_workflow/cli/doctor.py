@@ -1,7 +1,7 @@
 """``session-workflow doctor``: one screen that says whether the plugin can work here, and what to fix.
 
 The marks and the exit rule are ``DESCRIPTION`` (the ``doctor --help`` text). The domain-free checks are
-``core.health``'s; here are those that need the domain (the writers' dependencies, the anchors, the work state)
+``cli.health``'s; here are those that need the domain (the writers' dependencies, the anchors, the work state)
 and the screen. It only reads (bounded).
 """
 

@@ -1,4 +1,5 @@
-"""Shared primitives: atomic writes, bounded reads, JSON-lines logs, where state lives, text measures.
+"""Shared primitives and the plugin's environment: atomic writes, bounded reads, JSON-lines logs, text measures;
+where the run's folders are, its options, its error guard.
 
 The building blocks every contract shares; use them, do not re-write them:
 
@@ -19,46 +20,48 @@ The building blocks every contract shares; use them, do not re-write them:
   own), ``locked``, ``replace_locked``, ``WriteError`` (filelock imported lazily; one temp name per path,
   ``temp_path``, so no write lists a folder).
 - ``gitignore``: ``ensure_gitignore(folder)`` (create-only, hot-path safe).
-- ``locations``: where state lives: ``config_dir`` (Claude Code's), ``anchors_dir``, ``state_path``,
-  ``records_dir``, ``record_name``, ``safe_name`` / ``is_safe_name`` (id → file name without ``re``;
-  ``utf16=True`` is Claude Code's mapping, an astral character two dashes), ``user_state_dir`` (platformdirs'
-  answer from the environment alone, stdlib, so hooks, CLI and mod agree: held to platformdirs in
-  ``tests/core/test_locations.py``), ``trust_dir``, ``kept_index`` (a session's list of kept anchors;
-  ``any_kept_anchors`` is the composer's one ``lstat`` for a project whose anchors folder is gone);
-  ``outside_projects`` (a folder variable a project's ``env`` block can set counts only outside the project),
-  ``ignored_folders`` (the block names them); ``leads_outside`` / ``resolves_inside`` (the symlink policy);
-  ``any_anchors`` / ``any_work_state`` let the composer skip a part's import.
-- ``where``: which folder is the project, the one rule every hook and command uses (``project_dir``:
+- ``places``: the run's folders, one value (``Places(env)``) built at the two entries (``hook.io.run_hook`` and the
+  CLI's ``main``; ``HookContext.places`` in a hook) and handed down in place of the environment; nothing else reads
+  a folder variable (``tests/test_import_graph.py``). Each folder is resolved on first use and kept: ``home``,
+  ``config`` (Claude Code's), ``state`` (platformdirs' ``user_state_dir`` from the environment alone, stdlib:
+  platformdirs is not shipped, and hooks, CLI and mod agree; held to platformdirs in
+  ``tests/core/test_locations.py``), ``top`` (the user's root
+  for the ownership check), ``trust``, ``error_log``, ``ledger``, ``tasks_root``, ``task_list_dir(session)``,
+  ``kept_index(session)`` (a session's list of kept anchors), ``records(project_dirs)`` (the delivery records);
+  ``foreign(folder)`` is the one ownership check; ``outside_projects`` (a folder variable a project's ``env`` block
+  can set counts only outside the project), ``ignored_folders`` / ``ignored_project`` (the lines naming an ignored
+  variable); ``switch`` / ``hours`` (the options). ``env`` stays on it for a variable's own value only.
+- ``locations``: the names of the plugin's folders and the per-project paths: ``anchors_dir``, ``state_path``,
+  ``record_name``, ``safe_name`` / ``is_safe_name`` (id → file name without ``re``; ``utf16=True`` is Claude Code's
+  mapping, an astral character two dashes); ``leads_outside`` / ``resolves_inside`` (the symlink policy);
+  ``any_anchors`` / ``any_kept_anchors`` (the composer's one ``lstat`` for a project whose anchors folder is gone)
+  / ``any_work_state`` let the composer skip a part's import.
+- ``where``: which folder is the project, the one rule every hook and command uses (``project_dir(places, cwd)``:
   ``CLAUDE_PROJECT_DIR`` in a hook or a terminal, never in the Bash tool; else the first ``cwd`` of the session's
   transcript, ``session_transcript`` by ``CLAUDE_CODE_SESSION_ID``; else the cwd; ``command_project_dir`` adds the
-  line naming an ignored ``CLAUDE_PROJECT_DIR``; ``HookContext.project_dir()`` is it for a hook), Claude Code's
-  transcript folder name (``project_slug``), and the task list (``tasks_root``, ``task_list_name``,
-  ``task_list_dir``); the mod's copy is ``hooks/mod/where.ts``, held to it by ``tests/core/test_where.py`` and
-  ``tests/mod/where.test.ts`` (change both sides together).
+  line naming an ignored ``CLAUDE_PROJECT_DIR``; ``HookContext.project_dir()`` is it for a hook) and Claude Code's
+  transcript folder name (``project_slug``); the mod's copy is ``hooks/mod/where.ts``, held to it by
+  ``tests/core/test_where.py`` and ``tests/mod/where.test.ts`` (change both sides together).
 - ``folders``: how the plugin's own folders are made and checked: ``make_private(folder)`` (each missing level
   0700, whatever the umask: every folder under the user's state, cache and data folders is made with it),
-  ``foreign_level(folder, top)`` (the first level, up to the user's root ``user_top(env)``, not owned by the user
-  or root or writable by others: then no record there is read), ``problem_line`` (the one line naming it and the
-  fix); lstat calls only, remembered per process.
+  ``foreign_level(folder, top)`` (the first level, up to the user's root ``Places.top``, not owned by the user
+  or root or writable by others: then no record there is read; call it through ``Places.foreign``),
+  ``problem_line`` (the one line naming it and the fix); lstat calls only, remembered per process.
 - ``jsonlog``: ``append_record(path, record, rotated)``: bounded JSON-lines logs.
-- ``errorlog``: ``record(where, error, env)``: an unexpected exception into the user's error log (newest 20 entries
-  of at most 4,096 bytes, in ``user_state_dir``); import it inside the ``except`` only, it never raises;
-  ``entries(env)`` for ``doctor``.
-- ``health``: the doctor's domain-free checks, each a ``Check(mark, text, fix, essential)`` (``OK`` ✔, ``FAIL`` ✘,
-  ``INFO`` ·): ``python_check``, ``command_check``, ``writable_check`` (a temp file, removed), ``settings_files``
-  (user, project local, project, managed) / ``permission_check`` / ``task_tools_check`` (``session_model``,
-  ``has_task_tools_by_default``: the measured 4.x table), ``plugin_check`` (installed for this project, enabled by
-  ``SETTINGS_PRECEDENCE``, ``run_folder``: which copy Claude Code runs), ``mod_check``, ``agent_version`` (the
-  build in ``AI_AGENT``).
+- ``errorlog``: an unexpected exception in the user's error log (newest 20 entries of at most 4,096 bytes, at
+  ``Places.error_log``; ``errors.record`` is the way in, it never raises); ``entries(places)`` for ``doctor``.
 - ``config``: user options: ``Option(key, default, default_text, parse, expected)`` for a ``userConfig`` key in
-  plugin.json, read from ``SESSION_WORKFLOW_<KEY>`` over ``CLAUDE_PLUGIN_OPTION_<KEY>`` (``lookup``, ``switch``,
-  ``hours``); ``problems(env)`` names bad values once; add a hook's option to ``HOOK_OPTIONS`` (hot-path safe).
+  plugin.json, read from ``SESSION_WORKFLOW_<KEY>`` over ``CLAUDE_PLUGIN_OPTION_<KEY>`` (``lookup``; a run asks
+  ``places.switch`` / ``places.hours``); ``problems(env)`` names bad values once; add a hook's option to
+  ``HOOK_OPTIONS`` (hot-path safe).
 - ``deps``: where the writers' filelock comes from: ``vendored_dir()`` (the plugin folder's ``vendor/py3NN`` for
   this Python, the sets read from the folders' names; None for an installed wheel) and ``add_vendored()`` (first
   on ``sys.path``: ``bin/session-workflow``, the doctor, and ``atomic`` where it imports filelock).
 - ``errors``: ``Failure(message, code)``: the expected failure the CLI prints as one line (``cli.parser.CliError``
-  is one).
-- ``context``: ``HookContext`` (payload fields, env, ``now``, ``mod_active``, ``project_dir()`` /
+  is one); ``guard(where, run, places, say)``: the one error guard of every hook and command (a hook exits 0 and
+  records a bug; a command prints a failure's line and exits its code, a bug's line naming where it was recorded
+  and exits ``BUG``, 70); ``record`` (a bug into the error log).
+- ``context``: ``HookContext`` (payload fields, ``places``, ``now``, ``mod_active``, ``project_dir()`` /
   ``project_dirs()``: ``core.where``'s rule, or the ``project`` a CLI dry run names), ``MOD_PAYLOAD_KEY``.
 - ``parts``: ``PreparedPart``: ``name``, ``cap``, ``floor``, ``render(budget) -> str``, ``after_emit(emitted)``.
 
@@ -67,7 +70,7 @@ in a workspace never trusted (``PATH``, ``PYTHON*``, ``PIP_*``, ``SESSION_WORKFL
 ``CLAUDE_CODE_TASK_LIST_ID``; in the Bash tool also ``CLAUDE_PLUGIN_DATA``, ``CLAUDE_PROJECT_DIR``,
 ``CLAUDE_PLUGIN_ROOT``); Claude Code drops ``HOME``, ``XDG_*`` and ``CLAUDE_CONFIG_DIR`` there and sets
 ``CLAUDECODE``, ``CLAUDE_CODE_SESSION_ID`` and ``AI_AGENT`` over it. A folder the plugin reads as authority comes
-only from the latter kind, or through ``locations.outside_projects``. No test-only variable in ``src/``: tests
+only from the latter kind, or through ``Places.outside_projects``. No test-only variable in ``src/``: tests
 point ``CLAUDE_CONFIG_DIR``, ``XDG_STATE_HOME`` or ``HOME`` at folders of their own, or monkeypatch.
 
 The mod mirrors some of these rules. Its text rules live in ``hooks/mod/text.ts``, held to Python's by

@@ -1,5 +1,5 @@
-"""Which folder is the session's project, and where Claude Code keeps its task list: one rule each, for every hook,
-every CLI command and, ported once in ``hooks/mod/where.ts``, the mod.
+"""Which folder is the session's project: one rule for every hook, every CLI command and, ported once in
+``hooks/mod/where.ts``, the mod (where Claude Code keeps the task list is ``core.places``').
 
 The project is the folder Claude Code treats as the project. Measured on 2.1.332: that is the folder ``claude``
 started in. It reads ``.claude/settings.json`` there and in no folder above (not at a ``.git`` root); it gives the
