@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import os
 
-from session_workflow.core.boundedio import iter_lines_from_start
 from session_workflow.core.jsonload import loads
 from session_workflow.core.locations import is_safe_name
 
@@ -62,6 +61,8 @@ def command_project_dir(
 def session_start_dir(transcript_path: str) -> str | None:
     """The first ``cwd`` a transcript's records name, read from its top line by line (bad lines, one nested too deep
     for the parser among them, are skipped). Any failure leaves it unknown: every part of the block asks."""
+    from session_workflow.core.boundedio import iter_lines_from_start  # a hook whose project is given never reads
+
     try:
         for line in iter_lines_from_start(transcript_path, START_DIR_SCAN_BYTES):
             if b'"cwd"' not in line:
