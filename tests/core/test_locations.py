@@ -210,3 +210,9 @@ def test_a_relative_config_dir_is_ignored_and_named_once(tmp_path: Path) -> None
         f"session-workflow: ignored CLAUDE_PLUGIN_DATA=`{tmp_path}/d\\u202e`: not an absolute path outside the project."
     ]
     assert Places({"HOME": "/h", "CLAUDE_PLUGIN_DATA": "/h/.claude/plugins/data/x"}).ignored_folders(["/h/p"]) == []
+
+
+def test_a_safe_id_up_to_100_characters_is_its_own_file_name_and_a_longer_one_is_hashed() -> None:
+    assert record_name("a" * 100) == "a" * 100 + ".key"
+    longer = record_name("a" * 101)
+    assert longer.startswith("a" * 64 + "-") and len(longer) == 64 + 1 + 16 + len(".key")
