@@ -76,10 +76,6 @@ class Places:
             known[key] = compute()
         return known[key]
 
-    def variable(self, name: str) -> str:
-        """A variable's value ("" when unset): for the ids and options, never for a folder."""
-        return self.env.get(name, "")
-
     @property
     def in_bash_tool(self) -> bool:
         """True for a command run from Claude Code (its Bash tool), where ``CLAUDE_PROJECT_DIR`` can only come from
