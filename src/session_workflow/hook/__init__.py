@@ -1,8 +1,8 @@
 """Hook plumbing: the SessionStart composer, its context and part contract, hook I/O, PreCompact, UserPromptSubmit.
 
 ``compose`` (the SessionStart composer), ``parts`` (its registry), ``io`` (``run_hook(handler)``,
-``hook_json(event, text)``, ``write_stdout(bytes)``), ``precompact``, ``prompt_submit``, ``tool_edit`` (PreToolUse / PostToolUse on Write,
-Edit, MultiEdit: an anchor the session edits keeps its trust).
+``hook_json(event, text)``, ``write_stdout(bytes)``), ``precompact``, ``prompt_submit``, ``tool_edit`` (PreToolUse /
+PostToolUse on Write, Edit, MultiEdit: an anchor the session edits keeps its trust).
 
 The entry. hooks.json starts every hook as ``/bin/sh hooks/python.sh -I -S hooks/hook.py EVENT``. ``python.sh``
 (POSIX sh builtins only: about one ``/bin/sh`` start) execs the first ``python3`` on PATH that is neither in a
