@@ -19,7 +19,7 @@ from session_workflow.core.context import HookContext
 from session_workflow.core.parts import PreparedPart
 from session_workflow.core.places import Places
 from session_workflow.core.text import cut_utf16, utf16_len
-from session_workflow.hook import compose
+from session_workflow.hook import compose, parts
 from session_workflow.hook.parts import Part
 from session_workflow.tasks import store as tasks
 from session_workflow.transcript import recovery
@@ -516,7 +516,7 @@ def test_a_new_part_is_one_registry_entry(monkeypatch: pytest.MonkeyPatch, calls
     """Its entry says all: sources, presence, where its ``prepare`` lives and its label; the composer names none."""
     present = lambda ctx, folders, restored: restored  # noqa: E731
     extra = Part("notes", ("compact",), present, "tests.hook.test_compose:notes_part", label="Notes")
-    monkeypatch.setattr(compose, "PARTS", (*compose.PARTS, extra))
+    monkeypatch.setattr(compose, "PARTS", (*parts.PARTS, extra))
     assert compose.compose(_ctx("compact")).text.endswith("[recovery]\n\n[notes]")
     assert "[notes]" not in compose.compose(_ctx("resume")).text
     assert compose.unchanged_line("notes", "resume").startswith("Notes: unchanged since")
@@ -532,8 +532,6 @@ def test_the_ledger_entry_is_stamped_in_utc_iso_seconds() -> None:
 
 def test_the_composer_names_no_part() -> None:
     """Every fact about a part is its registry entry's (``hook.parts``): no part's name is written in the composer."""
-    from session_workflow.hook import parts
-
     source = Path(compose.__file__).read_text(encoding="utf-8")
     texts = {node.value for node in ast.walk(ast.parse(source)) if isinstance(node, ast.Constant)}
     names = {part.name for part in parts.PARTS} | {part.label for part in parts.PARTS}
