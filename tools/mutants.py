@@ -259,7 +259,7 @@ MUTANTS = [
     Mutant(
         "a deleted state's snapshot is never said gone",
         "hook/prompt_submit.py::prompt_submit",
-        "any_work_state(folders, ctx.env, ctx.session_id)",
+        "any_work_state(folders, ctx.places, ctx.session_id)",
         "False",
         HOOK,
     ),
@@ -339,9 +339,9 @@ MUTANTS = [
     ),
     Mutant(
         "issue 42: the trust folder checked for every anchor",
-        "anchor/choice.py::Trust.records",
-        "self.folder is False",
-        "True",
+        "anchor/registry.py::Registry.trusted_folder",
+        "folder is None and self._trusted is not False",
+        "False",
         ("tests/reliability/test_recorded_kind.py",),
     ),
     Mutant(
@@ -627,8 +627,8 @@ MUTANTS = [
     Mutant(
         "doctor: gone anchors of this session only",
         "cli/doctor.py::gone_checks",
-        "registry.kept_in(env, real_folder, session)",
-        "registry.kept_by(env, session) if session else []",
+        "records.kept_in(real_folder, session)",
+        "records.kept_by(session) if session else []",
         DOCTOR,
     ),
     # session-workflow doctor (issue 28).
@@ -736,7 +736,7 @@ MUTANTS = [
     Mutant(
         "write takes over a changed anchor",
         "anchor/writer.py::write_anchor.transform",
-        "refuse_changed(env, path)",
+        "refuse_changed(places, path)",
         "",
         ("tests/reliability/test_own_anchor.py",),
     ),
@@ -778,8 +778,8 @@ MUTANTS = [
     Mutant(
         "the CLI's bytecode folder judged at its own level only (issue 41)",
         "../../bin/session-workflow::plugin_bytecode",
-        "user_top(os.environ)",
-        "prefix",
+        "Places(os.environ).foreign(prefix)",
+        'Places({"XDG_STATE_HOME": prefix}).foreign(prefix)',
         ("tests/reliability/test_red_team_4.py",),
     ),
     Mutant(
@@ -819,8 +819,8 @@ MUTANTS = [
     ),
     Mutant(
         "no gone line without an anchors folder",
-        "hook/compose.py::_anchors_present",
-        "locations.any_anchors(folders) or locations.any_kept_anchors(ctx.env, ctx.session_id)",
+        "hook/parts.py::PARTS",
+        "locations.any_anchors(folders) or locations.any_kept_anchors(ctx.places, ctx.session_id)",
         "locations.any_anchors(folders)",
         ("tests/reliability/test_own_anchor.py",),
     ),
@@ -1053,23 +1053,23 @@ MUTANTS = [
     ),
     Mutant(
         "delivery records in the project",
-        "core/locations.py::containing_project",
+        "core/places.py::Places.containing_project",
         "is_inside(real, base)",
         "False",
         (*REPOSITORY_INPUT, "tests/core/test_locations.py"),
     ),
     Mutant(
         "a relative CLAUDE_CONFIG_DIR locates the task store",
-        "core/locations.py::claude_config_dir",
-        "os.path.isabs(given)",
-        "given",
+        "core/places.py::Places.config.compute",
+        '_absolute(self.env.get(CONFIG_ENV, ""))',
+        'self.env.get(CONFIG_ENV, "") or None',
         (*REPOSITORY_INPUT, "tests/core/test_locations.py", "tests/tasks/test_store.py"),
     ),
     Mutant(
         "CLAUDE_PROJECT_DIR counts in the Bash tool",
-        "core/where.py::project_dir",
-        "(hook or not in_bash_tool(env)) and _folder(env.get(PROJECT_ENV))",
-        "_folder(env.get(PROJECT_ENV))",
+        "core/places.py::Places.project_variable",
+        "self.env.get(PROJECT_ENV) if hook or not self.in_bash_tool else None",
+        "self.env.get(PROJECT_ENV)",
         (*REPOSITORY_INPUT, "tests/core/test_where.py", "tests/cli/test_state.py"),
     ),
     Mutant(
@@ -1117,14 +1117,14 @@ MUTANTS = [
     ),
     Mutant(
         "clear with the cleared session's tasks",
-        "hook/compose.py::PARTS",
+        "hook/parts.py::PARTS",
         '("compact", "resume", "startup", "fork")',
         "ALL_SOURCES",
         (*HOOK, *TASKS),
     ),
     Mutant(
         "clear without the work-state line",
-        "hook/compose.py::PARTS",
+        "hook/parts.py::PARTS",
         '("compact", "resume", "startup", "clear")',
         '("compact", "resume", "startup")',
         HOOK,
@@ -1132,8 +1132,8 @@ MUTANTS = [
     Mutant(
         "the foreign work state at startup ignores the window",
         "workstate/part.py::prepare_foreign",
-        ('ctx.source == "startup" and age > config.hours(config.STARTUP_WINDOW_HOURS, ctx.env) * 3600'),
-        ('ctx.source == "startup" and age < 0 and age > config.hours(config.STARTUP_WINDOW_HOURS, ctx.env) * 3600'),
+        ('ctx.source == "startup" and age > ctx.places.hours(config.STARTUP_WINDOW_HOURS) * 3600'),
+        ('ctx.source == "startup" and age < 0 and age > ctx.places.hours(config.STARTUP_WINDOW_HOURS) * 3600'),
         STATE,
     ),
     Mutant(
@@ -1250,14 +1250,14 @@ MUTANTS = [
     ),
     Mutant(
         "a write killed before its rename strands the file in place",
-        "anchor/registry.py::vouch.transform",
+        "anchor/registry.py::Registry.vouch.transform",
         "still and present is not None and present.as_tuple() != newest.as_tuple()",
         "False",
         ANCHOR,
     ),
     Mutant(
         "a killed write keeps an identity the record never vouched for",
-        "anchor/registry.py::vouch.transform",
+        "anchor/registry.py::Registry.vouch.transform",
         "present is not None and before is not None and trusts(before, real, present)",
         "present is not None",
         ANCHOR,
@@ -1479,7 +1479,7 @@ MUTANTS = [
     Mutant(
         "issue 45: edit markers in a folder others can write",
         "hook/tool_edit.py::marker_path",
-        "folder is None or foreign_level(folder, user_top(env)) is not None",
+        "folder is None or places.foreign(folder) is not None",
         "folder is None",
         HOOK,
     ),

@@ -158,7 +158,7 @@ def python_where_cases() -> list[dict[str, object]]:
 
 
 def _trust_dir_on(env: dict[str, str], platform: str) -> str | None:
-    """``core.locations.trust_dir`` as it is on ``platform``."""
+    """``core.places.Places.trust`` as it is on ``platform``."""
     root = Places(env, platform).state
     return os.path.join(root, TRUST_FOLDER) if root else None
 

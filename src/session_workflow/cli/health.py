@@ -208,7 +208,7 @@ def _can_create_in(folder: str) -> str | None:
 
 
 def writable_check(folder: str | None) -> Check:
-    """The trust folder (``core.locations.trust_dir``) takes a new file; a folder not made yet, its nearest
+    """The trust folder (``core.places.Places.trust``) takes a new file; a folder not made yet, its nearest
     existing parent does (the first write makes it). Nothing is left behind. Essential: without it no anchor
     is ever trusted, so none is injected."""
     what = "trust folder (the anchors' trust records)"
