@@ -40,6 +40,23 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PKG = "src/session_workflow/"
 PROMISES = "tests/test_promises.py"
 ANCHOR, HOOK, TASKS = ("tests/anchor",), ("tests/hook",), ("tests/tasks",)
+# The task store's probe of a long list: its own tests (seconds; the whole of tests/tasks writes 100,000 files).
+PROBE = tuple(
+    "tests/tasks/test_store.py::test_" + name
+    for name in (
+        "task_ids_are_claude_codes_own",
+        "a_run_of_1000_or_more_without_a_mark_is_probed_to_its_last_id",
+        "a_long_list_without_a_mark_reads_its_newest_200_and_counts_the_rest_unlisted",
+        "a_list_with_a_high_water_mark_is_listed_whatever_the_mark_says",
+        "a_file_gone_from_the_run_without_a_mark_makes_the_hook_list_it",
+        "what_the_probe_cannot_see_is_what_claude_codes_numbering_never_leaves",
+        "malformed_files_in_a_probed_run_are_named_not_a_reason_to_list",
+        "a_short_or_unlistable_list_is_listed_as_before",
+        "a_file_missing_at_a_probed_id_below_the_read_window_hides_no_newer_task",
+        "a_delete_claude_code_makes_while_the_hook_probes_hides_no_newer_task",
+        "a_probed_run_whose_listing_then_fails_gets_the_hint_not_silence",
+    )
+)
 STATE = ("tests/workstate", "tests/hook")
 DOCTOR = ("tests/cli/test_doctor.py", "tests/cli/test_health.py")
 REPOSITORY_INPUT = ("tests/reliability/test_repository_input.py",)
@@ -285,28 +302,28 @@ MUTANTS = [
         "tasks/store.py::read_store",
         "isinstance(ids, range) and _exists(_task_path(directory, task_id)) is not True",
         "False",
-        TASKS,
+        PROBE,
     ),
     Mutant(
         "issue 42: a list with a high-water mark is probed",
         "tasks/store.py::HIGH_WATER_MARK",
         "'.highwatermark'",
         "'.no-such-mark'",
-        TASKS,
+        PROBE,
     ),
     Mutant(
         "a gap at a probed id is taken for the run's end (doubling)",
         "tasks/store.py::task_ids",
         "_exists(_task_path(directory, absent + 1)) is not False",
         "False",
-        TASKS,
+        PROBE,
     ),
     Mutant(
         "a gap at a probed id is taken for the run's end (halving)",
         "tasks/store.py::task_ids",
         "_exists(_task_path(directory, middle + 1)) is not False",
         "False",
-        TASKS,
+        PROBE,
     ),
     Mutant(
         "a mark raised while probing is not looked at again",
@@ -314,28 +331,28 @@ MUTANTS = [
         "if _exists(os.path.join(directory, HIGH_WATER_MARK)) is not False:\n    return list_task_ids(directory)\n"
         "return range(1, present + 1)",
         "return range(1, present + 1)",
-        TASKS,
+        PROBE,
     ),
     Mutant(
         "a probed run whose listing then fails reads as empty",
         "tasks/store.py::read_store",
         "Store([], [], 0, len(ids))",
         "Store([], [], 0, 0)",
-        TASKS,
+        PROBE,
     ),
     Mutant(
         "issue 42: a list of 999 ids is probed",
         "tasks/store.py::MAX_LISTED_TASKS",
         "1000",
         "999",
-        TASKS,
+        PROBE,
     ),
     Mutant(
         "issue 42: the run's last id taken one short",
         "tasks/store.py::task_ids",
         "present + 1",
         "present",
-        TASKS,
+        PROBE,
     ),
     Mutant(
         "issue 42: the trust folder checked for every anchor",
