@@ -795,8 +795,8 @@ MUTANTS = [
     Mutant(
         "the CLI's bytecode folder judged at its own level only (issue 41)",
         "../../bin/session-workflow::plugin_bytecode",
-        "Places(os.environ).foreign(prefix)",
-        'Places({"XDG_STATE_HOME": prefix}).foreign(prefix)',
+        "foreign_level(prefix, top)",
+        "foreign_level(prefix, prefix)",
         ("tests/reliability/test_red_team_4.py",),
     ),
     Mutant(

@@ -220,11 +220,10 @@ def test_no_call_compiles_the_standard_library_and_the_plugin_only_once(
     compiled = compiled_from_source(first.stderr)
     assert compiled and all(path.startswith(str(REPO) + os.sep) for path in compiled)
     again = fresh.run([*cli, "step", "execute"], env, cwd=fresh.project)
-    # The five small modules that judge the bytecode folder (its chain, as the trust folder's) are
+    # The three small modules that judge the bytecode folder (its chain, as the trust folder's) are
     # compiled on every call: before the judgement no bytecode is read from that folder.
     judging = [str(REPO / "src" / "session_workflow" / name) for name in ("__init__.py", "core/__init__.py")]
-    judging += [str(REPO / "src" / "session_workflow" / "core" / name) for name in ("folders.py", "places.py")]
-    judging.append(str(REPO / "src" / "session_workflow" / "core" / "locations.py"))
+    judging.append(str(REPO / "src" / "session_workflow" / "core" / "folders.py"))
     assert again.returncode == 0 and compiled_from_source(again.stderr) == judging
     prefix = Path(Places({"HOME": str(fresh.home)}).state or "") / "pycache"
     cached = files_under(prefix)
