@@ -509,14 +509,8 @@ def test_the_cold_shims_are_silent_on_hostile_input(shim: str, payload: bytes, p
     assert run_shim(shim, payload, cold_env(tmp_path), python=python) == b""
 
 
-# The hook module, and the one error guard every hook and command runs in (``core.errors``: no imports of its own).
-HOOK_MODULES = {
-    "session_workflow",
-    "session_workflow.hook",
-    "session_workflow.hook.tool_edit",
-    "session_workflow.core",
-    "session_workflow.core.errors",
-}
+# The hook module alone: a payload that names no anchors folder ends before the error guard is loaded.
+HOOK_MODULES = {"session_workflow", "session_workflow.hook", "session_workflow.hook.tool_edit"}
 
 
 @pytest.mark.parametrize("shim", ["PreToolUse", "PostToolUse"])
@@ -550,7 +544,8 @@ def test_the_entry_hands_its_handler_the_payload_the_environment_and_the_clock(
     import io
 
     seen: list[tuple[bytes, object, float]] = []
-    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b'{"tool_name": "Edit"}')))
+    given = b'{"tool_name": "Edit", "tool_input": {"file_path": "/p/.claude/anchors/a.md"}}'
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(given)))
 
     def handler(raw: bytes, env: object, now: float) -> bool:
         seen.append((raw, env, now))
@@ -559,4 +554,16 @@ def test_the_entry_hands_its_handler_the_payload_the_environment_and_the_clock(
     before = time.time()
     tool_edit.run(handler, "PreToolUse")
     ((raw, env, now),) = seen
-    assert raw == b'{"tool_name": "Edit"}' and env is os.environ and before <= now <= time.time()
+    assert raw == given and env is os.environ and before <= now <= time.time()
+
+
+def test_a_payload_naming_no_anchors_folder_never_reaches_the_handler(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Decided by a byte search before the error guard is loaded: the handler (which parses) never runs."""
+    import io
+
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b'{"tool_name": "Edit", "file_path": "/p/a.md"}')))
+
+    def handler(raw: bytes, env: object, now: float) -> bool:
+        raise AssertionError("reached the handler")
+
+    tool_edit.run(handler, "PostToolUse")

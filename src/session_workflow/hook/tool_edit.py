@@ -279,13 +279,17 @@ def keep_trust(real: str, before: tuple[int, int, int, int], places: Places, ses
 
 def run(handler: Callable[[bytes, Mapping[str, str], float], bool], event: str) -> None:
     """Read the payload and run ``handler`` inside the one error guard (``core.errors.guard``): an error goes to the
-    error log, never further (a hook must exit 0 and print nothing)."""
+    error log, never further (a hook must exit 0 and print nothing). A payload that names no anchors folder is done
+    before the guard is loaded: a byte search cannot fail, and nearly every edit of every session ends there."""
+    raw = read_stdin()
+    if ANCHORS_MARK not in raw:
+        return
     import time
 
     from session_workflow.core.errors import guard
 
     def call() -> int:
-        handler(read_stdin(), os.environ, time.time())
+        handler(raw, os.environ, time.time())
         return 0
 
     guard(event, call, lambda: _places(os.environ))
