@@ -936,9 +936,9 @@ MUTANTS = [
     ),
     Mutant(
         "a non-anchor edit parses its payload",
-        "hook/tool_edit.py::edited_anchor",
-        "ANCHORS_MARK not in raw or len(raw) > MAX_PAYLOAD_BYTES",
-        "len(raw) > MAX_PAYLOAD_BYTES",
+        "hook/tool_edit.py::run",
+        "if ANCHORS_MARK not in raw:\n    return",
+        "",
         ("tests/hook/test_tool_edit.py",),
     ),
     # Issue 27.
