@@ -20,7 +20,7 @@ from session_workflow.cli.parser import OneLineParser, RawDescriptionHelpFormatt
 from session_workflow.core.errors import guard
 from session_workflow.core.locations import PLUGIN_DATA_ENV, SESSION_ENV
 from session_workflow.core.places import BASH_TOOL_ENV, Places
-from session_workflow.core.text import escaped, has_invisible
+from session_workflow.core.text import escaped, has_invisible, is_utf8
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -125,7 +125,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     debug = arguments[:1] == ["--debug"]
     arguments = arguments[1:] if debug else arguments
     for argument in arguments:
-        if not _is_utf8(argument):
+        if not is_utf8(argument):
             return _fail(f"an argument is not valid UTF-8: {escaped(argument)}", 2)
     args = build_parser(arguments).parse_args(arguments)
     places = Places(os.environ)  # the command's one entry: its folders resolved on first use, once
@@ -139,15 +139,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         " ".join(["session-workflow", *words]), lambda: args.run(args, places), lambda: places, say, debug
     )
     return code
-
-
-def _is_utf8(argument: str) -> bool:
-    """False for an argument holding bytes that are not UTF-8 (Python hands them over as lone surrogates)."""
-    try:
-        argument.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 def _fail(message: str, code: int) -> int:

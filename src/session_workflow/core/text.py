@@ -262,3 +262,13 @@ def duration_text(seconds: float) -> str:
     if whole < 60:
         return "<1 min"
     return f"{whole // 60} min" if whole < 3600 else f"{whole // 3600}h"
+
+
+def is_utf8(text: str) -> bool:
+    """Whether ``text`` encodes to UTF-8: it holds no lone surrogate, the one code point UTF-8 cannot carry (and
+    how Python hands over bytes that were not UTF-8, in an argument or a file name)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True

@@ -37,7 +37,7 @@ def hook_json(event: str, text: str) -> bytes:
     A lone surrogate (an undecodable byte in a file name, a ``\\ud800`` in some JSON) becomes U+FFFD: the Messages
     API rejects a request that carries one, and every later request of the session with it.
     """
-    if not text.isascii() and not _encodable(text):  # only a surrogate stops UTF-8: skip the codec's import
+    if not text.isascii() and not _is_utf8(text):  # only a surrogate stops UTF-8: skip the codec's import
         text = text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
     # json.dumps of {"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}}, ASCII, with its
     # default separators, written out so that printing a block does not import json.
@@ -45,13 +45,11 @@ def hook_json(event: str, text: str) -> bytes:
     return ('{"hookSpecificOutput": {' + fields + "}}").encode("ascii")
 
 
-def _encodable(text: str) -> bool:
-    """Whether ``text`` holds no surrogate (UTF-8 encodes every other code point)."""
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
+def _is_utf8(text: str) -> bool:
+    """``core.text.is_utf8``, imported only for a text that is not ASCII (most blocks are)."""
+    from session_workflow.core.text import is_utf8
+
+    return is_utf8(text)
 
 
 def write_stdout(data: bytes) -> bool:
