@@ -62,6 +62,18 @@ DOCTOR = ("tests/cli/test_doctor.py", "tests/cli/test_health.py")
 REPOSITORY_INPUT = ("tests/reliability/test_repository_input.py",)
 FRESH = ("tests/cli/test_fresh_machine.py",)
 RECORD = ("tests/transcript/test_record.py",)
+# The doctor's line for a plugin not installed for the project (``cli.health.plugin_check``), as its mutant keys it.
+MISSING_INSTALL = (
+    "Check(\n"
+    "            FAIL,\n"
+    '            f"{what}: {PLUGIN_NAME} is not installed for this project (none in'
+    ' {escaped(index)}); Claude Code runs"\n'
+    '            " none of its hooks here",\n'
+    '            "install it (README, Quick start), or load it for one session: claude'
+    ' --plugin-dir <plugin folder>",\n'
+    "            essential=True,\n"
+    "        )"
+)
 # The id a stop names, as the run record's reader spells it (a mutant's text around it).
 STOPPED = "str(tool_input.get('task_id') or tool_input.get('shell_id') or '')"
 
@@ -596,28 +608,8 @@ MUTANTS = [
     Mutant(
         "doctor: a missing install not essential",
         "cli/health.py::plugin_check",
-        (
-            "Check(\n"
-            "            FAIL,\n"
-            '            f"{what}: {PLUGIN_NAME} is not installed for this project (none in'
-            ' {escaped(index)}); Claude Code runs"\n'
-            '            " none of its hooks here",\n'
-            '            "install it (README, Quick start), or load it for one session: claude'
-            ' --plugin-dir <plugin folder>",\n'
-            "            essential=True,\n"
-            "        )"
-        ),
-        (
-            "Check(\n"
-            "            FAIL,\n"
-            '            f"{what}: {PLUGIN_NAME} is not installed for this project (none in'
-            ' {escaped(index)}); Claude Code runs"\n'
-            '            " none of its hooks here",\n'
-            '            "install it (README, Quick start), or load it for one session: claude'
-            ' --plugin-dir <plugin folder>",\n'
-            "            essential=False,\n"
-            "        )"
-        ),
+        MISSING_INSTALL,
+        MISSING_INSTALL.replace("essential=True", "essential=False"),
         DOCTOR,
     ),
     Mutant(
