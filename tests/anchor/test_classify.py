@@ -22,6 +22,7 @@ from session_workflow.anchor import text as anchor
 from session_workflow.anchor.text import (
     DONE,
     LIVE,
+    NEXT_LABEL,
     NOT_ANCHOR,
     PARKED,
     STEP_BULLET,
@@ -291,3 +292,83 @@ def test_step_bullet_edges(line: str) -> None:
     expected = re.match(STEP_PATTERN, line)
     found = STEP_BULLET.match(line)
     assert (found.group(1) if found else None) == (expected.group(1) if expected else None)
+
+
+# What NEXT_LABEL and the list-marker matcher mean: the patterns they stand for (string methods, so that PreCompact
+# never imports ``re``).
+NEXT_PATTERN = (
+    r"(?i)^(?:[-*+]\s{1,8})?(?:\*\*)?next(?: action| step)?(?: [^:*\n]{0,40})?(?:\*\*)?\s{0,8}:\s{0,8}(?:\*\*)?\s{0,8}"
+)
+BULLET_PATTERN = r"^[-*+][ \t]{1,8}"
+# Pieces the pattern turns on: markers, bold, the words in any case (and the letters re folds into them: İ ı ſ),
+# runs of whitespace that straddle its bounds (Unicode ones too), colons, stars and line ends.
+_LABEL_PIECES = st.sampled_from(
+    [
+        "-",
+        "*",
+        "+",
+        "**",
+        " ",
+        "\t",
+        "\u00a0",
+        "\u2003",
+        "\n",
+        ":",
+        "next",
+        "NeXt",
+        "nExT",
+        " action",
+        " ACTION",
+        " step",
+        " ſtep",
+        " actıon",
+        " actİon",
+        " to do",
+        "x",
+        "ñ",
+        "é",
+    ]
+)
+_LABEL_LINES = st.lists(_LABEL_PIECES, max_size=12).map("".join) | st.builds(
+    lambda lead, gap, words, tail: lead + "next" + words + gap + ":" + tail,
+    st.sampled_from(["", "- ", "*\t", "**", "- **", "+" + " " * 8, "-" + " " * 9]),
+    st.text(alphabet=" \t\u00a0*", max_size=12),
+    st.text(alphabet="ab :*\n", max_size=46).map(lambda words: " " + words if words else ""),
+    st.text(alphabet=" *x\u2003", max_size=24),
+)
+
+
+@given(_LABEL_LINES)
+def test_next_label_matches_as_its_pattern_does(line: str) -> None:
+    expected = re.match(NEXT_PATTERN, line)
+    found = NEXT_LABEL.match(line)
+    assert (found.end() if found else None) == (expected.end() if expected else None)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "- **Next action on resume**: port the consumer",
+        "Next: x",
+        "NEXT ACTION: port",
+        "next step:\u00a0 **  go",
+        "* Next" + " " * 9 + ": no",
+        "next " + "a" * 40 + ": yes",
+        "next " + "a" * 41 + ": no",
+        "next " + "a" * 40 + " " * 8 + ": yes",
+        "next actionable: yes",
+        "Nexts: no",
+        "-" + " " * 9 + "next: no",
+    ],
+)
+def test_next_label_edges(line: str) -> None:
+    expected = re.match(NEXT_PATTERN, line)
+    found = NEXT_LABEL.match(line)
+    assert (found.end() if found else None) == (expected.end() if expected else None)
+
+
+@given(st.text(alphabet="-*+ \tx", max_size=14))
+def test_the_list_marker_matches_as_its_pattern_does(line: str) -> None:
+    expected = re.match(BULLET_PATTERN, line)
+    found = anchor._BULLET.match(line)
+    assert (found.end() if found else None) == (expected.end() if expected else None)

@@ -19,10 +19,6 @@ from session_workflow.core.text import (
     without_comments,
 )
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    import re
-
 TAIL_MARKER = "<!-- anchor:tail -->"
 BOM = "\ufeff"
 _MARKER_BYTES = TAIL_MARKER.encode("ascii")
@@ -42,20 +38,6 @@ _UNSAFE = "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f" + INVISIBLE_RANGES + "]"
 # Everything ``clean_for_model`` changes: the unsafe characters and the line ends it rewrites.
 _NOT_PLAIN = "[\r\u2028\u2029" + _UNSAFE[1:]
 _PLAIN_ASCII = bytes(range(0x20, 0x7F)) + b"\t\n"
-
-
-class _LazyPattern:
-    """A regex compiled on its first use (by ``re``'s cache), so importing this module compiles nothing."""
-
-    __slots__ = ("pattern",)
-
-    def __init__(self, pattern: str) -> None:
-        self.pattern = pattern
-
-    def match(self, text: str) -> re.Match[str] | None:
-        import re
-
-        return re.match(self.pattern, text)
 
 
 class _StepBullet:
@@ -97,13 +79,109 @@ class _Digits:
 
 
 STEP_BULLET = _StepBullet()
-# The label a next-action line starts with ("- **Next action on resume**:", "Next:"); bounded and without nested
-# repeats, so linear on any line.
-NEXT_LABEL = _LazyPattern(
-    r"(?i)^(?:[-*+]\s{1,8})?(?:\*\*)?next(?: action| step)?(?: [^:*\n]{0,40})?(?:\*\*)?\s{0,8}:\s{0,8}(?:\*\*)?\s{0,8}"
-)
+
+
+class _End:
+    """A match's end (``_NextLabel``, ``_Bullet``)."""
+
+    __slots__ = ("index",)
+
+    def __init__(self, index: int) -> None:
+        self.index = index
+
+    def end(self) -> int:
+        return self.index
+
+
+def _spaces(text: str, start: int, most: int) -> int:
+    """How many whitespace characters (``str.isspace``: what ``\\s`` matches) begin at ``start``, at most ``most``."""
+    count = 0
+    while count < most and start + count < len(text) and text[start + count].isspace():
+        count += 1
+    return count
+
+
+def _is(text: str, start: int, word: str) -> bool:
+    """Whether ``word`` (lowercase ASCII) is at ``start`` as ``(?i)`` matches it: a character whose simple
+    lowercase is the letter (so ``İ`` for i), or ``ı`` for i and ``ſ`` for s, which ``re`` counts the same."""
+    if len(text) - start < len(word):
+        return False
+    for offset, letter in enumerate(word):
+        char = text[start + offset]
+        lower = "i" if char == "\u0130" else char.lower()
+        if lower != letter and (letter, char) not in (("i", "\u0131"), ("s", "\u017f")):
+            return False
+    return True
+
+
+class _NextLabel:
+    """The label a next-action line starts with ("- **Next action on resume**:", "Next:"), as the pattern
+    ``(?i)^(?:[-*+]\\s{1,8})?(?:\\*\\*)?next(?: action| step)?(?: [^:*\\n]{0,40})?(?:\\*\\*)?``
+    ``\\s{0,8}:\\s{0,8}(?:\\*\\*)?\\s{0,8}`` matches it, with string methods: PreCompact names the cursor's next
+    action on every compaction, and ``re`` with ``enum`` would cost it about 0.2 J (tests/anchor/test_classify.py
+    holds the two equal). Every way the pattern can match reaches the first colon after "next" (no piece before it
+    may hold one), so the match is that colon's, when some way reaches it; ``match`` returns its ``end()``, or
+    None."""
+
+    __slots__ = ()
+
+    def match(self, text: str) -> _End | None:
+        start = 2 if text.startswith("**") else 0
+        if text[:1] in ("-", "*", "+"):
+            run = _spaces(text, 1, 9)
+            if 1 <= run <= 8:  # a bullet: past it, and past a bold mark
+                start = 1 + run + (2 if text.startswith("**", 1 + run) else 0)
+        if not _is(text, start, "next"):
+            return None
+        after = start + 4
+        colon = -1
+        for word in ("action", "step", ""):
+            if word and not (text.startswith(" ", after) and _is(text, after + 1, word)):
+                continue
+            colon = self._colon(text, after + 1 + len(word) if word else after)
+            if colon >= 0:
+                break
+        if colon < 0:
+            return None
+        end = colon + 1 + _spaces(text, colon + 1, 8)
+        end += 2 if text.startswith("**", end) else 0
+        return _End(end + _spaces(text, end, 8))
+
+    @staticmethod
+    def _colon(text: str, start: int) -> int:
+        """Where the colon is that ``(?: [^:*\\n]{0,40})?(?:\\*\\*)?\\s{0,8}:`` reaches from ``start``, or -1."""
+        ends = [start]
+        if text.startswith(" ", start):  # the free words: up to 40 characters, none a colon, a star or a line end
+            run = 0
+            while run < 40 and start + 1 + run < len(text) and text[start + 1 + run] not in ":*\n":
+                run += 1
+            ends += range(start + 1, start + 2 + run)
+        for end in ends:
+            end += 2 if text.startswith("**", end) else 0
+            gap = _spaces(text, end, 9)
+            if gap <= 8 and text.startswith(":", end + gap):
+                return end + gap
+        return -1
+
+
+class _Bullet:
+    """A list marker before a line's text, ``^[-*+][ \\t]{1,8}``, with string methods (``_NextLabel``)."""
+
+    __slots__ = ()
+
+    def match(self, text: str) -> _End | None:
+        if text[:1] not in ("-", "*", "+"):
+            return None
+        run = 0
+        while run < 8 and 1 + run < len(text) and text[1 + run] in " \t":
+            run += 1
+        return _End(1 + run) if run else None
+
+
+# The label a next-action line starts with; bounded and without nested repeats, so linear on any line.
+NEXT_LABEL = _NextLabel()
 # A list marker before a line's text.
-_BULLET = _LazyPattern(r"^[-*+][ \t]{1,8}")
+_BULLET = _Bullet()
 
 
 def lines_of(text: str) -> list[str]:

@@ -76,6 +76,12 @@ class Places:
             known[key] = compute()
         return known[key]
 
+    def real(self, path: str) -> str | None:
+        """``path`` resolved (None for the empty path or one the file system cannot hold), once per run: a
+        SessionStart asks whether the same few folders lie in the project a dozen times, each a walk of lstat
+        calls in Python."""
+        return self._once("\x00" + path, lambda: _real(path))  # no folder's key: a path holds no NUL
+
     @property
     def in_bash_tool(self) -> bool:
         """True for a command run from Claude Code (its Bash tool), where ``CLAUDE_PROJECT_DIR`` can only come from
@@ -197,16 +203,16 @@ class Places:
         ``.claude/settings.json`` is the user's own settings file, and every user-level folder lies below it.
         Claude Code's configuration folder, where it puts CLAUDE_PLUGIN_DATA, is never inside one.
         """
-        real = _real(path)
+        real = self.real(path)
         if real is None:  # no such name can exist (a lone surrogate): it is no folder of anyone's
             return None
-        config = _real(self.config or "")
+        config = self.real(self.config or "")
         if config is not None and is_inside(real, config):
             return None
         home = self.env.get("HOME", "")
-        real_home = _real(home) if os.path.isabs(home) else None
+        real_home = self.real(home) if os.path.isabs(home) else None
         for folder in project_dirs:
-            base = _real(folder)
+            base = self.real(folder)
             if base is None or (real_home is not None and is_inside(real_home, base)):
                 continue
             if is_inside(real, base):
@@ -219,7 +225,7 @@ class Places:
         For a folder variable a project's ``env`` block can set whose content the plugin takes as authority: a
         folder inside the repository would be the repository's own content.
         """
-        if not os.path.isabs(path) or "\x00" in path or _real(path) is None:
+        if not os.path.isabs(path) or "\x00" in path or self.real(path) is None:
             return False
         return self.containing_project(path, project_dirs) is None
 
