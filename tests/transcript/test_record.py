@@ -498,3 +498,103 @@ def test_an_anchor_write_spelled_with_json_escapes_before_the_boundary_still_ope
     assert found.since_anchor
     assert any("between" in text for _rank, text in found.actions)
     assert not any("before" in text for _rank, text in found.actions)
+
+
+# --- what the last look found: the next look past a boundary does not search it again
+
+
+def _shapes() -> dict[str, Calls]:
+    """Transcripts as a first look finds them: an anchor write before a boundary, none, a failed step (it looks
+    like a write to the byte search), a write with a compaction since, and a write after the boundary."""
+    shapes = {}
+    for name in ("write", "none", "failed", "two", "after"):
+        calls = Calls()
+        calls.bash("make first")
+        if name in ("write", "two"):
+            calls.step()
+        if name == "failed":
+            calls.step(code=1)
+        calls.bash("make between")
+        if name == "two":
+            calls.boundary()
+            calls.bash("make second")
+        calls.boundary()
+        if name == "after":
+            calls.step()
+        calls.bash("make third")
+        shapes[name] = calls
+    return shapes
+
+
+def _facts(found: record.Scan) -> tuple[object, ...]:
+    return found.actions, found.older, found.since_anchor, found.unread, [f.task_id for f in found.flights]
+
+
+@pytest.mark.parametrize("shape", ["write", "none", "failed", "two", "after"])
+@pytest.mark.parametrize("later", ["actions", "boundary", "step"])
+def test_the_next_look_finds_what_a_look_without_the_last_one_finds(tmp_path: Path, shape: str, later: str) -> None:
+    calls = _shapes()[shape]
+    path = calls.save(tmp_path / "t.jsonl")
+    first = record.Reading(str(path), "compact", PROJECT, record._extent(str(path), record.TAIL_BYTES))
+    record.read_back(str(path), [first])
+    look = first.look()
+    assert look is not None and look[0] == path.stat().st_size
+    calls.bash("make fourth")
+    if later in ("boundary", "step"):
+        calls.boundary()
+        calls.bash("make fifth")
+    if later == "step":
+        calls.step(code=1)
+    calls.save(path)
+    for source in ("compact", "resume", "precompact"):
+        assert _facts(scan(str(path), source, PROJECT, known=look)) == _facts(scan(str(path), source, PROJECT))
+
+
+def test_the_look_past_a_boundary_searches_only_what_was_written_since_the_last_look(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No anchor write in what the last look covered: only the bytes written since are searched; the anchor write
+    it found, still in the tail: the reading goes on to it without a search. Another file (shorter than what the
+    look covered) is searched whole."""
+    calls = _shapes()["failed"]
+    path = calls.save(tmp_path / "t.jsonl")
+    seen = path.stat().st_size
+    calls.bash("make more")
+    calls.boundary()
+    calls.bash("make after")
+    calls.save(path)
+    boundary = path.read_bytes().rindex(b'"subtype":"compact_boundary"')
+    at = path.read_bytes().rindex(b"\n", 0, boundary) + 1
+    searched: list[tuple[int, int | None]] = []
+    real = record.iter_marked_from_end
+
+    def spy(
+        name: str, max_bytes: int, markers: list[bytes], chunk_size: int = 1 << 18, end: int | None = None
+    ) -> object:
+        if markers == [record.ANCHOR_WORD]:
+            searched.append((max_bytes, end))
+        return real(name, max_bytes, markers, chunk_size, end)
+
+    monkeypatch.setattr(record, "iter_marked_from_end", spy)
+    found = scan(str(path), "resume", PROJECT, known=(seen, -1))
+    assert searched == [(at - seen, at)] and [text for _rank, text in found.actions] == ["- ok (exit 0): `make after`"]
+    searched.clear()
+    assert scan(str(path), "resume", PROJECT, known=(seen, 0)).since_anchor is False and searched == []
+    assert scan(str(path), "resume", PROJECT, known=(path.stat().st_size + 1, -1)) and searched == [(at, at)]
+
+
+def test_the_ledger_line_keeps_where_the_look_reached_and_the_next_look_takes_it(tmp_path: Path) -> None:
+    """Sizes only: the transcript's size the look covered and the anchor write's offset (-1: none)."""
+    env = {"HOME": str(tmp_path / "home"), "CLAUDE_PLUGIN_DATA": str(tmp_path / "data")}
+    calls = Calls()
+    calls.bash("make before")
+    calls.step()
+    calls.bash("make after")
+    path = calls.save(tmp_path / "t.jsonl")
+    ctx = context(path, "compact", env=with_task(tmp_path, env))
+    compose.session_start(ctx)
+    step_at = path.read_bytes().index(b"session-workflow anchor step")
+    line_start = path.read_bytes().rindex(b"\n", 0, step_at) + 1
+    assert record.known_look(ctx.places, SESSION) == (path.stat().st_size, line_start)
+    entry_line = (tmp_path / "home" / ".local" / "state" / "session-workflow" / "ledger.ndjson").read_text()
+    assert "make" not in entry_line and "anchor step" not in entry_line

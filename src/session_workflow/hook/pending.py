@@ -22,19 +22,17 @@ from __future__ import annotations
 import os
 
 from session_workflow.core.boundedio import iter_marked_lines_from_end
-from session_workflow.core.jsonload import loads, quote_ascii
+from session_workflow.core.ledger import newest_start, session_starts
 from session_workflow.core.locations import _fnv1a64
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterator, Mapping
+    from collections.abc import Mapping
 
     from session_workflow.core.context import HookContext
 
 # The sources whose block a compaction that follows at once delivers after it (measured: resume).
 PENDING_SOURCES = ("resume",)
-# A ledger is at most 256 KiB before it rotates; its tail holds a session's newest line.
-LEDGER_TAIL_BYTES = 256 * 1024
 # A transcript that grew by more than this since the block held a conversation: the block was sent.
 MAX_GROWTH_BYTES = 4 << 20
 ANSWER = b'"type":"assistant"'
@@ -57,28 +55,12 @@ def ledger_facts(ctx: HookContext, whole: Mapping[str, str]) -> dict[str, object
     return {"thread": size, "digests": ",".join(f"{name}={digest(text)}" for name, text in whole.items())}
 
 
-def _entries(ctx: HookContext) -> Iterator[dict[str, object]]:
-    """This session's block lines in the ledger's tail, newest first."""
-    path = ctx.places.ledger
-    if path is None or not ctx.session_id:
-        return
-    session = ctx.session_id[:200]
-    marker = ('"session":' + quote_ascii(session)).encode("ascii")
-    for line in iter_marked_lines_from_end(path, LEDGER_TAIL_BYTES, [marker]):
-        try:
-            entry = loads(line.decode("ascii"))
-        except (ValueError, RecursionError, UnicodeDecodeError):
-            continue
-        if isinstance(entry, dict) and entry.get("session") == session and entry.get("kind") == "start":
-            yield entry
-
-
 def pending(ctx: HookContext) -> tuple[str, dict[str, str]] | None:
     """(source, part name → digest) of this session's block that Claude Code will deliver after this compaction,
     or None when there is none or it is unsure."""
     if not ctx.transcript_path:
         return None
-    newest = next(_entries(ctx), None)
+    newest = newest_start(ctx.places, ctx.session_id)
     return _unsent(newest, ctx.transcript_path) if newest is not None else None
 
 
@@ -94,7 +76,7 @@ def fork_parent_session(ctx: HookContext) -> str | None:
         return os.path.basename(path)[: -len(TRANSCRIPT_SUFFIX)] or None if path else None
     if ctx.source not in ("compact", "resume"):  # a startup or a clear never continues a fork's thread
         return None
-    for entry in _entries(ctx):
+    for entry in session_starts(ctx.places, ctx.session_id):
         if entry.get("source") == "fork":
             parent = entry.get("parent")
             return parent if isinstance(parent, str) and parent else None

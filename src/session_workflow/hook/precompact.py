@@ -123,9 +123,9 @@ def _run_record(ctx: HookContext) -> Scan | None:
 
     if not ctx.transcript_path or not ctx.places.switch(config.RUN_RECORD):
         return None
-    from session_workflow.transcript.record import scan
+    from session_workflow.transcript.record import known_look, scan
 
-    return scan(ctx.transcript_path, "precompact")
+    return scan(ctx.transcript_path, "precompact", known=known_look(ctx.places, ctx.session_id))
 
 
 def main() -> None:

@@ -23,8 +23,15 @@ from session_workflow.transcript.tail import BOUNDARY_MARKER, TAIL_BYTES, read_b
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from session_workflow.core.context import HookContext
+    from session_workflow.core.places import Places
+
+    # (the transcript's size a look covered, the offset of the anchor write that opened its window or -1)
+    Look = tuple[int, int]
 
 CAP_BYTES = 1024
+# The ledger line's keys for where the record's look reached (``Reading.look``): sizes and offsets, no text.
+LOOK_SEEN = "record_seen"
+LOOK_WRITE = "record_write"
 # Actions parsed in full, newest first; older ones in the window are only counted (a line search, no parse).
 MAX_PARSED = 40
 # Calls past those only counted, at most this many: past it the record says older ones were not read.
@@ -305,16 +312,40 @@ class Reading:
     a run with no anchor write in its tail is not parsed past its last compaction. Past ``MAX_PARSED`` calls only
     results a byte search says may matter are cut out and parsed, and the calls counted, up to ``MAX_COUNTED``: a
     run that has not written its anchor for longer gets "older ones not read", not a pass over its whole tail.
+
+    ``known``: where this session's last look (its newest ledger line, ``look``) reached in this transcript and
+    what it found there: the look past a boundary then searches only what was written since, and goes on at once
+    when the anchor write found then is still in the tail.
     """
 
-    __slots__ = ("at_boundary", "base", "floor", "found", "markers", "parsed", "path", "results", "source", "stopped")
+    __slots__ = (
+        "at_boundary",
+        "base",
+        "floor",
+        "found",
+        "known",
+        "markers",
+        "parsed",
+        "path",
+        "results",
+        "size",
+        "source",
+        "stopped",
+        "write_at",
+    )
 
-    def __init__(self, path: str, source: str, base: str = "", floor: int = 0) -> None:
+    def __init__(
+        self, path: str, source: str, base: str = "", extent: tuple[int, int] = (0, 0), known: Look | None = None
+    ) -> None:
         self.path = path
         self.source = source
         self.base = base
-        # Where the tail read starts in the file: the look past a boundary reads no further back.
-        self.floor = floor
+        # Where the tail read starts in the file (the look past a boundary reads no further back), and the file's
+        # size then: the part of it this look covers whole.
+        self.floor, self.size = extent
+        self.known = known if known is not None and known[0] <= self.size else None  # else: another file
+        # Where the anchor write that opens the window is (None: none found).
+        self.write_at: int | None = None
         self.found = Scan()
         self.results: dict[str, tuple[dict[str, object], object]] = {}
         self.stopped: set[str] = set()
@@ -369,13 +400,24 @@ class Reading:
         if kind == "assistant":
             for block in reversed(content) if isinstance(content, list) else []:
                 if isinstance(block, dict) and block.get("type") == "tool_use" and self._call(block):
+                    self.write_at = at
                     self.markers.clear()
                     return True
         return parsed < MAX_PARSED <= self.parsed
 
     def _write_before(self, at: int) -> bool:
-        """Whether a line of the tail before offset ``at`` may be a call that writes the anchor (``_may_write``)."""
-        lines = iter_marked_from_end(self.path, at - self.floor, [ANCHOR_WORD], end=at)
+        """Whether a line of the tail before offset ``at`` may be a call that writes the anchor (``_may_write``).
+        What the last look covered (``known``) is not searched again: the anchor write it found, still in the
+        tail, says yes at once; else only what was written since it is searched."""
+        start = self.floor
+        if self.known is not None:
+            seen, write = self.known
+            if write >= self.floor:
+                return True
+            start = max(start, seen)
+        if start >= at:
+            return False
+        lines = iter_marked_from_end(self.path, at - start, [ANCHOR_WORD], end=at)
         return any(_may_write(line) for line, _at, _held in lines)
 
     def _call(self, block: dict[str, object]) -> bool:
@@ -412,6 +454,15 @@ class Reading:
             self.markers[:] = LIGHT_MARKERS
         return False
 
+    def look(self) -> Look | None:
+        """What this look leaves the next one (``known``), once the pass is over: the size it covered and the
+        offset of the anchor write that opened the window, or -1 where the window opened at a boundary or at the
+        tail's start (no anchor write of this session in it, as far as the window goes); None where the window
+        went on past what was read."""
+        if self.write_at is not None:
+            return self.size, self.write_at
+        return None if self.found.unread else (self.size, -1)
+
     def scan(self) -> Scan:
         """The facts, once the pass is over."""
         found = self.found
@@ -422,19 +473,30 @@ class Reading:
         return _finished(found, self.stopped)
 
 
-def scan(path: str, source: str, base: str = "", max_bytes: int = TAIL_BYTES) -> Scan:
+def scan(path: str, source: str, base: str = "", max_bytes: int = TAIL_BYTES, known: Look | None = None) -> Scan:
     """The run record's facts from the transcript's tail, read by this part alone (``Reading``)."""
-    reader = Reading(path, source, base, _floor(path, max_bytes))
+    reader = Reading(path, source, base, _extent(path, max_bytes), known)
     read_back(path, [reader], max_bytes)
     return reader.scan()
 
 
-def _floor(path: str, max_bytes: int) -> int:
-    """Where the last ``max_bytes`` of the file start (0 when it cannot be read: the pass then reads nothing)."""
+def _extent(path: str, max_bytes: int) -> tuple[int, int]:
+    """Where the last ``max_bytes`` of the file start, and its size ((0, 0) when it cannot be read: the pass then
+    reads nothing)."""
     try:
-        return max(0, os.stat(path).st_size - max_bytes)
+        size = os.stat(path).st_size
     except (OSError, ValueError):
-        return 0
+        return 0, 0
+    return max(0, size - max_bytes), size
+
+
+def known_look(places: Places, session_id: str | None) -> Look | None:
+    """Where the session's last look reached and what it found (``Reading.look``), from its newest ledger line."""
+    from session_workflow.core.ledger import newest_start
+
+    entry = newest_start(places, session_id)
+    seen, write = (entry.get(LOOK_SEEN), entry.get(LOOK_WRITE)) if entry is not None else (None, None)
+    return (seen, write) if type(seen) is int and type(write) is int and seen >= 0 else None
 
 
 def _finished(found: Scan, stopped: set[str]) -> Scan:
@@ -464,7 +526,8 @@ class RecordPart(PreparedPart):
 
     name = "run record"
 
-    def __init__(self, found: Scan, show_flights: bool) -> None:
+    def __init__(self, found: Scan, show_flights: bool, look: Look | None = None) -> None:
+        self.look = look
         self.lines = fold(found.actions)
         self.older = found.older
         self.flights = [flight for flight in found.flights if flight.kind == SHELL] if show_flights else []
@@ -510,12 +573,15 @@ class RecordPart(PreparedPart):
     def ledger_facts(self) -> dict[str, object]:
         """Counts only: a command line can carry a secret, so no text of the record is kept. ``record_cut``: the
         action lines not shown (with the actions past the parse limit); ``record_folded``: repeats folded."""
-        return {
+        facts: dict[str, object] = {
             "record_actions": self.total,
             "record_folded": self.total - self.older - len(self.lines),
             "record_cut": len(self.lines) - self.shown + self.older,
             "record_in_flight": len(self.flights),
         }
+        if self.look is not None:  # sizes, for the next look (``known_look``)
+            facts[LOOK_SEEN], facts[LOOK_WRITE] = self.look
+        return facts
 
 
 def more_line(count: int, unread: bool = False) -> str:
@@ -535,7 +601,8 @@ def prepare(ctx: HookContext) -> RecordPart | None:
     if ctx.source not in ("compact", "resume") or not ctx.transcript_path:
         return None
     path = ctx.transcript_path
-    reader = Reading(path, ctx.source, next(iter(ctx.project_dirs()), ""), _floor(path, TAIL_BYTES))
+    base = next(iter(ctx.project_dirs()), "")
+    reader = Reading(path, ctx.source, base, _extent(path, TAIL_BYTES), known_look(ctx.places, ctx.session_id))
     if ctx.source == "compact":  # the recovery part reads the same tail: one pass for both
         from session_workflow.transcript.recovery import along, keep
 
@@ -545,5 +612,5 @@ def prepare(ctx: HookContext) -> RecordPart | None:
             keep(path, other)
     else:
         read_back(path, [reader])
-    part = RecordPart(reader.scan(), ctx.source == "resume")
+    part = RecordPart(reader.scan(), ctx.source == "resume", reader.look())
     return part if part.total or part.flights else None
