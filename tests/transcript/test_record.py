@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from session_workflow.core import jsonload
+from session_workflow.core import jsonload, ledger
 from session_workflow.core.context import HookContext
 from session_workflow.core.places import Places
 from session_workflow.core.text import utf8_len
@@ -596,5 +596,9 @@ def test_the_ledger_line_keeps_where_the_look_reached_and_the_next_look_takes_it
     step_at = path.read_bytes().index(b"session-workflow anchor step")
     line_start = path.read_bytes().rindex(b"\n", 0, step_at) + 1
     assert record.known_look(ctx.places, SESSION) == (path.stat().st_size, line_start)
+    # A later block without a record (a resume with nothing since) says nothing of it: the look still holds.
+    ledger.append(ctx.places, {"kind": "start", "session": SESSION, "source": "resume", "parts": "anchor=1"})
+    assert record.known_look(ctx.places, SESSION) == (path.stat().st_size, line_start)
+    assert record.known_look(ctx.places, "another session") is None
     entry_line = (tmp_path / "home" / ".local" / "state" / "session-workflow" / "ledger.ndjson").read_text()
     assert "make" not in entry_line and "anchor step" not in entry_line

@@ -25,8 +25,6 @@ if TYPE_CHECKING:
 
 # A ledger is at most 256 KiB before it rotates; its tail holds a session's newest line.
 LEDGER_TAIL_BYTES = 256 * 1024
-# The session's newest block line, per (ledger, session, the ledger's size and time): two parts of one hook ask.
-_NEWEST: dict[tuple[str, str, int, int], dict[str, object] | None] = {}
 
 LEDGER_ROTATED = "ledger.1.ndjson"
 # The mod's checkpoint reminders: ``<state>/reminders/<session id>.json``, a JSON list of its newest entries.
@@ -58,20 +56,9 @@ def session_starts(places: Places, session_id: str | None) -> Iterator[dict[str,
             yield entry
 
 
-def newest_start(places: Places, session_id: str | None) -> dict[str, object] | None:
-    """The session's newest block line (``session_starts``), read once while the ledger stays as it is."""
-    path = places.ledger
-    if path is None or not session_id:
-        return None
-    try:
-        info = os.stat(path)
-    except (OSError, ValueError):
-        return None
-    key = (path, session_id, info.st_size, info.st_mtime_ns)
-    if key not in _NEWEST:
-        _NEWEST.clear()
-        _NEWEST[key] = next(session_starts(places, session_id), None)
-    return _NEWEST[key]
+def newest_start(places: Places, session_id: str | None, holding: str = "") -> dict[str, object] | None:
+    """The session's newest block line (``session_starts``), or its newest that holds the key ``holding``."""
+    return next((line for line in session_starts(places, session_id) if not holding or holding in line), None)
 
 
 def append(places: Places, entry: Mapping[str, object]) -> bool:

@@ -491,10 +491,12 @@ def _extent(path: str, max_bytes: int) -> tuple[int, int]:
 
 
 def known_look(places: Places, session_id: str | None) -> Look | None:
-    """Where the session's last look reached and what it found (``Reading.look``), from its newest ledger line."""
+    """Where the session's last look reached and what it found (``Reading.look``), from its newest ledger line that
+    says so (a block without a record says nothing of it; the transcript only grows, so an older look still holds
+    for what it covered)."""
     from session_workflow.core.ledger import newest_start
 
-    entry = newest_start(places, session_id)
+    entry = newest_start(places, session_id, LOOK_SEEN)
     seen, write = (entry.get(LOOK_SEEN), entry.get(LOOK_WRITE)) if entry is not None else (None, None)
     return (seen, write) if type(seen) is int and type(write) is int and seen >= 0 else None
 
