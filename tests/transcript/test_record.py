@@ -538,7 +538,7 @@ def test_the_next_look_finds_what_a_look_without_the_last_one_finds(tmp_path: Pa
     first = record.Reading(str(path), "compact", PROJECT, record._extent(str(path), record.TAIL_BYTES))
     record.read_back(str(path), [first])
     look = first.look()
-    assert look is not None and look[0] == path.stat().st_size
+    assert look is not None and look[:2] == (path.stat().st_ino, path.stat().st_size)
     calls.bash("make fourth")
     if later in ("boundary", "step"):
         calls.boundary()
@@ -558,7 +558,7 @@ def test_the_look_past_a_boundary_searches_only_what_was_written_since_the_last_
     look covered) is searched whole."""
     calls = _shapes()["failed"]
     path = calls.save(tmp_path / "t.jsonl")
-    seen = path.stat().st_size
+    seen, inode = path.stat().st_size, path.stat().st_ino
     calls.bash("make more")
     calls.boundary()
     calls.bash("make after")
@@ -576,11 +576,13 @@ def test_the_look_past_a_boundary_searches_only_what_was_written_since_the_last_
         return real(name, max_bytes, markers, chunk_size, end)
 
     monkeypatch.setattr(record, "iter_marked_from_end", spy)
-    found = scan(str(path), "resume", PROJECT, known=(seen, -1))
+    found = scan(str(path), "resume", PROJECT, known=(inode, seen, -1))
     assert searched == [(at - seen, at)] and [text for _rank, text in found.actions] == ["- ok (exit 0): `make after`"]
     searched.clear()
-    assert scan(str(path), "resume", PROJECT, known=(seen, 0)).since_anchor is False and searched == []
-    assert scan(str(path), "resume", PROJECT, known=(path.stat().st_size + 1, -1)) and searched == [(at, at)]
+    assert scan(str(path), "resume", PROJECT, known=(inode, seen, 0)).since_anchor is False and searched == []
+    for other in ((inode, path.stat().st_size + 1, -1), (inode + 1, seen, -1)):
+        searched.clear()
+        assert scan(str(path), "resume", PROJECT, known=other).actions and searched == [(at, at)]
 
 
 def test_the_ledger_line_keeps_where_the_look_reached_and_the_next_look_takes_it(tmp_path: Path) -> None:
@@ -595,10 +597,14 @@ def test_the_ledger_line_keeps_where_the_look_reached_and_the_next_look_takes_it
     compose.session_start(ctx)
     step_at = path.read_bytes().index(b"session-workflow anchor step")
     line_start = path.read_bytes().rindex(b"\n", 0, step_at) + 1
-    assert record.known_look(ctx.places, SESSION) == (path.stat().st_size, line_start)
+    look = (path.stat().st_ino, path.stat().st_size, line_start)
+    assert record.known_look(ctx.places, SESSION, str(path)) == look
     # A later block without a record (a resume with nothing since) says nothing of it: the look still holds.
     ledger.append(ctx.places, {"kind": "start", "session": SESSION, "source": "resume", "parts": "anchor=1"})
-    assert record.known_look(ctx.places, SESSION) == (path.stat().st_size, line_start)
-    assert record.known_look(ctx.places, "another session") is None
+    assert record.known_look(ctx.places, SESSION, str(path)) == look
+    assert record.known_look(ctx.places, "another session", str(path)) is None
+    copy = tmp_path / "copy.jsonl"  # the same session's id, another file: its look is not this one's
+    copy.write_bytes(path.read_bytes())
+    assert record.known_look(ctx.places, SESSION, str(copy)) is None
     entry_line = (tmp_path / "home" / ".local" / "state" / "session-workflow" / "ledger.ndjson").read_text()
     assert "make" not in entry_line and "anchor step" not in entry_line

@@ -56,9 +56,9 @@ def session_starts(places: Places, session_id: str | None) -> Iterator[dict[str,
             yield entry
 
 
-def newest_start(places: Places, session_id: str | None, holding: str = "") -> dict[str, object] | None:
-    """The session's newest block line (``session_starts``), or its newest that holds the key ``holding``."""
-    return next((line for line in session_starts(places, session_id) if not holding or holding in line), None)
+def newest_start(places: Places, session_id: str | None) -> dict[str, object] | None:
+    """The session's newest block line (``session_starts``)."""
+    return next(session_starts(places, session_id), None)
 
 
 def append(places: Places, entry: Mapping[str, object]) -> bool:

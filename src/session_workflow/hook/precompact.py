@@ -125,7 +125,8 @@ def _run_record(ctx: HookContext) -> Scan | None:
         return None
     from session_workflow.transcript.record import known_look, scan
 
-    return scan(ctx.transcript_path, "precompact", known=known_look(ctx.places, ctx.session_id))
+    path = ctx.transcript_path
+    return scan(path, "precompact", known=known_look(ctx.places, ctx.session_id, path))
 
 
 def main() -> None:

@@ -25,11 +25,13 @@ if TYPE_CHECKING:
     from session_workflow.core.context import HookContext
     from session_workflow.core.places import Places
 
-    # (the transcript's size a look covered, the offset of the anchor write that opened its window or -1)
-    Look = tuple[int, int]
+    # (the transcript's inode, the size a look covered, the offset of the anchor write that opened its window or -1)
+    Look = tuple[int, int, int]
 
 CAP_BYTES = 1024
-# The ledger line's keys for where the record's look reached (``Reading.look``): sizes and offsets, no text.
+# The ledger line's keys for where the record's look reached (``Reading.look``): the transcript's inode, a size
+# and an offset, no text.
+LOOK_FILE = "record_file"
 LOOK_SEEN = "record_seen"
 LOOK_WRITE = "record_write"
 # Actions parsed in full, newest first; older ones in the window are only counted (a line search, no parse).
@@ -323,6 +325,7 @@ class Reading:
         "base",
         "floor",
         "found",
+        "inode",
         "known",
         "markers",
         "parsed",
@@ -335,15 +338,15 @@ class Reading:
     )
 
     def __init__(
-        self, path: str, source: str, base: str = "", extent: tuple[int, int] = (0, 0), known: Look | None = None
+        self, path: str, source: str, base: str = "", extent: Look = (0, 0, 0), known: Look | None = None
     ) -> None:
         self.path = path
         self.source = source
         self.base = base
-        # Where the tail read starts in the file (the look past a boundary reads no further back), and the file's
-        # size then: the part of it this look covers whole.
-        self.floor, self.size = extent
-        self.known = known if known is not None and known[0] <= self.size else None  # else: another file
+        # Where the tail read starts in the file (the look past a boundary reads no further back), the file's size
+        # then (the part of it this look covers whole) and its inode.
+        self.floor, self.size, self.inode = extent
+        self.known = known if known is not None and known[0] == self.inode and known[1] <= self.size else None
         # Where the anchor write that opens the window is (None: none found).
         self.write_at: int | None = None
         self.found = Scan()
@@ -411,7 +414,7 @@ class Reading:
         tail, says yes at once; else only what was written since it is searched."""
         start = self.floor
         if self.known is not None:
-            seen, write = self.known
+            _inode, seen, write = self.known
             if write >= self.floor:
                 return True
             start = max(start, seen)
@@ -460,8 +463,8 @@ class Reading:
         tail's start (no anchor write of this session in it, as far as the window goes); None where the window
         went on past what was read."""
         if self.write_at is not None:
-            return self.size, self.write_at
-        return None if self.found.unread else (self.size, -1)
+            return self.inode, self.size, self.write_at
+        return None if self.found.unread else (self.inode, self.size, -1)
 
     def scan(self) -> Scan:
         """The facts, once the pass is over."""
@@ -480,25 +483,32 @@ def scan(path: str, source: str, base: str = "", max_bytes: int = TAIL_BYTES, kn
     return reader.scan()
 
 
-def _extent(path: str, max_bytes: int) -> tuple[int, int]:
-    """Where the last ``max_bytes`` of the file start, and its size ((0, 0) when it cannot be read: the pass then
-    reads nothing)."""
+def _extent(path: str, max_bytes: int) -> Look:
+    """Where the last ``max_bytes`` of the file start, its size and its inode ((0, 0, 0) when it cannot be read:
+    the pass then reads nothing)."""
     try:
-        size = os.stat(path).st_size
+        info = os.stat(path)
     except (OSError, ValueError):
-        return 0, 0
-    return max(0, size - max_bytes), size
+        return 0, 0, 0
+    return max(0, info.st_size - max_bytes), info.st_size, info.st_ino
 
 
-def known_look(places: Places, session_id: str | None) -> Look | None:
-    """Where the session's last look reached and what it found (``Reading.look``), from its newest ledger line that
-    says so (a block without a record says nothing of it; the transcript only grows, so an older look still holds
-    for what it covered)."""
-    from session_workflow.core.ledger import newest_start
+def known_look(places: Places, session_id: str | None, path: str) -> Look | None:
+    """Where the session's last look at ``path`` reached and what it found (``Reading.look``), from the newest
+    ledger line that says so for that file (its inode: a copied or recreated transcript is another file). A block
+    without a record says nothing of it, and the transcript only grows: an older look still holds for what it
+    covered."""
+    from session_workflow.core.ledger import session_starts
 
-    entry = newest_start(places, session_id, LOOK_SEEN)
-    seen, write = (entry.get(LOOK_SEEN), entry.get(LOOK_WRITE)) if entry is not None else (None, None)
-    return (seen, write) if type(seen) is int and type(write) is int and seen >= 0 else None
+    try:
+        inode = os.stat(path).st_ino
+    except (OSError, ValueError):
+        return None
+    for entry in session_starts(places, session_id):
+        if entry.get(LOOK_FILE) == inode:
+            seen, write = entry.get(LOOK_SEEN), entry.get(LOOK_WRITE)
+            return (inode, seen, write) if type(seen) is int and type(write) is int and seen >= 0 else None
+    return None
 
 
 def _finished(found: Scan, stopped: set[str]) -> Scan:
@@ -581,8 +591,8 @@ class RecordPart(PreparedPart):
             "record_cut": len(self.lines) - self.shown + self.older,
             "record_in_flight": len(self.flights),
         }
-        if self.look is not None:  # sizes, for the next look (``known_look``)
-            facts[LOOK_SEEN], facts[LOOK_WRITE] = self.look
+        if self.look is not None:  # for the next look (``known_look``)
+            facts[LOOK_FILE], facts[LOOK_SEEN], facts[LOOK_WRITE] = self.look
         return facts
 
 
@@ -604,7 +614,7 @@ def prepare(ctx: HookContext) -> RecordPart | None:
         return None
     path = ctx.transcript_path
     base = next(iter(ctx.project_dirs()), "")
-    reader = Reading(path, ctx.source, base, _extent(path, TAIL_BYTES), known_look(ctx.places, ctx.session_id))
+    reader = Reading(path, ctx.source, base, _extent(path, TAIL_BYTES), known_look(ctx.places, ctx.session_id, path))
     if ctx.source == "compact":  # the recovery part reads the same tail: one pass for both
         from session_workflow.transcript.recovery import along, keep
 
