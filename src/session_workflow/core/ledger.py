@@ -40,13 +40,14 @@ def reminders_path(places: Places, session_id: str) -> str | None:
     return os.path.join(root, REMINDERS_FOLDER, session_id + ".json")
 
 
-def session_starts(places: Places, session_id: str | None) -> Iterator[dict[str, object]]:
-    """The session's block lines in the ledger's tail, newest first."""
+def session_starts(places: Places, session_id: str | None, holding: bytes = b"") -> Iterator[dict[str, object]]:
+    """The session's block lines in the ledger's tail, newest first; only those whose text holds ``holding`` (a
+    key and its value, as the flat writer writes them), when given: the search skips the rest unparsed."""
     path = places.ledger
     if path is None or not session_id:
         return
     session = session_id[:200]
-    marker = ('"session":' + quote_ascii(session)).encode("ascii")
+    marker = holding or ('"session":' + quote_ascii(session)).encode("ascii")
     for line in iter_marked_lines_from_end(path, LEDGER_TAIL_BYTES, [marker]):
         try:
             entry = loads(line.decode("ascii"))

@@ -504,7 +504,7 @@ def known_look(places: Places, session_id: str | None, path: str) -> Look | None
         inode = os.stat(path).st_ino
     except (OSError, ValueError):
         return None
-    for entry in session_starts(places, session_id):
+    for entry in session_starts(places, session_id, f'"{LOOK_FILE}":{inode}'.encode("ascii")):
         if entry.get(LOOK_FILE) == inode:
             seen, write = entry.get(LOOK_SEEN), entry.get(LOOK_WRITE)
             return (inode, seen, write) if type(seen) is int and type(write) is int and seen >= 0 else None
