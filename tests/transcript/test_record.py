@@ -608,3 +608,52 @@ def test_the_ledger_line_keeps_where_the_look_reached_and_the_next_look_takes_it
     assert record.known_look(ctx.places, SESSION, str(copy)) is None
     entry_line = (tmp_path / "home" / ".local" / "state" / "session-workflow" / "ledger.ndjson").read_text()
     assert "make" not in entry_line and "anchor step" not in entry_line
+
+
+# --- a result is parsed when its call is met, and a read-only tool's never
+
+
+def test_a_read_only_tools_result_is_never_parsed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A Read of a big file puts its text in the transcript; the record shows no read, so it is left unparsed."""
+    calls = Calls()
+    calls.step()
+    calls.call("Read", {"file_path": "big.py"}, "x" * 100_000, type="text", file={"filePath": "big.py"})
+    calls.bash("make")
+    path = calls.save(tmp_path / "t.jsonl")
+    parsed: list[bytes] = []
+    real_loads = jsonload.loads
+
+    def loads(line: bytes) -> object:
+        parsed.append(line)
+        return real_loads(line)
+
+    monkeypatch.setattr(record, "loads", loads)
+    found = scan(str(path), "compact")
+    assert [text for _rank, text in found.actions] == ["- ok (exit 0): `make`"] and found.since_anchor
+    assert parsed and not any(b"x" * 1000 in line for line in parsed)
+
+
+def test_results_parsed_late_say_what_results_parsed_at_once_say(tmp_path: Path) -> None:
+    """Claude Code's compact JSON takes the late path; the same records spaced are parsed as they are met."""
+    calls = Calls()
+    calls.bash("make before")
+    calls.step()
+    calls.bash("make test", 2, "1 failed")
+    calls.call("Read", {"file_path": "a.py"}, "text", type="text", file={"filePath": "a.py"})
+    calls.write(f"{PROJECT}/src/a.py", "Edit")
+    calls.bash("git commit -m s", stdout="[main abc1234] subject\n 1 file changed")
+    calls.bash("sleep 9")
+    serve = "Output is being written to: /t/b1.output"
+    calls.call("Bash", {"command": "serve", "run_in_background": True}, serve, backgroundTaskId="b1")
+    sleep_call, sleep_result, serve_call, serve_result = calls.records[-4:]
+    both = json.loads(json.dumps(sleep_result))  # two results on one line
+    both["message"]["content"] += serve_result["message"]["content"]
+    side = {**json.loads(json.dumps(serve_result)), "isSidechain": True}  # a subagent's, under a main call's id
+    calls.records[-4:] = [sleep_call, serve_call, side, both, side]
+    compact = calls.save(tmp_path / "compact.jsonl")
+    spaced = tmp_path / "spaced.jsonl"
+    spaced.write_text("\n".join(json.dumps(item) for item in calls.records) + "\n", encoding="utf-8")
+    for source in ("compact", "resume"):
+        assert _facts(scan(str(compact), source, PROJECT)) == _facts(scan(str(spaced), source, PROJECT))
+    texts = [text for _rank, text in scan(str(compact), "compact", PROJECT).actions]
+    assert "- ok (exit 0): `sleep 9`" in texts and "- FAILED (exit 2): `make test`" in texts

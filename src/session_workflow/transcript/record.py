@@ -57,6 +57,11 @@ IN_FLIGHT_HEADER = (
 USE_MARKER = b'"tool_use"'
 RESULT_MARKER = b'"toolUseResult"'
 NOTICE_MARKER = b'"task-notification"'
+# A tool result's call id, and a subagent's record, as Claude Code writes them (compact JSON).
+RESULT_ID = b'"tool_use_id":"'
+SIDE_CHAIN = b'"isSidechain":true'
+# What a read-only tool's result stands for when it is not parsed: a result, of no error.
+QUIET_OUTCOME: tuple[dict[str, object], object] = ({}, None)
 MARKERS = (USE_MARKER, RESULT_MARKER, NOTICE_MARKER, BOUNDARY_MARKER)
 # Cheap signs, searched before any parse (``_may_matter``), that a call may write the anchor.
 ANCHOR_SIGN = b"session-workflow anchor "
@@ -280,8 +285,22 @@ def _may_matter(line: bytes, use: bool) -> bool:
     return ANCHOR_SIGN in line or ANCHORS_SIGN in line
 
 
+def _result_ids(line: bytes) -> list[str]:
+    """The call ids a line's tool results name (``"tool_use_id":"…"``, unparsed: JSON escapes every quote inside a
+    string, so the key can only be a key; a wrong one is only parsed in vain)."""
+    ids = []
+    at = line.find(RESULT_ID)
+    while at >= 0:
+        end = line.find(b'"', at + len(RESULT_ID))
+        if end < 0:
+            break
+        ids.append(line[at + len(RESULT_ID) : end].decode("utf-8", "replace"))
+        at = line.find(RESULT_ID, end)
+    return ids
+
+
 def _results_of(
-    record: dict[str, object], content: object, results: dict[str, tuple[dict[str, object], object]]
+    record: dict[str, object], content: object, results: dict[str, tuple[dict[str, object], object] | bytes]
 ) -> None:
     """Keep each tool result of a user record by its call's id."""
     for block in content if isinstance(content, list) else []:
@@ -350,7 +369,8 @@ class Reading:
         # Where the anchor write that opens the window is (None: none found).
         self.write_at: int | None = None
         self.found = Scan()
-        self.results: dict[str, tuple[dict[str, object], object]] = {}
+        # Each tool result by its call's id: the line it is on, until that call asks for it parsed.
+        self.results: dict[str, tuple[dict[str, object], object] | bytes] = {}
         self.stopped: set[str] = set()
         self.parsed = 0
         self.at_boundary: tuple[int, int, int] | None = None
@@ -360,6 +380,14 @@ class Reading:
         found = self.found
         boundary = BOUNDARY_MARKER in held
         use = USE_MARKER in held
+        if RESULT_MARKER in held and not use and not boundary and NOTICE_MARKER not in held:
+            if SIDE_CHAIN in line:  # a subagent's own result: never this session's
+                return False
+            idents = _result_ids(line)
+            if idents and not any("\\" in ident for ident in idents):  # else (spaced JSON, an escape) parsed now
+                for ident in idents:  # parsed when its call is met, and only if that call is no read
+                    self.results[ident] = line
+                return False
         if self.parsed >= MAX_PARSED and not boundary and NOTICE_MARKER not in held:
             if _may_matter(line, use):
                 return self._parsed(line, at, boundary)
@@ -427,9 +455,12 @@ class Reading:
         """Take one tool call; True when it is the anchor write that opens the window."""
         found = self.found
         name, tool_input = str(block.get("name")), block.get("input")
-        outcome = self.results.get(str(block.get("id")))
+        ident = str(block.get("id"))
+        outcome = self.results.get(ident)
         if not isinstance(tool_input, dict):
             return False
+        if isinstance(outcome, bytes):  # a read-only tool's result says nothing the record shows: never parsed
+            outcome = QUIET_OUTCOME if name in QUIET_TOOLS else self._result(outcome, ident)
         if outcome is None:  # no result: the call under way, or (past the parse limit) its result not cut out
             if self.parsed >= MAX_PARSED:
                 if name in STOP_TOOLS:
@@ -456,6 +487,23 @@ class Reading:
         if self.parsed == MAX_PARSED:  # from here on calls are counted, and only results that may matter cut out
             self.markers[:] = LIGHT_MARKERS
         return False
+
+    def _result(self, line: bytes, ident: str) -> tuple[dict[str, object], object] | None:
+        """The result ``ident`` of a user record's line, parsed now (its other results too)."""
+        results = self.results
+        for other in _result_ids(line):
+            if results.get(other) is line:
+                del results[other]
+        try:
+            record = loads(line)
+        except (ValueError, RecursionError):
+            return None
+        if not isinstance(record, dict) or record.get("isSidechain") is True or record.get("type") != "user":
+            return None
+        message = record.get("message")
+        _results_of(record, message.get("content") if isinstance(message, dict) else None, results)
+        outcome = results.get(ident)
+        return outcome if isinstance(outcome, tuple) else None
 
     def look(self) -> Look | None:
         """What this look leaves the next one (``known``), once the pass is over: the size it covered and the
