@@ -657,3 +657,21 @@ def test_results_parsed_late_say_what_results_parsed_at_once_say(tmp_path: Path)
         assert _facts(scan(str(compact), source, PROJECT)) == _facts(scan(str(spaced), source, PROJECT))
     texts = [text for _rank, text in scan(str(compact), "compact", PROJECT).actions]
     assert "- ok (exit 0): `sleep 9`" in texts and "- FAILED (exit 2): `make test`" in texts
+
+
+def test_a_look_with_nothing_to_say_is_kept_too(tmp_path: Path) -> None:
+    """Right after the anchor's write the record has nothing to say; what its look found still goes in the ledger
+    line (a startup's has none: its record never looked)."""
+    env = {"HOME": str(tmp_path / "home"), "CLAUDE_PLUGIN_DATA": str(tmp_path / "data")}
+    calls = Calls()
+    calls.bash("make before")
+    calls.step()
+    path = calls.save(tmp_path / "t.jsonl")
+    ctx = context(path, "compact", env=with_task(tmp_path, env))
+    compose.session_start(ctx)
+    assert "RUN RECORD" not in compose.compose(ctx).text
+    step_at = path.read_bytes().rindex(b"\n", 0, path.read_bytes().index(b"anchor step")) + 1
+    assert record.known_look(ctx.places, SESSION, str(path)) == (path.stat().st_ino, path.stat().st_size, step_at)
+    compose.session_start(context(path, "startup", env=ctx.places.env))
+    newest = ledger.newest_start(ctx.places, SESSION)
+    assert newest is not None and newest["source"] == "startup" and "record_file" not in newest

@@ -351,6 +351,8 @@ def ledger_entry(ctx: HookContext, composition: Composition) -> dict[str, object
     }
     for part in composition.parts:
         entry.update(part.ledger_facts())
+    for registered in PARTS:
+        entry.update(registered.ledger_facts(ctx))
     if ctx.source == "resume":  # a compaction that follows before this block is sent needs these
         from session_workflow.hook.pending import ledger_facts
 

@@ -4,12 +4,14 @@ An entry says everything the composer needs about its part: its name and the lab
 the sources that get it, a cheap check that there is something on disk for it (``core`` only: its module is
 imported only when the check says so, since every session start pays for these imports and most projects have no
 anchors or work state), where its ``prepare(ctx)`` lives, the user option that switches it off (the block then
-says so in one line) and a note its module adds to the block's head. A new part is one entry here and its module.
-Each is named ``module:name`` and imported only when asked: a startup with nothing to say loads none of them, not
-even the options (``core.config``).
+says so in one line), a note its module adds to the block's head and what the ledger keeps of its reading. A new
+part is one entry here and its module. Each is named ``module:name`` and imported only when asked: a startup with
+nothing to say loads none of them, not even the options (``core.config``).
 """
 
 from __future__ import annotations
+
+import sys
 
 from session_workflow.core import locations
 from session_workflow.core.where import no_tasks_folder
@@ -40,7 +42,7 @@ class Part:
     what the part shows, for the line that says so) and ``note`` (``module:function`` giving one line for the
     block's head, or None; asked only when the part was prepared, so its module is loaded already)."""
 
-    __slots__ = ("label", "name", "note", "prepare", "present", "sources", "switch", "switch_label")
+    __slots__ = ("facts", "label", "name", "note", "prepare", "present", "sources", "switch", "switch_label")
 
     def __init__(
         self,
@@ -52,6 +54,7 @@ class Part:
         label: str | None = None,
         switch: tuple[str, str] | None = None,
         note: str | None = None,
+        facts: str | None = None,
     ) -> None:
         self.name = name
         self.label = label or name
@@ -61,6 +64,7 @@ class Part:
         self.switch = switch[0] if switch is not None else None
         self.switch_label = switch[1] if switch is not None else ""
         self.note = note
+        self.facts = facts
 
     def load(self, ctx: HookContext) -> PreparedPart | None:
         """The part's ``prepare(ctx)``, its module imported now."""
@@ -73,6 +77,14 @@ class Part:
             return None
         option: Option = _imported(self.switch)
         return option
+
+    def ledger_facts(self, ctx: HookContext) -> dict[str, object]:
+        """What the ledger keeps of the part's reading, whether or not it had something to say: asked only when its
+        module is loaded (its ``prepare`` ran), else nothing."""
+        if self.facts is None or self.facts.split(":")[0] not in sys.modules:
+            return {}
+        facts: Callable[[HookContext], dict[str, object]] = _imported(self.facts)
+        return facts(ctx)
 
     def head_note(self, ctx: HookContext) -> str | None:
         """The line the part adds to the block's head, or None."""
@@ -151,6 +163,7 @@ PARTS: tuple[Part, ...] = (
         ("compact", "resume"),
         run_record_present,
         "session_workflow.transcript.record:prepare",
+        facts="session_workflow.transcript.record:look_facts",
     ),
     Part(
         "recovery",

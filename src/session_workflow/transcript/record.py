@@ -34,6 +34,11 @@ CAP_BYTES = 1024
 LOOK_FILE = "record_file"
 LOOK_SEEN = "record_seen"
 LOOK_WRITE = "record_write"
+# The sources whose block holds a run record.
+LOOKING_SOURCES = ("compact", "resume")
+# This hook's look at each transcript, for its ledger line (``look_facts``). A look holds while the file only
+# grows, so one kept from an earlier block of the same process is still true.
+_LOOKS: dict[str, Look] = {}
 # Actions parsed in full, newest first; older ones in the window are only counted (a line search, no parse).
 MAX_PARSED = 40
 # Calls past those only counted, at most this many: past it the record says older ones were not read.
@@ -541,6 +546,15 @@ def _extent(path: str, max_bytes: int) -> Look:
     return max(0, info.st_size - max_bytes), info.st_size, info.st_ino
 
 
+def look_facts(ctx: HookContext) -> dict[str, object]:
+    """What the ledger line keeps of this hook's look at the transcript (``Reading.look``), even when the record
+    had nothing to say: the transcript's inode, a size and an offset, no text (``known_look`` reads them back)."""
+    if ctx.source not in LOOKING_SOURCES:
+        return {}
+    look = _LOOKS.pop(ctx.transcript_path or "", None)
+    return dict(zip((LOOK_FILE, LOOK_SEEN, LOOK_WRITE), look)) if look is not None else {}
+
+
 def known_look(places: Places, session_id: str | None, path: str) -> Look | None:
     """Where the session's last look at ``path`` reached and what it found (``Reading.look``), from the newest
     ledger line that says so for that file (its inode: a copied or recreated transcript is another file). A block
@@ -586,8 +600,7 @@ class RecordPart(PreparedPart):
 
     name = "run record"
 
-    def __init__(self, found: Scan, show_flights: bool, look: Look | None = None) -> None:
-        self.look = look
+    def __init__(self, found: Scan, show_flights: bool) -> None:
         self.lines = fold(found.actions)
         self.older = found.older
         self.flights = [flight for flight in found.flights if flight.kind == SHELL] if show_flights else []
@@ -633,15 +646,12 @@ class RecordPart(PreparedPart):
     def ledger_facts(self) -> dict[str, object]:
         """Counts only: a command line can carry a secret, so no text of the record is kept. ``record_cut``: the
         action lines not shown (with the actions past the parse limit); ``record_folded``: repeats folded."""
-        facts: dict[str, object] = {
+        return {
             "record_actions": self.total,
             "record_folded": self.total - self.older - len(self.lines),
             "record_cut": len(self.lines) - self.shown + self.older,
             "record_in_flight": len(self.flights),
         }
-        if self.look is not None:  # for the next look (``known_look``)
-            facts[LOOK_FILE], facts[LOOK_SEEN], facts[LOOK_WRITE] = self.look
-        return facts
 
 
 def more_line(count: int, unread: bool = False) -> str:
@@ -658,7 +668,7 @@ def prepare(ctx: HookContext) -> RecordPart | None:
     never reported. What it lacks is that a background shell outlives the process that started it: on resume the
     record names those shells as possibly still running.
     """
-    if ctx.source not in ("compact", "resume") or not ctx.transcript_path:
+    if ctx.source not in LOOKING_SOURCES or not ctx.transcript_path:
         return None
     path = ctx.transcript_path
     base = next(iter(ctx.project_dirs()), "")
@@ -672,5 +682,8 @@ def prepare(ctx: HookContext) -> RecordPart | None:
             keep(path, other)
     else:
         read_back(path, [reader])
-    part = RecordPart(reader.scan(), ctx.source == "resume", reader.look())
+    look = reader.look()
+    if look is not None:
+        _LOOKS[path] = look
+    part = RecordPart(reader.scan(), ctx.source == "resume")
     return part if part.total or part.flights else None
