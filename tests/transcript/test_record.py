@@ -539,6 +539,7 @@ def test_the_next_look_finds_what_a_look_without_the_last_one_finds(tmp_path: Pa
     record.read_back(str(path), [first])
     look = first.look()
     assert look is not None and look[:2] == (path.stat().st_ino, path.stat().st_size)
+    assert look[3] == record._mark(str(path), look[1])
     calls.bash("make fourth")
     if later in ("boundary", "step"):
         calls.boundary()
@@ -576,11 +577,16 @@ def test_the_look_past_a_boundary_searches_only_what_was_written_since_the_last_
         return real(name, max_bytes, markers, chunk_size, end)
 
     monkeypatch.setattr(record, "iter_marked_from_end", spy)
-    found = scan(str(path), "resume", PROJECT, known=(inode, seen, -1))
-    assert searched == [(at - seen, at)] and [text for _rank, text in found.actions] == ["- ok (exit 0): `make after`"]
+    mark = record._mark(str(path), seen)
+    assert mark is not None
+    found = scan(str(path), "resume", PROJECT, known=(inode, seen, -1, mark))
+    assert searched == [(at - seen + 1, at)] and [text for _rank, text in found.actions] == [
+        "- ok (exit 0): `make after`"
+    ]
     searched.clear()
-    assert scan(str(path), "resume", PROJECT, known=(inode, seen, 0)).since_anchor is False and searched == []
-    for other in ((inode, path.stat().st_size + 1, -1), (inode + 1, seen, -1)):
+    assert scan(str(path), "resume", PROJECT, known=(inode, seen, 0, mark)).since_anchor is False and searched == []
+    others = ((inode, path.stat().st_size + 1, -1, mark), (inode + 1, seen, -1, mark), (inode, seen, -1, mark + 1))
+    for other in others:
         searched.clear()
         assert scan(str(path), "resume", PROJECT, known=other).actions and searched == [(at, at)]
 
@@ -597,7 +603,7 @@ def test_the_ledger_line_keeps_where_the_look_reached_and_the_next_look_takes_it
     compose.session_start(ctx)
     step_at = path.read_bytes().index(b"session-workflow anchor step")
     line_start = path.read_bytes().rindex(b"\n", 0, step_at) + 1
-    look = (path.stat().st_ino, path.stat().st_size, line_start)
+    look = (path.stat().st_ino, path.stat().st_size, line_start, record._mark(str(path), path.stat().st_size))
     assert record.known_look(ctx.places, SESSION, str(path)) == look
     # A later block without a record (a resume with nothing since) says nothing of it: the look still holds.
     ledger.append(ctx.places, {"kind": "start", "session": SESSION, "source": "resume", "parts": "anchor=1"})
@@ -671,7 +677,117 @@ def test_a_look_with_nothing_to_say_is_kept_too(tmp_path: Path) -> None:
     compose.session_start(ctx)
     assert "RUN RECORD" not in compose.compose(ctx).text
     step_at = path.read_bytes().rindex(b"\n", 0, path.read_bytes().index(b"anchor step")) + 1
-    assert record.known_look(ctx.places, SESSION, str(path)) == (path.stat().st_ino, path.stat().st_size, step_at)
+    size = path.stat().st_size
+    assert record.known_look(ctx.places, SESSION, str(path)) == (
+        path.stat().st_ino,
+        size,
+        step_at,
+        record._mark(str(path), size),
+    )
     compose.session_start(context(path, "startup", env=ctx.places.env))
     newest = ledger.newest_start(ctx.places, SESSION)
     assert newest is not None and newest["source"] == "startup" and "record_file" not in newest
+
+
+def _dump(records: list[dict[str, object]]) -> bytes:
+    return b"".join(json.dumps(item, separators=(",", ":")).encode() + b"\n" for item in records)
+
+
+def _looked(path: Path) -> record.Look | None:
+    first = record.Reading(str(path), "resume", PROJECT, record._extent(str(path), record.TAIL_BYTES))
+    record.read_back(str(path), [first])
+    return first.look()
+
+
+def test_what_was_written_right_after_a_look_is_searched(tmp_path: Path) -> None:
+    """The first line after what a look covered starts exactly there: it is searched whole."""
+    calls = Calls()
+    calls.bash("make first")
+    calls.boundary()
+    calls.bash("make a")
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(_dump(calls.records))
+    look = _looked(path)
+    assert look is not None
+    done = len(calls.records)
+    calls.step()
+    calls.bash("make b")
+    calls.boundary()
+    calls.bash("make c")
+    with path.open("ab") as handle:
+        handle.write(_dump(calls.records[done:]))
+    found = scan(str(path), "resume", PROJECT, known=look)
+    assert found.since_anchor and _facts(found) == _facts(scan(str(path), "resume", PROJECT))
+
+
+def test_a_look_reaches_no_further_than_an_anchor_write_still_under_way(tmp_path: Path) -> None:
+    """An anchor step called beside another call, its result written after the look: the next look finds it."""
+    calls = Calls()
+    calls.bash("make first")
+    calls.boundary()
+    calls.bash("make a")
+    calls.step()
+    calls.bash("make p")
+    step_call, step_result, p_call, p_result = calls.records[-4:]
+    calls.records[-4:] = [step_call, p_call]
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(_dump(calls.records))
+    look = _looked(path)
+    data = path.read_bytes()
+    assert look is not None and look[1] == data.rindex(b"\n", 0, data.index(b"anchor step")) + 1
+    calls.records += [p_result, step_result]
+    done = len(calls.records)
+    calls.bash("make b")
+    calls.boundary()
+    calls.bash("make c")
+    with path.open("ab") as handle:
+        handle.write(_dump([p_result, step_result, *calls.records[done:]]))
+    found = scan(str(path), "resume", PROJECT, known=look)
+    assert found.since_anchor and _facts(found) == _facts(scan(str(path), "resume", PROJECT))
+
+
+def test_a_look_is_not_kept_over_a_line_still_being_written_nor_taken_for_another_file(tmp_path: Path) -> None:
+    """A file that ends in half a line leaves no look; the same inode rewritten is another file (its fingerprint)."""
+    calls = Calls()
+    for index in range(3):
+        calls.bash(f"make x{index}")
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(_dump(calls.records)[:-10])
+    assert _looked(path) is None
+    path.write_bytes(_dump(calls.records))
+    look = _looked(path)
+    assert look is not None
+    calls = Calls()
+    calls.bash("make a")
+    calls.step()
+    calls.bash("make b")
+    calls.boundary()
+    calls.bash("make c")
+    with path.open("r+b") as handle:  # in place: the same inode, at least as long
+        handle.truncate(0)
+        handle.write(_dump(calls.records))
+    found = scan(str(path), "resume", PROJECT, known=look)
+    assert found.since_anchor and _facts(found) == _facts(scan(str(path), "resume", PROJECT))
+
+
+def test_only_a_plain_user_record_of_results_waits_to_be_parsed(tmp_path: Path) -> None:
+    """A progress record carrying a user message, a side chain's result, a half-written read's: each as parsed at
+    once (a compaction's empty boundary stays skipped; a cut read is no call that finished)."""
+    calls = Calls()
+    calls.bash("make a")
+    calls.boundary()
+    calls.bash("make b")
+    calls.boundary()
+    inner = entry("user", [{"tool_use_id": "toolu_in", "type": "tool_result", "content": "x"}], toolUseResult={})
+    calls.records.append({"type": "progress", "data": {"type": "agent_progress", "message": inner}})
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(_dump(calls.records))
+    assert [text for _rank, text in scan(str(path), "compact", PROJECT).actions] == ["- ok (exit 0): `make b`"]
+    calls = Calls()
+    calls.step()
+    for index in range(41):
+        calls.bash(f"make {index}")
+    calls.call("Read", {"file_path": "big.py"}, "y" * 5000, type="text", file={"filePath": "big.py"})
+    path.write_bytes(_dump(calls.records)[:-10])
+    found = scan(str(path), "compact", PROJECT)
+    assert (len(found.actions), found.older) == (40, 1)

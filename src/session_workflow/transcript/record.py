@@ -16,6 +16,7 @@ import os
 
 from session_workflow.core.boundedio import iter_marked_from_end
 from session_workflow.core.jsonload import loads
+from session_workflow.core.locations import _fnv1a64
 from session_workflow.core.parts import PreparedPart
 from session_workflow.core.text import ELLIPSIS, escaped, utf8_len
 from session_workflow.transcript.tail import BOUNDARY_MARKER, TAIL_BYTES, read_back
@@ -25,8 +26,9 @@ if TYPE_CHECKING:
     from session_workflow.core.context import HookContext
     from session_workflow.core.places import Places
 
-    # (the transcript's inode, the size a look covered, the offset of the anchor write that opened its window or -1)
-    Look = tuple[int, int, int]
+    # (the transcript's inode, its size, the offset of the anchor write that opened the window or -1, and a
+    # fingerprint of the bytes just before that size)
+    Look = tuple[int, int, int, int]
 
 CAP_BYTES = 1024
 # The ledger line's keys for where the record's look reached (``Reading.look``): the transcript's inode, a size
@@ -34,6 +36,9 @@ CAP_BYTES = 1024
 LOOK_FILE = "record_file"
 LOOK_SEEN = "record_seen"
 LOOK_WRITE = "record_write"
+LOOK_MARK = "record_mark"
+# How many bytes before the size a look covered its fingerprint holds: the same inode rewritten is another file.
+MARK_BYTES = 64
 # The sources whose block holds a run record.
 LOOKING_SOURCES = ("compact", "resume")
 # This hook's look at each transcript, for its ledger line (``look_facts``). A look holds while the file only
@@ -62,9 +67,8 @@ IN_FLIGHT_HEADER = (
 USE_MARKER = b'"tool_use"'
 RESULT_MARKER = b'"toolUseResult"'
 NOTICE_MARKER = b'"task-notification"'
-# A tool result's call id, and a subagent's record, as Claude Code writes them (compact JSON).
+# A tool result's call id, as Claude Code writes it (compact JSON).
 RESULT_ID = b'"tool_use_id":"'
-SIDE_CHAIN = b'"isSidechain":true'
 # What a read-only tool's result stands for when it is not parsed: a result, of no error.
 QUIET_OUTCOME: tuple[dict[str, object], object] = ({}, None)
 MARKERS = (USE_MARKER, RESULT_MARKER, NOTICE_MARKER, BOUNDARY_MARKER)
@@ -290,6 +294,19 @@ def _may_matter(line: bytes, use: bool) -> bool:
     return ANCHOR_SIGN in line or ANCHORS_SIGN in line
 
 
+def _plain_result(line: bytes) -> list[str]:
+    """The call ids of a line that is plainly this session's user record of tool results, as Claude Code writes it
+    (compact JSON, whole): its first ``"type"`` is ``user``, its first ``"isSidechain"`` false, it ends its object
+    and names its ids without escapes. Empty for any other line: it is parsed at once, as it always was."""
+    kind, chain = line.find(b'"type":"'), line.find(b'"isSidechain":')
+    if not line.startswith(b'"type":"user"', kind) or kind < 0 or not line.startswith(b"false", chain + 14):
+        return []
+    if chain < 0 or not line.rstrip().endswith(b"}"):
+        return []
+    idents = _result_ids(line)
+    return [] if any("\\" in ident for ident in idents) else idents
+
+
 def _result_ids(line: bytes) -> list[str]:
     """The call ids a line's tool results name (``"tool_use_id":"…"``, unparsed: JSON escapes every quote inside a
     string, so the key can only be a key; a wrong one is only parsed in vain)."""
@@ -358,11 +375,17 @@ class Reading:
         "size",
         "source",
         "stopped",
+        "unfinished",
         "write_at",
     )
 
     def __init__(
-        self, path: str, source: str, base: str = "", extent: Look = (0, 0, 0), known: Look | None = None
+        self,
+        path: str,
+        source: str,
+        base: str = "",
+        extent: tuple[int, int, int] = (0, 0, 0),
+        known: Look | None = None,
     ) -> None:
         self.path = path
         self.source = source
@@ -370,9 +393,12 @@ class Reading:
         # Where the tail read starts in the file (the look past a boundary reads no further back), the file's size
         # then (the part of it this look covers whole) and its inode.
         self.floor, self.size, self.inode = extent
-        self.known = known if known is not None and known[0] == self.inode and known[1] <= self.size else None
-        # Where the anchor write that opens the window is (None: none found).
+        fits = known is not None and known[0] == self.inode and known[1] <= self.size
+        self.known = known if fits and known is not None and _mark(path, known[1]) == known[3] else None
+        # Where the anchor write that opens the window is (None: none found), and the oldest anchor write met
+        # with no result yet: a look reaches no further than that call (its result comes after it).
         self.write_at: int | None = None
+        self.unfinished: int | None = None
         self.found = Scan()
         # Each tool result by its call's id: the line it is on, until that call asks for it parsed.
         self.results: dict[str, tuple[dict[str, object], object] | bytes] = {}
@@ -386,11 +412,9 @@ class Reading:
         boundary = BOUNDARY_MARKER in held
         use = USE_MARKER in held
         if RESULT_MARKER in held and not use and not boundary and NOTICE_MARKER not in held:
-            if SIDE_CHAIN in line:  # a subagent's own result: never this session's
-                return False
-            idents = _result_ids(line)
-            if idents and not any("\\" in ident for ident in idents):  # else (spaced JSON, an escape) parsed now
-                for ident in idents:  # parsed when its call is met, and only if that call is no read
+            idents = _plain_result(line)
+            if idents:  # parsed when its call is met, and only if that call is no read
+                for ident in idents:
                     self.results[ident] = line
                 return False
         if self.parsed >= MAX_PARSED and not boundary and NOTICE_MARKER not in held:
@@ -435,7 +459,7 @@ class Reading:
         parsed = self.parsed
         if kind == "assistant":
             for block in reversed(content) if isinstance(content, list) else []:
-                if isinstance(block, dict) and block.get("type") == "tool_use" and self._call(block):
+                if isinstance(block, dict) and block.get("type") == "tool_use" and self._call(block, at):
                     self.write_at = at
                     self.markers.clear()
                     return True
@@ -447,17 +471,18 @@ class Reading:
         tail, says yes at once; else only what was written since it is searched."""
         start = self.floor
         if self.known is not None:
-            _inode, seen, write = self.known
+            _inode, seen, write, _mark = self.known
             if write >= self.floor:
                 return True
-            start = max(start, seen)
+            start = max(start, seen - 1)  # from the line end before: the line at ``seen`` is read whole
         if start >= at:
             return False
         lines = iter_marked_from_end(self.path, at - start, [ANCHOR_WORD], end=at)
         return any(_may_write(line) for line, _at, _held in lines)
 
-    def _call(self, block: dict[str, object]) -> bool:
-        """Take one tool call; True when it is the anchor write that opens the window."""
+    def _call(self, block: dict[str, object], at: int) -> bool:
+        """Take one tool call (on the line at offset ``at``); True when it is the anchor write that opens the
+        window."""
         found = self.found
         name, tool_input = str(block.get("name")), block.get("input")
         ident = str(block.get("id"))
@@ -467,6 +492,8 @@ class Reading:
         if isinstance(outcome, bytes):  # a read-only tool's result says nothing the record shows: never parsed
             outcome = QUIET_OUTCOME if name in QUIET_TOOLS else self._result(outcome, ident)
         if outcome is None:  # no result: the call under way, or (past the parse limit) its result not cut out
+            if is_anchor_write(name, tool_input):
+                self.unfinished = at
             if self.parsed >= MAX_PARSED:
                 if name in STOP_TOOLS:
                     self.stopped.add(str(tool_input.get("task_id") or tool_input.get("shell_id") or ""))
@@ -511,13 +538,17 @@ class Reading:
         return outcome if isinstance(outcome, tuple) else None
 
     def look(self) -> Look | None:
-        """What this look leaves the next one (``known``), once the pass is over: the size it covered and the
+        """What this look leaves the next one (``known``), once the pass is over: the transcript's inode, the size
+        it covered (no further than an anchor write met with no result yet: its result comes after it), the
         offset of the anchor write that opened the window, or -1 where the window opened at a boundary or at the
-        tail's start (no anchor write of this session in it, as far as the window goes); None where the window
-        went on past what was read."""
-        if self.write_at is not None:
-            return self.inode, self.size, self.write_at
-        return None if self.found.unread else (self.inode, self.size, -1)
+        tail's start (no anchor write of this session in it, as far as the window goes), and the fingerprint of
+        the bytes before that size (``_mark``). None where the window went on past what was read, or where the
+        file ends in a line still being written."""
+        seen = self.size if self.unfinished is None else min(self.size, self.unfinished)
+        mark = _mark(self.path, seen)
+        if mark is None or (self.write_at is None and self.found.unread):
+            return None
+        return self.inode, seen, -1 if self.write_at is None else self.write_at, mark
 
     def scan(self) -> Scan:
         """The facts, once the pass is over."""
@@ -536,7 +567,21 @@ def scan(path: str, source: str, base: str = "", max_bytes: int = TAIL_BYTES, kn
     return reader.scan()
 
 
-def _extent(path: str, max_bytes: int) -> Look:
+def _mark(path: str, size: int) -> int | None:
+    """The fingerprint of the ``MARK_BYTES`` before ``size`` (FNV-1a of them), or None when they do not end a line
+    (a record still being written: a look never covers half a line) or cannot be read."""
+    try:
+        handle = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        try:
+            data = os.pread(handle, min(size, MARK_BYTES), max(0, size - MARK_BYTES)) if size else b"\n"
+        finally:
+            os.close(handle)
+    except (OSError, ValueError):
+        return None
+    return _fnv1a64(data.decode("latin-1")) if data.endswith(b"\n") else None
+
+
+def _extent(path: str, max_bytes: int) -> tuple[int, int, int]:
     """Where the last ``max_bytes`` of the file start, its size and its inode ((0, 0, 0) when it cannot be read:
     the pass then reads nothing)."""
     try:
@@ -552,7 +597,7 @@ def look_facts(ctx: HookContext) -> dict[str, object]:
     if ctx.source not in LOOKING_SOURCES:
         return {}
     look = _LOOKS.pop(ctx.transcript_path or "", None)
-    return dict(zip((LOOK_FILE, LOOK_SEEN, LOOK_WRITE), look)) if look is not None else {}
+    return dict(zip((LOOK_FILE, LOOK_SEEN, LOOK_WRITE, LOOK_MARK), look)) if look is not None else {}
 
 
 def known_look(places: Places, session_id: str | None, path: str) -> Look | None:
@@ -568,8 +613,10 @@ def known_look(places: Places, session_id: str | None, path: str) -> Look | None
         return None
     for entry in session_starts(places, session_id, f'"{LOOK_FILE}":{inode}'.encode("ascii")):
         if entry.get(LOOK_FILE) == inode:
-            seen, write = entry.get(LOOK_SEEN), entry.get(LOOK_WRITE)
-            return (inode, seen, write) if type(seen) is int and type(write) is int and seen >= 0 else None
+            seen, write, mark = entry.get(LOOK_SEEN), entry.get(LOOK_WRITE), entry.get(LOOK_MARK)
+            if type(seen) is int and type(write) is int and type(mark) is int and seen >= 0:
+                return inode, seen, write, mark
+            return None
     return None
 
 
