@@ -31,8 +31,8 @@ if TYPE_CHECKING:
     Look = tuple[int, int, int, int]
 
 CAP_BYTES = 1024
-# The ledger line's keys for where the record's look reached (``Reading.look``): the transcript's inode, a size
-# and an offset, no text.
+# The ledger line's keys for where the record's look reached (``Reading.look``): the transcript's inode, a size,
+# an offset and a fingerprint, no text.
 LOOK_FILE = "record_file"
 LOOK_SEEN = "record_seen"
 LOOK_WRITE = "record_write"
@@ -67,8 +67,9 @@ IN_FLIGHT_HEADER = (
 USE_MARKER = b'"tool_use"'
 RESULT_MARKER = b'"toolUseResult"'
 NOTICE_MARKER = b'"task-notification"'
-# A tool result's call id, as Claude Code writes it (compact JSON).
+# A tool result's call id, and the key that marks a subagent's record, as Claude Code writes them (compact JSON).
 RESULT_ID = b'"tool_use_id":"'
+SIDE_CHAIN_KEY = b'"isSidechain":'
 # What a read-only tool's result stands for when it is not parsed: a result, of no error.
 QUIET_OUTCOME: tuple[dict[str, object], object] = ({}, None)
 MARKERS = (USE_MARKER, RESULT_MARKER, NOTICE_MARKER, BOUNDARY_MARKER)
@@ -298,10 +299,10 @@ def _plain_result(line: bytes) -> list[str]:
     """The call ids of a line that is plainly this session's user record of tool results, as Claude Code writes it
     (compact JSON, whole): its first ``"type"`` is ``user``, its first ``"isSidechain"`` false, it ends its object
     and names its ids without escapes. Empty for any other line: it is parsed at once, as it always was."""
-    kind, chain = line.find(b'"type":"'), line.find(b'"isSidechain":')
-    if not line.startswith(b'"type":"user"', kind) or kind < 0 or not line.startswith(b"false", chain + 14):
+    kind, chain = line.find(b'"type":"'), line.find(SIDE_CHAIN_KEY)
+    if kind < 0 or chain < 0 or not line.startswith(b'"type":"user"', kind):
         return []
-    if chain < 0 or not line.rstrip().endswith(b"}"):
+    if not line.startswith(b"false", chain + len(SIDE_CHAIN_KEY)) or not line.rstrip().endswith(b"}"):
         return []
     idents = _result_ids(line)
     return [] if any("\\" in ident for ident in idents) else idents
@@ -471,7 +472,7 @@ class Reading:
         tail, says yes at once; else only what was written since it is searched."""
         start = self.floor
         if self.known is not None:
-            _inode, seen, write, _mark = self.known
+            _inode, seen, write, _fingerprint = self.known
             if write >= self.floor:
                 return True
             start = max(start, seen - 1)  # from the line end before: the line at ``seen`` is read whole
@@ -593,7 +594,8 @@ def _extent(path: str, max_bytes: int) -> tuple[int, int, int]:
 
 def look_facts(ctx: HookContext) -> dict[str, object]:
     """What the ledger line keeps of this hook's look at the transcript (``Reading.look``), even when the record
-    had nothing to say: the transcript's inode, a size and an offset, no text (``known_look`` reads them back)."""
+    had nothing to say: the transcript's inode, a size, an offset and a fingerprint, no text (``known_look`` reads
+    them back)."""
     if ctx.source not in LOOKING_SOURCES:
         return {}
     look = _LOOKS.pop(ctx.transcript_path or "", None)
