@@ -446,6 +446,19 @@ def test_an_anchor_write_before_the_boundary_is_found_however_its_json_is_spaced
         assert "make older thread" in text and "make this thread" in text and "before the write" not in text
 
 
+def parsed_lines(monkeypatch: pytest.MonkeyPatch) -> list[bytes]:
+    """The lines the record parses from here on."""
+    parsed: list[bytes] = []
+    real_loads = jsonload.loads
+
+    def loads(line: bytes) -> object:
+        parsed.append(line)
+        return real_loads(line)
+
+    monkeypatch.setattr(record, "loads", loads)
+    return parsed
+
+
 def test_without_an_anchor_write_nothing_before_the_boundary_is_parsed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -456,14 +469,7 @@ def test_without_an_anchor_write_nothing_before_the_boundary_is_parsed(
     calls.boundary()
     calls.bash("make this thread")
     path = calls.save(tmp_path / "t.jsonl")
-    parsed: list[bytes] = []
-    real_loads = jsonload.loads
-
-    def loads(line: bytes) -> object:
-        parsed.append(line)
-        return real_loads(line)
-
-    monkeypatch.setattr(record, "loads", loads)
+    parsed = parsed_lines(monkeypatch)
     found = scan(str(path), "resume")
     assert [line for _rank, line in found.actions] == ["- ok (exit 0): `make this thread`"]
     assert len(parsed) == 3  # the call, its result and the boundary
@@ -626,14 +632,7 @@ def test_a_read_only_tools_result_is_never_parsed(tmp_path: Path, monkeypatch: p
     calls.call("Read", {"file_path": "big.py"}, "x" * 100_000, type="text", file={"filePath": "big.py"})
     calls.bash("make")
     path = calls.save(tmp_path / "t.jsonl")
-    parsed: list[bytes] = []
-    real_loads = jsonload.loads
-
-    def loads(line: bytes) -> object:
-        parsed.append(line)
-        return real_loads(line)
-
-    monkeypatch.setattr(record, "loads", loads)
+    parsed = parsed_lines(monkeypatch)
     found = scan(str(path), "compact")
     assert [text for _rank, text in found.actions] == ["- ok (exit 0): `make`"] and found.since_anchor
     assert parsed and not any(b"x" * 1000 in line for line in parsed)
