@@ -19,6 +19,7 @@ from session_workflow.anchor import writer as anchor_writer
 from session_workflow.core import config
 from session_workflow.hook import compose, precompact
 from session_workflow.tasks import render as tasks_render
+from session_workflow.transcript import record
 from session_workflow.workstate import section as workstate_section
 from tests.test_promises import HOUR, project_ctx, write_anchor
 
@@ -57,7 +58,8 @@ def code_values() -> dict[str, set[int]]:
         "unit": units,
         "units": units,
         "characters": {precompact.MAX_CHARS, anchor_writer.SLUG_MAX},
-        "bytes": byte_caps | {workstate_section.MAX_SECTION_BYTES, mod_constant("MAX_REMINDER_BYTES")},
+        "bytes": byte_caps
+        | {workstate_section.MAX_SECTION_BYTES, mod_constant("MAX_REMINDER_BYTES"), record.MARK_BYTES},
         "tasks": {tasks_render.MAX_TASKS},
         "h": hours,
         "hours": hours,
