@@ -442,10 +442,11 @@ def scenarios(load: workload.Workload, python: str, setup: str = "binary", round
     rows.append(("ss-moved", moved_label, load.moved, "SessionStart", "compact", (workload.ANCHOR_TITLE,), None))
     full = load.compact[min(load.compact)]
     # Issue 42: resume and fork read the thread (the fork finds no parent here: every part is sent), PreCompact.
-    for source in ("resume", "fork"):
+    assert load.resumed is not None
+    for source, session in (("resume", load.resumed), ("fork", full)):
         # A fork is a new session: the work state is named in one line as another session's.
         expect = full_parts[:3] if source == "resume" else (workload.ANCHOR_TITLE, workload.TASK_SUBJECT)
-        rows.append((f"ss-{source}", f"SessionStart {source}, full", full, "SessionStart", source, expect, None))
+        rows.append((f"ss-{source}", f"SessionStart {source}, full", session, "SessionStart", source, expect, None))
     rows.append(("pc-full", "PreCompact, full", full, "PreCompact", None, None, None))
     # Issue 42's 1× and 100× (workload.generate_hundredfold): each hook at both, in the case's own HOME.
     for factor in sorted(load.hundred_compact):

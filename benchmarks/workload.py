@@ -40,7 +40,11 @@ if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
     from typing import Any
 
-GENERATOR_VERSION = 7  # 7: no .highwatermark in a list only created into (2.1.332's); the ledgers of `log`
+# 8: the resume scenario on its own copy of the full transcript; 7: no .highwatermark in a list only created into
+# (2.1.332's); the ledgers of `log`
+GENERATOR_VERSION = 8
+# An assistant's answer, as a transcript record's message.
+ANSWER = {"role": "assistant", "content": [{"type": "text", "text": "Resumed: carrying on from the cursor."}]}
 KB = 1 << 10
 MB = 1 << 20
 FIXTURES = os.path.join(ROOT, "tests", "fixtures", "transcripts")
@@ -176,6 +180,7 @@ class Workload:
         "moved",
         "plugin_data",
         "record",
+        "resumed",
         "root",
         "scale",
         "writer",
@@ -191,6 +196,8 @@ class Workload:
         self.moved: Session | None = None
         # The full compact's state on its largest transcript, ``record_actions`` actions after an anchor step.
         self.record: Session | None = None
+        # The full compact's session resumed: its own copy of the smallest transcript, one answer longer.
+        self.resumed: Session | None = None
         self.compact: dict[int, Session] = {}
         self.scale: dict[int, Session] = {}
         # dimension → count → session; each session's plugin data is ``plugin_data_of(session)``.
@@ -211,6 +218,7 @@ class Workload:
             "anchorless": self.anchorless.as_list() if self.anchorless else None,
             "moved": self.moved.as_list() if self.moved else None,
             "record": self.record.as_list() if self.record else None,
+            "resumed": self.resumed.as_list() if self.resumed else None,
             "compact": table(self.compact),
             "scale": table(self.scale),
             "growth": {dimension: table(sessions) for dimension, sessions in self.growth.items()},
@@ -230,6 +238,7 @@ class Workload:
         workload.anchorless = Session(*sessions["anchorless"])
         workload.moved = Session(*sessions["moved"])
         workload.record = Session(*sessions["record"])
+        workload.resumed = Session(*sessions["resumed"])
         workload.compact = table(sessions["compact"])
         workload.scale = table(sessions["scale"])
         workload.growth = {dimension: table(entries) for dimension, entries in sessions["growth"].items()}
@@ -717,6 +726,19 @@ def generate(root: str, sizes: Sizes) -> Workload:
         write_task_store(os.path.join(config, "tasks", sid), mixed_statuses(sizes.full_tasks, 12), 13)
         write_transcript(session.transcript, size, project, config, sid)
         workload.compact[size] = session
+
+    # Resume: the full compact's session on its own copy of the smallest transcript with one more answer. A resume
+    # block's ledger line names its thread's size, and a compaction of that thread with no answer since holds
+    # the parts that block still carries (hook.pending): sharing the compact's transcript, every compact timed
+    # after a resume would be that case instead of the full compact.
+    config = os.path.join(root, "full", "config-resume")
+    session = Session(project, config, sid, transcript_path(config, project, sid))
+    write_task_store(os.path.join(config, "tasks", sid), mixed_statuses(sizes.full_tasks, 12), 13)
+    os.makedirs(os.path.dirname(session.transcript))
+    shutil.copyfile(workload.compact[min(sizes.compact_transcripts)].transcript, session.transcript)
+    with open(session.transcript, "ab") as handle:
+        handle.write(_compact({"type": "assistant", "isSidechain": False, "sessionId": sid, "message": ANSWER}))
+    workload.resumed = session
 
     # The run record: the full compact's state on its largest transcript, then an anchor step and 2,000 actions.
     config = os.path.join(root, "full", "config-record")
