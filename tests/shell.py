@@ -87,6 +87,18 @@ def shown_path(path: str) -> str:
     return f"`{flat}`"
 
 
+def shown_whole(path: str) -> str:
+    """A path as a command's own line shows it: escaped in its code span, whole (a terminal line has no cap)."""
+    return "`" + escaped(path).replace("`", "\\x60") + "`"
+
+
+def shown_value(value: str) -> str:
+    """A variable's value as a message shows it: at most 300 code points (the first 299 and "…"), then escaped in
+    its code span (``core.locations.shown``'s promise, written out here)."""
+    cut = value if len(value) <= 300 else value[:299] + "…"
+    return "`" + escaped(cut).replace("`", "\\x60") + "`"
+
+
 def is_visible(command: str) -> bool:
     """One visible line: nothing a terminal acts on or a reader cannot see, and no backtick to end a code span."""
     return command.isprintable() and not has_invisible(command) and "`" not in command

@@ -21,6 +21,7 @@ from session_workflow.cli import main as cli
 from session_workflow.core.context import HookContext
 from session_workflow.core.errors import Failure
 from session_workflow.core.places import Places
+from tests.shell import shown_path
 from tests.trust import state_env, trust
 
 REPO = Path(__file__).resolve().parents[2]
@@ -147,11 +148,12 @@ def test_head_fit_headroom(tmp_path: Path) -> None:
     text = HEAD_FIT_ANCHOR.format(mission="m", invariants="i") + "<!-- anchor:tail -->\n## Log\nx\n"
     path = put(tmp_path, "a.md", text, HOUR)
     lines, code = head_fit_report(str(path), NOW)
-    own = 307 + 2 * len(str(path))  # the block's fixed text names the path twice: heading, `anchor show --all`
+    # The block's fixed text names the path twice: its heading (cut past 300 units) and `anchor show --all`.
+    own = 307 + len(shown_path(str(path))) - 2 + len(str(path))
     assert code == 0
     assert lines == [
         str(path),
-        f"HEAD: 136 of {8000 - own:,} UTF-16 units (the 8,000-unit block minus its own {own}): "
+        f"HEAD: 136 of {8000 - own:,} UTF-16 units (the 8,000-unit block minus its own {own:,}): "
         f"headroom {8000 - own - 136:,}",
         "TAIL: present below the marker",
         'cursor: "Cursor" reserved (41 units)',
@@ -164,10 +166,10 @@ def test_head_fit_over(tmp_path: Path) -> None:
     text = HEAD_FIT_ANCHOR.format(mission="m" * 4000, invariants="i" * 5000).replace("step: 3", "step: 5")
     path = put(tmp_path, "a.md", text, HOUR)
     lines, code = head_fit_report(str(path), NOW)
-    own = 180 + len(str(path))
+    own = 180 + len(shown_path(str(path))) - 2
     assert code == 0
     assert lines[1:] == [
-        f"HEAD: 9,134 of {8000 - own:,} UTF-16 units (the 8,000-unit block minus its own {own}): "
+        f"HEAD: 9,134 of {8000 - own:,} UTF-16 units (the 8,000-unit block minus its own {own:,}): "
         f"OVER by {9134 - 8000 + own:,}",
         "TAIL: none (no `<!-- anchor:tail -->` line with text below it; everything is HEAD)",
         'cursor: "Cursor" reserved (41 units)',
@@ -237,7 +239,7 @@ def test_cli_show(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     target = project / ".claude" / "anchors" / "live-new.md"
     assert run_cli("show", str(target), "--all") == (0, "")
     out = capsys.readouterr().out
-    assert out.startswith(f"## Control anchor: `{target}`\n")
+    assert out.startswith(f"## Control anchor: {shown_path(str(target))}\n")
     assert out.endswith("</anchor-head>\n\n(no TAIL: the file has no `<!-- anchor:tail -->` line)\n")
     assert run_cli("show", str(project / ".claude" / "anchors" / "nope.md")) == (
         2,

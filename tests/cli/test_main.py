@@ -13,7 +13,7 @@ import pytest
 from session_workflow import __version__
 from session_workflow.cli import main as cli
 from session_workflow.core.places import Places
-from tests.shell import shown_path
+from tests.shell import shown_whole
 
 REPO = Path(__file__).resolve().parents[2]
 SRC = REPO / "src"
@@ -115,7 +115,7 @@ def test_an_unexpected_error_is_one_line_logged_and_with_debug_its_traceback(
     _broken_command(monkeypatch)
     code = cli.main(["--debug", "state", "show", "--json"] if debug else ["state", "show", "--json"])
     err = capsys.readouterr().err.splitlines()
-    log = shown_path(str(private_state_dir / "session-workflow" / "errors.jsonl"))
+    log = shown_whole(str(private_state_dir / "session-workflow" / "errors.jsonl"))
     said = f"a bug, recorded in {log}: `session-workflow doctor` shows it"
     # A bug exits 70 (sysexits' EX_SOFTWARE), never an expected failure's 1, and its line says where it went.
     assert code == 70 and err[-1] == f"session-workflow: failed (ZeroDivisionError): a bug in state show; {said}"

@@ -21,6 +21,7 @@ from session_workflow.core.locations import (
 )
 from session_workflow.core.places import Places
 from tests.reliability.strategies import char_text
+from tests.shell import shown_value
 
 SRC = Path(__file__).resolve().parents[2] / "src"
 
@@ -206,8 +207,9 @@ def test_a_relative_config_dir_is_ignored_and_named_once(tmp_path: Path) -> None
         "session-workflow: ignored XDG_STATE_HOME=`st`: not an absolute path outside the project.",
         "session-workflow: ignored CLAUDE_PLUGIN_DATA=`data`: not an absolute path outside the project.",
     ]
-    assert Places({"CLAUDE_PLUGIN_DATA": str(tmp_path / "d\u202e")}).ignored_folders([str(tmp_path)]) == [
-        f"session-workflow: ignored CLAUDE_PLUGIN_DATA=`{tmp_path}/d\\u202e`: not an absolute path outside the project."
+    data = str(tmp_path / "d\u202e")
+    assert Places({"CLAUDE_PLUGIN_DATA": data}).ignored_folders([str(tmp_path)]) == [
+        f"session-workflow: ignored CLAUDE_PLUGIN_DATA={shown_value(data)}: not an absolute path outside the project."
     ]
     assert Places({"HOME": "/h", "CLAUDE_PLUGIN_DATA": "/h/.claude/plugins/data/x"}).ignored_folders(["/h/p"]) == []
 

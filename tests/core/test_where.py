@@ -14,6 +14,7 @@ from session_workflow.core import where
 from session_workflow.core.locations import TRUST_FOLDER
 from session_workflow.core.places import Places
 from tests.mod_tables import check_mod_table
+from tests.shell import shown_value
 
 REPO = Path(__file__).resolve().parents[2]
 MOD_GOLDEN = REPO / "tests" / "mod" / "python-where.ts"
@@ -61,7 +62,8 @@ def test_the_bash_tool_finds_the_project_in_the_sessions_transcript(
     assert where.project_dir(Places({**env, "CLAUDE_PROJECT_DIR": str(root)}), str(src)) == str(pkg)
     assert where.command_project_dir(Places({**env, "CLAUDE_PROJECT_DIR": str(root)}), str(src)) == (
         str(pkg),
-        f"session-workflow: ignored CLAUDE_PROJECT_DIR=`{root}`: Claude Code sets it for hooks, not here.",
+        f"session-workflow: ignored CLAUDE_PROJECT_DIR={shown_value(str(root))}: Claude Code sets it for hooks,"
+        " not here.",
     )
     assert where.command_project_dir(Places(env), str(src)) == (str(pkg), None)
     for other in ("other-session", "../x", "a/b", "x" * 129, ""):

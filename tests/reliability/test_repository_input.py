@@ -30,6 +30,7 @@ from tests.reliability.sandbox import (
     task_json,
     work_state_json,
 )
+from tests.shell import shown_value
 
 BIN = str(REPO / "bin" / "session-workflow")
 MARKER_CODE = "import os\nopen(os.environ['REPO_MARKER'], 'a').write({what!r} + '\\n')\n"
@@ -144,7 +145,8 @@ def test_claude_project_dir_from_an_env_block_aims_no_writer_elsewhere(tmp_path:
     done = run_bin(["state", "set", "--ticket", "7", "--title", "Mine"], env, clone)
     assert done.returncode == 0, done.stderr
     assert done.stderr.splitlines()[0] == (
-        f"session-workflow: ignored CLAUDE_PROJECT_DIR=`{other}`: Claude Code sets it for hooks, not here."
+        f"session-workflow: ignored CLAUDE_PROJECT_DIR={shown_value(str(other))}: Claude Code sets it for hooks,"
+        " not here."
     )
     assert json.loads(theirs.read_text())["session"] == "their-session"
     assert json.loads((clone / ".claude" / "session-workflow" / "work-state.json").read_text())["ticket"] == 7

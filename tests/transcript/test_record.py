@@ -9,12 +9,14 @@ from pathlib import Path
 import pytest
 
 from session_workflow.core import jsonload, ledger
+from session_workflow.core.boundedio import iter_marked_from_end
 from session_workflow.core.context import HookContext
 from session_workflow.core.places import Places
 from session_workflow.core.text import utf8_len
 from session_workflow.hook import compose
 from session_workflow.transcript import record
 from session_workflow.transcript.record import RecordPart, scan
+from session_workflow.transcript.tail import TAIL_BYTES, read_back
 from tests.transcript.test_recovery import SESSION
 from tests.transcript.test_recovery import record as entry
 
@@ -541,8 +543,8 @@ def _facts(found: record.Scan) -> tuple[object, ...]:
 def test_the_next_look_finds_what_a_look_without_the_last_one_finds(tmp_path: Path, shape: str, later: str) -> None:
     calls = _shapes()[shape]
     path = calls.save(tmp_path / "t.jsonl")
-    first = record.Reading(str(path), "compact", PROJECT, record._extent(str(path), record.TAIL_BYTES))
-    record.read_back(str(path), [first])
+    first = record.Reading(str(path), "compact", PROJECT, record._extent(str(path), TAIL_BYTES))
+    read_back(str(path), [first])
     look = first.look()
     assert look is not None and look[:2] == (path.stat().st_ino, path.stat().st_size)
     assert look[3] == record._mark(str(path), look[1])
@@ -573,7 +575,7 @@ def test_the_look_past_a_boundary_searches_only_what_was_written_since_the_last_
     boundary = path.read_bytes().rindex(b'"subtype":"compact_boundary"')
     at = path.read_bytes().rindex(b"\n", 0, boundary) + 1
     searched: list[tuple[int, int | None]] = []
-    real = record.iter_marked_from_end
+    real = iter_marked_from_end
 
     def spy(
         name: str, max_bytes: int, markers: list[bytes], chunk_size: int = 1 << 18, end: int | None = None
@@ -652,7 +654,8 @@ def test_results_parsed_late_say_what_results_parsed_at_once_say(tmp_path: Path)
     calls.call("Bash", {"command": "serve", "run_in_background": True}, serve, backgroundTaskId="b1")
     sleep_call, sleep_result, serve_call, serve_result = calls.records[-4:]
     both = json.loads(json.dumps(sleep_result))  # two results on one line
-    both["message"]["content"] += serve_result["message"]["content"]
+    serve_blocks = json.loads(json.dumps(serve_result))["message"]["content"]
+    both["message"]["content"] += serve_blocks
     side = {**json.loads(json.dumps(serve_result)), "isSidechain": True}  # a subagent's, under a main call's id
     calls.records[-4:] = [sleep_call, serve_call, side, both, side]
     compact = calls.save(tmp_path / "compact.jsonl")
@@ -683,7 +686,7 @@ def test_a_look_with_nothing_to_say_is_kept_too(tmp_path: Path) -> None:
         step_at,
         record._mark(str(path), size),
     )
-    compose.session_start(context(path, "startup", env=ctx.places.env))
+    compose.session_start(context(path, "startup", env=dict(ctx.places.env)))
     newest = ledger.newest_start(ctx.places, SESSION)
     assert newest is not None and newest["source"] == "startup" and "record_file" not in newest
 
@@ -693,8 +696,8 @@ def _dump(records: list[dict[str, object]]) -> bytes:
 
 
 def _looked(path: Path) -> record.Look | None:
-    first = record.Reading(str(path), "resume", PROJECT, record._extent(str(path), record.TAIL_BYTES))
-    record.read_back(str(path), [first])
+    first = record.Reading(str(path), "resume", PROJECT, record._extent(str(path), TAIL_BYTES))
+    read_back(str(path), [first])
     return first.look()
 
 
