@@ -19,13 +19,15 @@ UTF-16 units), naming whatever it cut; a part may remember what it rendered for 
 work-state parts do). Side effects that must only follow a successful injection (telemetry, ``.gitignore``) go in
 ``after_emit``. Block order: work state, anchor, tasks, run record, recovery. The composer takes its parts from
 ``parts.PARTS``, the registry, and names none itself: ``Part(name, sources, present, "module:prepare", label=,
-switch=, note=)``, where ``present(ctx, folders, restored)`` is a cheap ``core`` check that there is something on
-disk for it (its module is imported only then), ``label`` heads the line that stands for it when an earlier block
-holds it, ``switch`` the option that switches it off (the block says so in one line) and ``note`` a line for the
-block's head; a new part is one entry and its module. A ``prepare`` that returns ``core.parts.Elsewhere`` says
-another channel delivers its state (the mod's work-state section). A part that raises, in ``prepare`` or
-``render``, is named in the block's "could not be read" line and goes to the error log (``core.errors.record``);
-so does the composer itself, whose block then names every part of the source as left out. Every hook runs inside
+switch=, note=, facts=)``, where ``present(ctx, folders, restored)`` is a cheap ``core`` check that there is
+something on disk for it (its module is imported only then), ``label`` heads the line that stands for it when an
+earlier block holds it, ``switch`` the option that switches it off (the block says so in one line), ``note`` a line
+for the block's head and ``facts`` what the compaction ledger keeps of its reading, even when it had nothing to say
+(the run record's look); a new part is one entry and its module. A ``prepare`` that returns
+``core.parts.Elsewhere`` says another channel delivers its state (the mod's work-state section). A part that
+raises, in ``prepare`` or ``render``, is named in the block's "could not be read" line and goes to the error log
+(``core.errors.record``); so does the composer itself, whose block then names every part of the source as left
+out. Every hook runs inside
 ``core.errors.guard`` (``io.run_hook``, ``tool_edit.run``): it exits 0 and records a bug.
 
 The hot path (every module a hook imports). Only cheap stdlib modules: ``os``, ``sys``, ``json``, ``re``,

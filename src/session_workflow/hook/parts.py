@@ -39,8 +39,10 @@ class Part:
     """A registry entry: ``name``, ``label`` (the line that stands for the part when an earlier block holds it;
     the name when None), the ``sources`` that get it, ``present`` (the cheap check), ``prepare`` (``module:function``
     returning a ``PreparedPart`` or None), ``switch`` (``module:name`` of an option that switches the part off, and
-    what the part shows, for the line that says so) and ``note`` (``module:function`` giving one line for the
-    block's head, or None; asked only when the part was prepared, so its module is loaded already)."""
+    what the part shows, for the line that says so), ``note`` (``module:function`` giving one line for the
+    block's head, or None; asked only when the part was prepared, so its module is loaded already) and ``facts``
+    (``module:function`` giving what the ledger line keeps of the part's reading, or None; asked only when its
+    module is loaded)."""
 
     __slots__ = ("facts", "label", "name", "note", "prepare", "present", "sources", "switch", "switch_label")
 
