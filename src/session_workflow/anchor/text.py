@@ -81,18 +81,6 @@ class _Digits:
 STEP_BULLET = _StepBullet()
 
 
-class _End:
-    """A match's end (``_NextLabel``, ``_Bullet``)."""
-
-    __slots__ = ("index",)
-
-    def __init__(self, index: int) -> None:
-        self.index = index
-
-    def end(self) -> int:
-        return self.index
-
-
 def _spaces(text: str, start: int, most: int) -> int:
     """How many whitespace characters (``str.isspace``: what ``\\s`` matches) begin at ``start``, at most ``most``."""
     count = 0
@@ -114,74 +102,59 @@ def _is(text: str, start: int, word: str) -> bool:
     return True
 
 
-class _NextLabel:
-    """The label a next-action line starts with ("- **Next action on resume**:", "Next:"), as the pattern
-    ``(?i)^(?:[-*+]\\s{1,8})?(?:\\*\\*)?next(?: action| step)?(?: [^:*\\n]{0,40})?(?:\\*\\*)?``
-    ``\\s{0,8}:\\s{0,8}(?:\\*\\*)?\\s{0,8}`` matches it, with string methods: PreCompact names the cursor's next
+def next_label_end(text: str) -> int:
+    """Where the label a next-action line starts with ends ("- **Next action on resume**:", "Next:"), or -1: what
+    ``re.match`` gives for ``(?i)^(?:[-*+]\\s{1,8})?(?:\\*\\*)?next(?: action| step)?(?: [^:*\\n]{0,40})?``
+    ``(?:\\*\\*)?\\s{0,8}:\\s{0,8}(?:\\*\\*)?\\s{0,8}``, with string methods: PreCompact names the cursor's next
     action on every compaction, and ``re`` with ``enum`` would cost it about 0.2 J (tests/anchor/test_classify.py
-    holds the two equal). Every way the pattern can match reaches the first colon after "next" (no piece before it
-    may hold one), so the match is that colon's, when some way reaches it; ``match`` returns its ``end()``, or
-    None."""
-
-    __slots__ = ()
-
-    def match(self, text: str) -> _End | None:
-        start = 2 if text.startswith("**") else 0
-        if text[:1] in ("-", "*", "+"):
-            run = _spaces(text, 1, 9)
-            if 1 <= run <= 8:  # a bullet: past it, and past a bold mark
-                start = 1 + run + (2 if text.startswith("**", 1 + run) else 0)
-        if not _is(text, start, "next"):
-            return None
-        after = start + 4
-        colon = -1
-        for word in ("action", "step", ""):
-            if word and not (text.startswith(" ", after) and _is(text, after + 1, word)):
-                continue
-            colon = self._colon(text, after + 1 + len(word) if word else after)
-            if colon >= 0:
-                break
-        if colon < 0:
-            return None
-        end = colon + 1 + _spaces(text, colon + 1, 8)
-        end += 2 if text.startswith("**", end) else 0
-        return _End(end + _spaces(text, end, 8))
-
-    @staticmethod
-    def _colon(text: str, start: int) -> int:
-        """Where the colon is that ``(?: [^:*\\n]{0,40})?(?:\\*\\*)?\\s{0,8}:`` reaches from ``start``, or -1."""
-        ends = [start]
-        if text.startswith(" ", start):  # the free words: up to 40 characters, none a colon, a star or a line end
-            run = 0
-            while run < 40 and start + 1 + run < len(text) and text[start + 1 + run] not in ":*\n":
-                run += 1
-            ends += range(start + 1, start + 2 + run)
-        for end in ends:
-            end += 2 if text.startswith("**", end) else 0
-            gap = _spaces(text, end, 9)
-            if gap <= 8 and text.startswith(":", end + gap):
-                return end + gap
+    holds the two equal). Bounded, so linear on any line. Every way the pattern can match reaches the first colon
+    after "next" (no piece before it may hold one), so the match is that colon's, when some way reaches it."""
+    start = 2 if text.startswith("**") else 0
+    if text[:1] in ("-", "*", "+"):
+        run = _spaces(text, 1, 9)
+        if 1 <= run <= 8:  # a bullet: past it, and past a bold mark
+            start = 1 + run + (2 if text.startswith("**", 1 + run) else 0)
+    if not _is(text, start, "next"):
         return -1
+    after = start + 4
+    colon = -1
+    for word in ("action", "step", ""):
+        if word and not (text.startswith(" ", after) and _is(text, after + 1, word)):
+            continue
+        colon = _label_colon(text, after + 1 + len(word) if word else after)
+        if colon >= 0:
+            break
+    if colon < 0:
+        return -1
+    end = colon + 1 + _spaces(text, colon + 1, 8)
+    end += 2 if text.startswith("**", end) else 0
+    return end + _spaces(text, end, 8)
 
 
-class _Bullet:
-    """A list marker before a line's text, ``^[-*+][ \\t]{1,8}``, with string methods (``_NextLabel``)."""
-
-    __slots__ = ()
-
-    def match(self, text: str) -> _End | None:
-        if text[:1] not in ("-", "*", "+"):
-            return None
+def _label_colon(text: str, start: int) -> int:
+    """Where the colon is that ``(?: [^:*\\n]{0,40})?(?:\\*\\*)?\\s{0,8}:`` reaches from ``start``, or -1."""
+    ends = [start]
+    if text.startswith(" ", start):  # the free words: up to 40 characters, none a colon, a star or a line end
         run = 0
-        while run < 8 and 1 + run < len(text) and text[1 + run] in " \t":
+        while run < 40 and start + 1 + run < len(text) and text[start + 1 + run] not in ":*\n":
             run += 1
-        return _End(1 + run) if run else None
+        ends += range(start + 1, start + 2 + run)
+    for end in ends:
+        end += 2 if text.startswith("**", end) else 0
+        gap = _spaces(text, end, 9)
+        if gap <= 8 and text.startswith(":", end + gap):
+            return end + gap
+    return -1
 
 
-# The label a next-action line starts with; bounded and without nested repeats, so linear on any line.
-NEXT_LABEL = _NextLabel()
-# A list marker before a line's text.
-_BULLET = _Bullet()
+def _bullet_end(text: str) -> int:
+    """Where a list marker before a line's text ends, ``^[-*+][ \\t]{1,8}``, or 0 (string methods, as above)."""
+    if text[:1] not in ("-", "*", "+"):
+        return 0
+    run = 0
+    while run < 8 and 1 + run < len(text) and text[1 + run] in " \t":
+        run += 1
+    return 1 + run if run else 0
 
 
 def lines_of(text: str) -> list[str]:
@@ -502,15 +475,14 @@ def cursor_next_action(section: Section) -> str | None:
     """
     body = without_comments(section_body_lines(section))
     for line in body:
-        label = NEXT_LABEL.match(line)
-        if label is not None and line[label.end() :].strip():
+        end = next_label_end(line)
+        if end >= 0 and line[end:].strip():
             return line
     steps = [(int(found.group(1)), line) for line in body for found in (STEP_BULLET.match(line),) if found]
     if not body:
         return None
     line = max(steps, key=lambda step: step[0])[1] if steps else body[0]
-    bullet = _BULLET.match(line)
-    return line[bullet.end() :] if bullet is not None else line
+    return line[_bullet_end(line) :]
 
 
 def newest_step_next(section: Section) -> str | None:

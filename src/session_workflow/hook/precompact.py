@@ -48,12 +48,11 @@ def instructions(
     lines = []
     if anchor is not None:
         from session_workflow.anchor.block import display_path
-        from session_workflow.anchor.text import NEXT_LABEL
+        from session_workflow.anchor.text import next_label_end
 
         path, next_action = anchor
         line = one_line(next_action or "")
-        label = NEXT_LABEL.match(line)
-        action = line[label.end() :] if label is not None else line
+        action = line[max(next_label_end(line), 0) :]
         shown = display_path(path)
         lines.append(f"- the control anchor file {shown}" + (f" and its next action: {action}" if action else ""))
     if ticket is not None:
