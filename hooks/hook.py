@@ -42,7 +42,8 @@ if keep:  # the folder is ours alone (0700, made so whatever the umask), or no b
         keep = False
 sys.pycache_prefix = os.path.join(real, "pycache") if keep else None
 sys.dont_write_bytecode = not keep
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src"))
+src = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src")
+sys.path.insert(0, src)
 
 # Event → the module and function that handle it (each reads its payload on stdin and never raises).
 HANDLERS = {
@@ -52,6 +53,9 @@ HANDLERS = {
     "PreToolUse": ("session_workflow.hook.tool_edit", "pre_tool_use"),
     "PostToolUse": ("session_workflow.hook.tool_edit", "post_tool_use"),
 }
+# The events whose modules come from one file (core.bytecode): SessionStart and PreCompact import about forty;
+# the others a few, whose standard import costs less than reading that file's index (measured).
+BUNDLED = ("SessionStart", "PreCompact")
 event = sys.argv[1] if len(sys.argv) > 1 else ""
 
 try:
@@ -59,8 +63,15 @@ try:
         with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "too_old.py"), encoding="utf-8") as old:
             exec(old.read(), {"__name__": "too_old"})
     elif event in HANDLERS:
+        bundle = None
+        if keep and event in BUNDLED:
+            from session_workflow.core.bytecode import Bundle
+
+            bundle = Bundle.install(cache, src, event)
         module, function = HANDLERS[event]
         getattr(__import__(module, fromlist=[function]), function)()
+        if bundle is not None:
+            bundle.save()
 except Exception as error:  # the package itself did not load: recorded too, and still exit 0
     try:
         from session_workflow.core.errors import record

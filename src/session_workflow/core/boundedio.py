@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
 
 
-def _open_regular(path: str) -> tuple[int, os.stat_result] | None:
+def open_regular(path: str) -> tuple[int, os.stat_result] | None:
     """Open ``path`` for reading if it is a regular file; None for anything else or any error."""
     try:
         fd = os.open(path, _OPEN_FLAGS)
@@ -59,7 +59,7 @@ def read_prefix_and_stat(path: str, max_bytes: int) -> tuple[bytes, os.stat_resu
     What is read is bounded by the size that ``fstat`` reported too, so a small file takes one ``read`` (not a
     second one to find its end), and the bytes never disagree with the size returned beside them.
     """
-    opened = _open_regular(path)
+    opened = open_regular(path)
     if opened is None:
         return None
     fd, info = opened
@@ -118,7 +118,7 @@ def _ends_mid_char(data: bytes) -> bool:
 
 def iter_lines_from_start(path: str, max_bytes: int) -> Iterator[bytes]:
     """Yield the complete lines within the first ``max_bytes`` of a regular file, reading lazily."""
-    opened = _open_regular(path)
+    opened = open_regular(path)
     if opened is None:
         return
     fd, _info = opened
@@ -193,7 +193,7 @@ def iter_marked_from_end(
     is read again after each line: a marker a caller adds is looked for from there on back, one it removes no
     longer, and reading stops once the list is empty.
     """
-    opened = _open_regular(path) if markers else None
+    opened = open_regular(path) if markers else None
     if opened is None:
         return
     fd, info = opened
