@@ -177,6 +177,7 @@ class Bundle(Loader):
         if package:
             spec.submodule_search_locations = [os.path.dirname(origin)]
         spec.has_location = True  # sets __file__, as the standard loader does
+        spec.cached = self.path
         spec.loader_state = code
         return spec
 
