@@ -267,3 +267,22 @@ def test_no_file_where_no_bytecode_is_kept(tmp_path: Path) -> None:
         loaders = served(plugin.run("SessionStart", verbose=True).stderr)
         assert set(loaders.values()) == {"standard"}
     assert plugin.bundles() == [] and not list(Path(inside).rglob("*.pyc"))
+
+
+def test_a_module_no_pyc_serves_does_not_rewrite_the_file_on_each_run(tmp_path: Path) -> None:
+    """A module whose .pyc cannot be written is imported the standard way on each run; the file is written once."""
+    plugin = Plugin(tmp_path)
+    expected = plugin.run().stdout
+    (bundle,) = plugin.bundles()
+    pyc = next(bundle.parent.rglob("precompact.*.pyc"))
+    pyc.unlink()
+    pyc.mkdir()  # the interpreter cannot write it there again
+    source = plugin.root / "src" / "session_workflow" / "hook" / "precompact.py"
+    source.write_text(source.read_text(encoding="utf-8") + "\n# changed\n", encoding="utf-8")
+    written = bundle.stat()
+    for _ in range(2):
+        done = plugin.run(verbose=True)
+        assert done.stdout == expected and served(done.stderr)["session_workflow.hook.precompact"] == "standard"
+        now = bundle.stat()
+        assert (now.st_ino, now.st_mtime_ns) == (written.st_ino, written.st_mtime_ns)
+    assert not plugin.errors()

@@ -207,8 +207,10 @@ class Bundle(Loader):
             return
         from session_workflow.core.atomic import update_file
 
-        def merged(current: bytes | None) -> bytes:
+        def merged(current: bytes | None) -> bytes | None:
             codes = _codes(current or b"", self.magic)
+            if all(codes.get(name) == entry for name, entry in fresh.items()):
+                return None  # nothing new (a module no .pyc serves misses on each run: no write on each run)
             codes.update(fresh)
             return _bundle(codes, self.magic)
 
