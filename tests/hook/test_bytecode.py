@@ -219,6 +219,14 @@ def corrupt(bundle: Path, how: str) -> None:
             }
         head = marshal.dumps(index)
         bundle.write_bytes(magic + len(head).to_bytes(4, "little") + head + codes + junk)
+    elif how in ("another module's code under its name", "a length past any module"):
+        name = "session_workflow.hook.precompact"
+        if how == "a length past any module":
+            index[name] = (*index[name][:5], 1 << 40)
+        else:  # the entry of a module it imports, with that module's own source and stamp: all true but the name
+            index[name] = index["session_workflow.hook.io"]
+        head = marshal.dumps(index)
+        bundle.write_bytes(magic + len(head).to_bytes(4, "little") + head + codes)
     elif how == "a fifo":
         bundle.unlink()
         os.mkfifo(bundle)
@@ -235,6 +243,8 @@ DAMAGE = [
     "codes cut short",
     "a code that is not code",
     "entries of another shape",
+    "another module's code under its name",
+    "a length past any module",
     "a fifo",
 ]
 
@@ -247,7 +257,15 @@ def test_a_damaged_file_is_read_as_none_and_written_afresh(tmp_path: Path, how: 
     corrupt(bundle, how)
     damaged = plugin.run(verbose=True)
     assert damaged.stdout == expected and b"from the file" not in damaged.stdout
-    assert "bundle" not in served(damaged.stderr).values() or how in ("codes cut short", "entries of another shape")
+    loaders = served(damaged.stderr)
+    standard = {name for name, how in loaders.items() if how == "standard"}
+    if how in ("another module's code under its name", "a length past any module"):
+        rewrite = {"session_workflow.hook.precompact", "session_workflow.core.atomic"}  # the writer, at the end
+        assert standard == BEFORE_THE_BUNDLE | rewrite
+    elif how == "codes cut short":  # the modules whose code is whole are served
+        assert standard > BEFORE_THE_BUNDLE and "bundle" in loaders.values()
+    else:
+        assert "bundle" not in loaders.values()
     again = plugin.run(verbose=True)
     assert again.stdout == expected
     standard = {name for name, how in served(again.stderr).items() if how == "standard"}

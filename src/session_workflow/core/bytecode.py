@@ -39,8 +39,10 @@ else:
     Loader = object  # the import system asks only for the methods
 
 PACKAGE = "session_workflow"
-# An index bigger than this is not ours (the whole package's is about 10 KB).
+# An index or a module's code bigger than this is not ours (the whole package's index is about 10 KB, its
+# biggest module's code about 60 KB).
 MAX_INDEX_BYTES = 1 << 20
+MAX_CODE_BYTES = 4 << 20
 # A .pyc's header: magic number, flags (0: checked by the source's mtime and size), mtime, size.
 _PYC_HEADER = 16
 
@@ -64,15 +66,16 @@ def _stamp(origin: str) -> tuple[int, int] | None:
     return int(info.st_mtime) & 0xFFFFFFFF, info.st_size & 0xFFFFFFFF
 
 
-def _current(entry: object) -> bool:
-    """Whether ``entry`` is an index entry (the file is data until checked) whose source is as it was."""
+def _current(name: str, entry: object, src: str) -> bool:
+    """Whether ``entry`` is an index entry (the file is data until checked) for the source the standard finder
+    would take for ``name`` under ``src``, as it was when its code was made."""
     if not (isinstance(entry, tuple) and len(entry) == 6):
         return False
     origin, package, mtime, size, offset, length = entry
-    shaped = (
-        isinstance(origin, str) and package in (True, False) and isinstance(offset, int) and isinstance(length, int)
-    )
-    return shaped and _stamp(origin) == (mtime, size)
+    if package not in (True, False) or not (isinstance(offset, int) and isinstance(length, int)):
+        return False
+    where = os.path.join(src, *name.split(".")) + ("/__init__.py" if package else ".py")
+    return origin == where and offset >= 0 and 0 <= length <= MAX_CODE_BYTES and _stamp(origin) == (mtime, size)
 
 
 def _index_end(head: bytes, magic: bytes) -> int:
@@ -95,12 +98,12 @@ def _index(head: bytes, magic: bytes) -> tuple[Index, int]:
     return (index, end) if isinstance(index, dict) else ({}, 0)
 
 
-def _codes(data: bytes, magic: bytes) -> dict[str, tuple[tuple[str, bool, int, int], bytes]]:
+def _codes(data: bytes, magic: bytes, src: str) -> dict[str, tuple[tuple[str, bool, int, int], bytes]]:
     """A whole bundle's entries still current, each with its code's bytes."""
     index, base = _index(data, magic)
     found = {}
     for name, entry in index.items():
-        if _current(entry) and entry[4] >= 0 and base + entry[4] + entry[5] <= len(data):
+        if _current(name, entry, src) and base + entry[4] + entry[5] <= len(data):
             found[name] = (entry[:4], data[base + entry[4] : base + entry[4] + entry[5]])
     return found
 
@@ -120,9 +123,10 @@ class Bundle(Loader):
     """The finder and loader on ``sys.meta_path`` that serve the package's modules from one event's file."""
 
     def __init__(
-        self, path: str, fd: int | None, index: tuple[Index, int], spec: type[ModuleSpec], magic: bytes
+        self, path: str, src: str, fd: int | None, index: tuple[Index, int], spec: type[ModuleSpec], magic: bytes
     ) -> None:
         self.path = path
+        self.src = src  # the checkout's ``src``, as on ``sys.path``: where each module's source must be
         self.fd = fd
         self.index, self.base = index  # the codes' offsets count from ``base``, where the index ends
         self.spec = spec
@@ -152,7 +156,7 @@ class Bundle(Loader):
                 index = _index(head, MAGIC_NUMBER)
             except OSError:
                 index = ({}, 0)
-        bundle = cls(path, fd, index, ModuleSpec, MAGIC_NUMBER)
+        bundle = cls(path, src, fd, index, ModuleSpec, MAGIC_NUMBER)
         sys.meta_path.insert(0, bundle)
         return bundle
 
@@ -161,7 +165,7 @@ class Bundle(Loader):
         None (the standard finders go on), noted when the module is the package's."""
         entry = self.index.get(name)
         code = None
-        if self.fd is not None and _current(entry):
+        if self.fd is not None and _current(name, entry, self.src):
             try:
                 data = os.pread(self.fd, entry[5], self.base + entry[4])  # type: ignore[index]
                 code = marshal.loads(data) if len(data) == entry[5] else None  # type: ignore[index]
@@ -208,7 +212,7 @@ class Bundle(Loader):
         from session_workflow.core.atomic import update_file
 
         def merged(current: bytes | None) -> bytes | None:
-            codes = _codes(current or b"", self.magic)
+            codes = _codes(current or b"", self.magic, self.src)
             if all(codes.get(name) == entry for name, entry in fresh.items()):
                 return None  # nothing new (a module no .pyc serves misses on each run: no write on each run)
             codes.update(fresh)
