@@ -20,6 +20,9 @@ The building blocks every contract shares; use them, do not re-write them:
   own), ``locked``, ``replace_locked``, ``WriteError`` (filelock imported lazily; one temp name per path,
   ``temp_path``, so no write lists a folder).
 - ``gitignore``: ``ensure_gitignore(folder)`` (create-only, hot-path safe).
+- ``bytecode``: ``Bundle.install(prefix, src, event)``, the import-system finder that serves an event's modules
+  from one file of the bytecode the interpreter wrote for them (checked as a .pyc is), and ``save()`` at the hook's
+  end when one was imported the standard way (``hooks/hook.py``, SessionStart and PreCompact only).
 - ``places``: the run's folders, one value (``Places(env)``) built at the two entries (``hook.io.run_hook`` and the
   CLI's ``main``; ``HookContext.places`` in a hook) and handed down in place of the environment; nothing else reads
   a folder variable (``tests/test_import_graph.py``). Each folder is resolved on first use and kept: ``home``,

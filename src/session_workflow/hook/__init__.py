@@ -11,6 +11,8 @@ relative entry nor inside the project (``CLAUDE_PROJECT_DIR``, the working direc
 decides the bytecode rule inline (to ``$CLAUDE_PLUGIN_DATA/pycache`` when that exists outside the project and the
 working directory, else none), puts ``<root>/src`` on ``sys.path``, calls the event's handler from its
 ``HANDLERS`` table and ``os._exit(0)`` in a ``finally``; a new hook is one row there and one entry in hooks.json.
+For the events in ``BUNDLED`` (SessionStart and PreCompact, about forty modules each) it first puts a
+``core.bytecode.Bundle`` on ``sys.meta_path``: their modules' bytecode in one file per event, beside the .pyc files.
 
 The SessionStart contract. Each part module exposes ``prepare(ctx: HookContext) -> PreparedPart | None`` that does
 all its I/O once and returns None when there is nothing to say. ``render(budget)`` does no I/O and must return
@@ -31,7 +33,7 @@ out. Every hook runs inside
 ``core.errors.guard`` (``io.run_hook``, ``tool_edit.run``): it exits 0 and records a bug.
 
 The hot path (every module a hook imports). Only cheap stdlib modules: ``os``, ``sys``, ``json``, ``re``,
-``stat``, ``errno``, ``time``. ``re`` (and with it ``json``, which imports it) costs about a third of a hook's
+``stat``, ``errno``, ``time``, ``marshal`` (``core.bytecode``). ``re`` (and with it ``json``, which imports it) costs about a third of a hook's
 start: import ``re`` inside the function that needs a pattern, and parse with ``core.jsonload``. Not ``typing`` at
 run time (``TYPE_CHECKING = False`` / ``if TYPE_CHECKING:`` for annotation-only imports), nor ``dataclasses``,
 ``pathlib``, ``datetime``, ``tempfile``, ``argparse``, ``logging``, ``asyncio``, ``inspect``, ``contextlib``, nor
