@@ -33,8 +33,9 @@ out. Every hook runs inside
 ``core.errors.guard`` (``io.run_hook``, ``tool_edit.run``): it exits 0 and records a bug.
 
 The hot path (every module a hook imports). Only cheap stdlib modules: ``os``, ``sys``, ``json``, ``re``,
-``stat``, ``errno``, ``time``, ``marshal`` (``core.bytecode``). ``re`` (and with it ``json``, which imports it) costs about a third of a hook's
-start: import ``re`` inside the function that needs a pattern, and parse with ``core.jsonload``. Not ``typing`` at
+``stat``, ``errno``, ``time``, ``marshal`` (``core.bytecode``). ``re`` (and with it ``json``, which imports it)
+costs about a third of a hook's start: import ``re`` inside the function that needs a pattern, and parse with
+``core.jsonload``. Not ``typing`` at
 run time (``TYPE_CHECKING = False`` / ``if TYPE_CHECKING:`` for annotation-only imports), nor ``dataclasses``,
 ``pathlib``, ``datetime``, ``tempfile``, ``argparse``, ``logging``, ``asyncio``, ``inspect``, ``contextlib``, nor
 any third-party module. ``filelock`` is imported only by ``core.atomic`` where there is no flock, which loads it
