@@ -7,15 +7,18 @@ bytecode. Each event has its own file, and a module's code is read (one ``pread`
 what SessionStart at ``compact`` needs is not read at ``startup``, nor by UserPromptSubmit.
 
 An entry is what the interpreter's own .pyc held, checked as the .pyc is: the source's mtime (seconds) and size,
-from one stat of the source when the module is imported, and the interpreter's magic number for the whole file.
-A module not in the file, changed since, or unreadable there is imported the standard way, and the hook's end
-writes the file afresh from the .pyc files the interpreter wrote. Nothing is compiled here: the file is never
-more current, nor less checked, than those .pyc files, and it lives beside them, in the folder hook.py judged the
-user's alone.
+from one stat of the source when the module is imported, and the interpreter's magic number for the whole file;
+and it is the source the standard finder would take (under this checkout's ``src``, no package of the same name
+beside it). A module not in the file, changed since, or unreadable there is imported the standard way, and the
+hook's end writes the file afresh from the .pyc files the interpreter wrote. Nothing is compiled here: the file
+is never more current, nor less checked, than those .pyc files, and it lives beside them, in the folder hook.py
+judged the user's alone. It is a cache: written without the writers' lock (a hook must not wait for one), a
+write that fails or is lost to another hook's costs a later run a write, as a .pyc that cannot be written does.
 
-The file: the magic number, the index's length (4 bytes, little-endian), the index (marshal: name -> source,
-is a package, source mtime and size as a .pyc keeps them, the code's offset from the index's end and its
-length), the codes.
+The file: the magic number, the index's length (4 bytes, little-endian), the index, the codes. The index is
+NUL-separated fields, seven per module (name, source, ``1`` for a package, the source's mtime and size as a .pyc
+keeps them, the code's offset from the index's end and its length), read with ``split``: damage can make it
+unreadable, never a costly ``marshal.loads``.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ import marshal
 import os
 import sys
 
-from session_workflow.core.boundedio import open_regular
+from session_workflow.core.boundedio import open_regular, read_prefix
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -34,6 +37,8 @@ if TYPE_CHECKING:
 
     # name -> (source, is a package, its mtime & 0xFFFFFFFF, its size & 0xFFFFFFFF, the code's offset and length)
     Index = dict[str, tuple[str, bool, int, int, int, int]]
+    # name -> ((source, is a package, mtime, size), the code's bytes)
+    Codes = dict[str, tuple[tuple[str, bool, int, int], bytes]]
 
 else:
     Loader = object  # the import system asks only for the methods
@@ -43,6 +48,8 @@ PACKAGE = "session_workflow"
 # biggest module's code about 60 KB).
 MAX_INDEX_BYTES = 1 << 20
 MAX_CODE_BYTES = 4 << 20
+MAX_BUNDLE_BYTES = 64 << 20
+_FIELDS = 7
 # A .pyc's header: magic number, flags (0: checked by the source's mtime and size), mtime, size.
 _PYC_HEADER = 16
 
@@ -66,16 +73,14 @@ def _stamp(origin: str) -> tuple[int, int] | None:
     return int(info.st_mtime) & 0xFFFFFFFF, info.st_size & 0xFFFFFFFF
 
 
-def _current(name: str, entry: object, src: str) -> bool:
-    """Whether ``entry`` is an index entry (the file is data until checked) for the source the standard finder
-    would take for ``name`` under ``src``, as it was when its code was made."""
-    if not (isinstance(entry, tuple) and len(entry) == 6):
+def _current(name: str, entry: tuple[str, bool, int, int, int, int], src: str) -> bool:
+    """Whether ``entry`` is for the source the standard finder would take for ``name`` under ``src`` (a package
+    ``name/__init__.py`` wins over a module ``name.py`` left beside it), as it was when its code was made."""
+    origin, package, mtime, size, _offset, length = entry
+    where = os.path.join(src, *name.split("."))
+    if origin != where + ("/__init__.py" if package else ".py") or length > MAX_CODE_BYTES:
         return False
-    origin, package, mtime, size, offset, length = entry
-    if package not in (True, False) or not (isinstance(offset, int) and isinstance(length, int)):
-        return False
-    where = os.path.join(src, *name.split(".")) + ("/__init__.py" if package else ".py")
-    return origin == where and offset >= 0 and 0 <= length <= MAX_CODE_BYTES and _stamp(origin) == (mtime, size)
+    return _stamp(origin) == (mtime, size) and (package or _stamp(where + "/__init__.py") is None)
 
 
 def _index_end(head: bytes, magic: bytes) -> int:
@@ -89,33 +94,48 @@ def _index_end(head: bytes, magic: bytes) -> int:
 
 def _index(head: bytes, magic: bytes) -> tuple[Index, int]:
     """The index at the start of a bundle and where it ends; empty when the bytes are not a bundle of this
-    interpreter, or do not hold the whole index."""
+    interpreter, or do not hold the whole index, or it is not seven fields a module."""
     end = _index_end(head, magic)
+    if not len(magic) + 4 < end <= len(head):
+        return {}, 0
+    fields = head[len(magic) + 4 : end].split(b"\0")
+    if len(fields) % _FIELDS:
+        return {}, 0
+    index: Index = {}
     try:
-        index = marshal.loads(head[len(magic) + 4 : end]) if len(magic) + 4 < end <= len(head) else None
-    except (ValueError, EOFError, TypeError):
-        index = None
-    return (index, end) if isinstance(index, dict) else ({}, 0)
+        for at in range(0, len(fields), _FIELDS):
+            name, origin, package, *numbers = fields[at : at + _FIELDS]
+            if max(map(len, numbers)) > 20:  # not a number of ours (and ``int`` is slow on long digit strings)
+                return {}, 0
+            mtime, size, offset, length = (int(number) for number in numbers)  # ValueError: not digits
+            if min(mtime, size, offset, length) < 0 or package not in (b"0", b"1"):
+                return {}, 0
+            index[name.decode("ascii")] = (os.fsdecode(origin), package == b"1", mtime, size, offset, length)
+    except (ValueError, UnicodeError):
+        return {}, 0
+    return index, end
 
 
-def _codes(data: bytes, magic: bytes, src: str) -> dict[str, tuple[tuple[str, bool, int, int], bytes]]:
+def _codes(data: bytes, magic: bytes, src: str) -> Codes:
     """A whole bundle's entries still current, each with its code's bytes."""
     index, base = _index(data, magic)
-    found = {}
-    for name, entry in index.items():
-        if _current(name, entry, src) and base + entry[4] + entry[5] <= len(data):
-            found[name] = (entry[:4], data[base + entry[4] : base + entry[4] + entry[5]])
-    return found
+    return {
+        name: (entry[:4], data[base + entry[4] : base + entry[4] + entry[5]])
+        for name, entry in index.items()
+        if _current(name, entry, src) and base + entry[4] + entry[5] <= len(data)
+    }
 
 
-def _bundle(codes: dict[str, tuple[tuple[str, bool, int, int], bytes]], magic: bytes) -> bytes:
+def _bundle(codes: Codes, magic: bytes) -> bytes:
     """A bundle's bytes: the header, the index, the codes."""
-    index: Index = {}
+    fields: list[bytes] = []
     offset = 0
-    for name, (stamp, code) in codes.items():
-        index[name] = (*stamp, offset, len(code))
+    for name, ((origin, package, mtime, size), code) in codes.items():
+        numbers = (mtime, size, offset, len(code))
+        fields += [name.encode("ascii"), os.fsencode(origin), b"1" if package else b"0"]
+        fields += [str(number).encode("ascii") for number in numbers]
         offset += len(code)
-    head = marshal.dumps(index)
+    head = b"\0".join(fields)
     return b"".join([magic, len(head).to_bytes(4, "little"), head, *(code for _stamp, code in codes.values())])
 
 
@@ -165,21 +185,19 @@ class Bundle(Loader):
         None (the standard finders go on), noted when the module is the package's."""
         entry = self.index.get(name)
         code = None
-        if self.fd is not None and _current(name, entry, self.src):
+        if entry is not None and self.fd is not None and _current(name, entry, self.src):
             try:
-                data = os.pread(self.fd, entry[5], self.base + entry[4])  # type: ignore[index]
-                code = marshal.loads(data) if len(data) == entry[5] else None  # type: ignore[index]
-                code = code if isinstance(code, _CODE) else None
-            except (OSError, ValueError, EOFError, TypeError, OverflowError):
+                data = os.pread(self.fd, entry[5], self.base + entry[4])
+                code = marshal.loads(data) if len(data) == entry[5] else None
+            except Exception:  # damaged code (SystemError, ValueError...) is no code: imported from its source
                 code = None
-        if code is None:
+        if not isinstance(code, _CODE):
             if name == PACKAGE or name.startswith(PACKAGE + "."):
                 self.missed = True
             return None
-        origin, package = entry[0], entry[1]  # type: ignore[index]
-        spec = self.spec(name, self, origin=origin, is_package=package)
-        if package:
-            spec.submodule_search_locations = [os.path.dirname(origin)]
+        spec = self.spec(name, self, origin=entry[0], is_package=entry[1])  # type: ignore[index]
+        if entry[1]:  # type: ignore[index]
+            spec.submodule_search_locations = [os.path.dirname(entry[0])]  # type: ignore[index]
         spec.has_location = True  # sets __file__, as the standard loader does
         spec.cached = self.path
         spec.loader_state = code
@@ -194,12 +212,13 @@ class Bundle(Loader):
         exec(module.__spec__.loader_state, module.__dict__)  # type: ignore[union-attr]
 
     def save(self) -> None:
-        """After a run that imported a module of the package the standard way: write the file afresh, under its
-        lock: what it holds still current, and the .pyc files the interpreter read or wrote this run. A .pyc that
-        is not the current source's, or not timestamp-checked, is left out."""
+        """After a run that imported a module of the package the standard way: write the file afresh, from what it
+        holds still current and the .pyc files the interpreter read or wrote this run (one not of the current
+        source, or not timestamp-checked, is left out); no write when that brings nothing new, and none kept when
+        it fails (a cache, as a .pyc is)."""
         if not self.missed:
             return
-        fresh: dict[str, tuple[tuple[str, bool, int, int], bytes]] = {}
+        fresh: Codes = {}
         for name, module in list(sys.modules.items()):
             spec = getattr(module, "__spec__", None)
             ours = name == PACKAGE or name.startswith(PACKAGE + ".")
@@ -207,25 +226,23 @@ class Bundle(Loader):
                 found = self._from_pyc(spec.origin, spec.cached, spec.submodule_search_locations is not None)
                 if found is not None:
                     fresh[name] = found
-        if not fresh:
+        read = read_prefix(self.path, MAX_BUNDLE_BYTES)
+        codes = _codes(read[0] if read else b"", self.magic, self.src)
+        if all(codes.get(name) == entry for name, entry in fresh.items()):
+            return  # nothing new (a module no .pyc serves misses on each run: no write on each run)
+        codes.update(fresh)
+        from session_workflow.core.atomic import WriteError, replace_locked
+
+        try:
+            os.makedirs(os.path.dirname(self.path), 0o700, exist_ok=True)
+            replace_locked(self.path, _bundle(codes, self.magic), 0o600, unique=True)
+        except (OSError, WriteError):
             return
-        from session_workflow.core.atomic import update_file
-
-        def merged(current: bytes | None) -> bytes | None:
-            codes = _codes(current or b"", self.magic, self.src)
-            if all(codes.get(name) == entry for name, entry in fresh.items()):
-                return None  # nothing new (a module no .pyc serves misses on each run: no write on each run)
-            codes.update(fresh)
-            return _bundle(codes, self.magic)
-
-        update_file(self.path, merged, 0o600)
 
     def _from_pyc(self, origin: str, cached: str, package: bool) -> tuple[tuple[str, bool, int, int], bytes] | None:
         """What a .pyc gives an entry: its code as written, when it is this interpreter's, timestamp-checked and of
         the source as it is now."""
-        from session_workflow.core.boundedio import read_prefix
-
-        read = read_prefix(cached, 16 << 20)
+        read = read_prefix(cached, MAX_CODE_BYTES + _PYC_HEADER)
         data = read[0] if read else b""
         if len(data) <= _PYC_HEADER or data[:4] != self.magic or data[4:8] != bytes(4):
             return None
