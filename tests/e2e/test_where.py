@@ -181,6 +181,14 @@ def test_the_sections_live_step_pointer_works_as_written_from_a_subfolder(
     followed: list[str] = []
 
     def follow_the_pointer(body: Body) -> F.Reply:
+        # A real model answers seconds after the start; Claude Code writes the session's transcript, where the
+        # command finds the project from a subfolder, a little after sending the first request. Without that
+        # latency the call could run first: the reply waits for the transcript, at most a few seconds.
+        transcript = claude.transcript_path(sid)
+        for _ in range(250):
+            if transcript.exists():
+                break
+            time.sleep(0.02)
         text = all_text(body)
         (line,) = {m.group(0) for m in re.finditer(r"Step: plan \(as of this snapshot[^\n]*\)", text)}
         files = re.findall(r"[\w./-]*work-state\.json", line)
