@@ -64,6 +64,11 @@ def bundle_path(prefix: str, src: str, event: str) -> str:
 _CODE = type(bundle_path.__code__)  # types.CodeType, without importing types
 
 
+def _ours(name: str) -> bool:
+    """A module of the package (the only ones the file serves and keeps)."""
+    return name == PACKAGE or name.startswith(PACKAGE + ".")
+
+
 def _stamp(origin: str) -> tuple[int, int] | None:
     """The source's mtime and size as a .pyc header keeps them; None when it cannot be stat'ed."""
     try:
@@ -136,7 +141,7 @@ def _bundle(codes: Codes, magic: bytes) -> bytes:
         fields += [str(number).encode("ascii") for number in numbers]
         offset += len(code)
     head = b"\0".join(fields)
-    return b"".join([magic, len(head).to_bytes(4, "little"), head, *(code for _stamp, code in codes.values())])
+    return b"".join([magic, len(head).to_bytes(4, "little"), head, *(code for _entry, code in codes.values())])
 
 
 class Bundle(Loader):
@@ -192,7 +197,7 @@ class Bundle(Loader):
             except Exception:  # damaged code (SystemError, ValueError...) is no code: imported from its source
                 code = None
         if not isinstance(code, _CODE):
-            if name == PACKAGE or name.startswith(PACKAGE + "."):
+            if _ours(name):
                 self.missed = True
             return None
         spec = self.spec(name, self, origin=entry[0], is_package=entry[1])  # type: ignore[index]
@@ -221,8 +226,7 @@ class Bundle(Loader):
         fresh: Codes = {}
         for name, module in list(sys.modules.items()):
             spec = getattr(module, "__spec__", None)
-            ours = name == PACKAGE or name.startswith(PACKAGE + ".")
-            if ours and spec is not None and spec.loader is not self and spec.cached and spec.origin:
+            if _ours(name) and spec is not None and spec.loader is not self and spec.cached and spec.origin:
                 found = self._from_pyc(spec.origin, spec.cached, spec.submodule_search_locations is not None)
                 if found is not None:
                     fresh[name] = found

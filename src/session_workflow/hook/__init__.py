@@ -35,8 +35,8 @@ out. Every hook runs inside
 The hot path (every module a hook imports). Only cheap stdlib modules: ``os``, ``sys``, ``json``, ``re``,
 ``stat``, ``errno``, ``time``, ``marshal`` (``core.bytecode``). ``re`` (and with it ``json``, which imports it)
 costs about a third of a hook's start: import ``re`` inside the function that needs a pattern, and parse with
-``core.jsonload``. Not ``typing`` at
-run time (``TYPE_CHECKING = False`` / ``if TYPE_CHECKING:`` for annotation-only imports), nor ``dataclasses``,
+``core.jsonload``. Not ``typing`` at run time (``TYPE_CHECKING = False`` / ``if TYPE_CHECKING:`` for
+annotation-only imports), nor ``dataclasses``,
 ``pathlib``, ``datetime``, ``tempfile``, ``argparse``, ``logging``, ``asyncio``, ``inspect``, ``contextlib``, nor
 any third-party module. ``filelock`` is imported only by ``core.atomic`` where there is no flock, which loads it
 itself (platformdirs is not shipped: ``core.places.Places.state`` gives its answer from the environment); the
