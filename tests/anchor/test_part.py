@@ -229,7 +229,10 @@ def test_discovery_skips_closed_hidden_non_regular_and_broken_links(tmp_path: Pa
     (folder / "loop.md").symlink_to(folder / "loop.md")
     (folder / "dangling.md").symlink_to(folder / "missing")
     (folder / "link.md").symlink_to(folder / "real.md")
+    (tmp_path / "elsewhere.md").write_text(live("Elsewhere"))
+    (folder / "out.md").symlink_to(tmp_path / "elsewhere.md")  # a regular file, out of the folder
     assert sorted(c.name for c in list_open(str(folder))) == ["link.md", "real.md"]
+    assert [c.real for c in list_open(str(folder)) if c.name == "link.md"] == [str((folder / "real.md").resolve())]
 
 
 def test_no_anchor_dir_or_no_open_anchor_means_nothing(tmp_path: Path) -> None:
