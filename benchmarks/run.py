@@ -54,6 +54,7 @@ DROPPED_ENV_PREFIXES = ("CLAUDE", "SESSION_WORKFLOW_", "PYTHON", "XDG_", "VIRTUA
 CHECK_TIMEOUT_SECONDS = 600.0
 JOB_TIMEOUT_SECONDS = 30.0
 HOOK_MODULES = ("session_workflow.hook.compose", "session_workflow.hook.prompt_submit")
+ENTRY_LABEL = "entry alone: hooks.json's command, no handler"
 # The issue's targets (#19), as ratios to J.
 TARGETS = {
     # Issue 42 tightened #19's: every empty-project hook ≤ 0.8 J; compact, resume, fork and PreCompact (the full
@@ -496,6 +497,13 @@ def scenarios(load: workload.Workload, python: str, setup: str = "binary", round
                 cwd=ROOT,
             )
         )
+    # Diagnostic: what every hook pays before its own work (the launcher, the interpreter, hook.py and its bytecode
+    # rule, ``os``): SessionStart's command with an event name that has no handler, so hook.py decides and exits.
+    entry_row = ("entry-alone", ENTRY_LABEL, full, "SessionStart", "compact", (), None)
+    entry = hook_scenario(spec, python, load, entry_row, setup)
+    if entry.argv is not None:
+        entry.argv = [*entry.argv[:-1], "-"]
+    found.append(entry)
     writer_env = set_up(base_env(load), load, python, setup)
     writer_env.update(CLAUDECODE="1", CLAUDE_CODE_SESSION_ID=writer.session_id, CLAUDE_CONFIG_DIR=writer.config)
     # A machine that never ran the CLI: no bytecode of the plugin's yet (the first, warm-up run writes it).

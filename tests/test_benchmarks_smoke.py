@@ -38,7 +38,7 @@ def test_tiny_run_checks_every_scenario_and_writes_json(tmp_path: Path) -> None:
     expected = {"floor-p", "floor-j", "ss-anchorless", "ss-compact", "ss-scale", "ups-unchanged", "ups-no-state"}
     expected |= {"ss-compact-32KB", "ss-scale-8KB"}
     expected |= {f"growth-{dimension}-{count}" for dimension in workload.GROWTH_DIMENSIONS for count in (1, 3, 30)}
-    expected |= {"writer-state-step", "writer-anchor-step", "writer-floor", "writer-imports-filelock"}
+    expected |= {"writer-state-step", "writer-anchor-step", "writer-floor", "writer-imports-filelock", "entry-alone"}
     assert expected <= set(scenarios)
     for key, item in scenarios.items():
         assert item["check"] == "ok", (key, item["check"])
@@ -46,6 +46,7 @@ def test_tiny_run_checks_every_scenario_and_writes_json(tmp_path: Path) -> None:
     assert scenarios["floor-j"]["paired_j"] == [1.0, 1.0]
     assert scenarios["ss-compact"]["output"].endswith("UTF-16 units")
     assert scenarios["ss-anchorless"]["output"] == scenarios["ups-unchanged"]["output"] == "silent"
+    assert scenarios["entry-alone"]["output"] == "silent"
     assert {verdict["result"] for verdict in document["verdicts"]} <= {"pass", "MISS"}
     flat = {verdict["name"] for verdict in document["verdicts"] if " flat: " in verdict["name"]}
     assert flat == {f"{dimension} flat: 1 → 30 adds ≤ 0.20 J" for dimension in workload.GROWTH_DIMENSIONS}
