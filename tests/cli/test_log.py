@@ -10,6 +10,7 @@ import json
 import os
 from pathlib import Path
 
+from session_workflow.cli import log
 from session_workflow.core.ledger import reminders_path
 from session_workflow.core.places import Places
 from tests.reliability.sandbox import Sandbox, sandbox, snapshot, task_json
@@ -175,3 +176,9 @@ def test_a_session_gets_its_own_lines_of_a_thousand_and_no_line_that_only_names_
     assert [entry["units"] for entry in found] == sorted(range(0, 1000, 20), reverse=True)
     everyone = entries(Places(env), None, str(project))
     assert len(everyone) == 501 and everyone[0]["session"] == "fork"
+
+
+def test_shells_the_record_cut_for_space_are_named_by_count() -> None:
+    entry = {"ts": "t", "session": "s", "source": "resume", "parts": "run record=900", "record_shells_cut": 3}
+    assert log.render(entry).endswith("; not shown for space: 3 unfinished background shells")
+    assert "background shell" not in log.render({**entry, "record_shells_cut": 0})

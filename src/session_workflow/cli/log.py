@@ -131,12 +131,13 @@ INSIDE_CUTS = (
     ("anchor_dropped", "anchor section"),
     ("tasks_hidden", "open task"),
     ("record_cut", "run-record action"),
+    ("record_shells_cut", "unfinished background shell"),
 )
 
 
 def _inside_cuts(entry: Mapping[str, object]) -> str:
-    """What the parts left out inside themselves: HEAD sections, open tasks, run-record actions (and how many
-    repeated actions the record folded into one line)."""
+    """What the parts left out inside themselves: HEAD sections, open tasks, run-record actions and shells (and how
+    many repeated actions the record folded into one line)."""
     named = []
     for key, label in INSIDE_CUTS:
         count = _int(entry.get(key))

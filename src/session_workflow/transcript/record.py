@@ -50,12 +50,16 @@ MAX_PARSED = 40
 MAX_COUNTED = 200
 VALUE_BYTES = 120
 HEADER = (
-    "RUN RECORD (from Claude Code's transcript: what this session did since {since}; ran, not verified done — check"
-    " the artifact before redoing or skipping):"
+    "RUN RECORD (from Claude Code's transcript: what this session did {since}; ran, not verified done — check the"
+    " artifact before redoing or skipping):"
 )
-SINCE_ANCHOR = "its anchor was last written"
-SINCE_BOUNDARY = "the compaction before"
-SINCE_UNREAD = "its anchor was last written, longer ago than the part of the transcript read"
+SINCE_ANCHOR = "since its anchor was last written"
+SINCE_BOUNDARY = "since the compaction before"
+SINCE_START = "since its transcript began"
+# The window's start (the anchor's last write, or a boundary) lies before what was read or counted.
+SINCE_UNREAD = (
+    "in the part of its transcript read (its anchor's last write, or the compaction before, lies further back)"
+)
 # On resume only, background shells only (measured, references/how-it-works.md): Claude Code reports each task
 # of the ended process as "stopped ... may have been stopped", but does not stop a background shell when it exits.
 IN_FLIGHT_HEADER = (
@@ -100,9 +104,49 @@ AGENT = "subagent"
 FILE_TOOLS = ("Write", "Edit", "MultiEdit", "NotebookEdit")
 STOP_TOOLS = ("TaskStop", "KillShell")
 AGENT_TOOLS = ("Agent", "Task")
-# Read-only tools: not an action the run could redo by mistake.
+# Read-only tools (2.1.332's, and a question to the user, a skill's instructions, plan mode): not an action the run
+# could redo by mistake.
 QUIET_TOOLS = frozenset(
-    ("Read", "Grep", "Glob", "LS", "TaskList", "TaskGet", "TaskOutput", "BashOutput", "ToolSearch", "WebFetch")
+    (
+        "Read",
+        "Grep",
+        "Glob",
+        "LS",
+        "TaskList",
+        "TaskGet",
+        "TaskOutput",
+        "BashOutput",
+        "ToolSearch",
+        "WebFetch",
+        "WebSearch",
+        "CronList",
+        "AskUserQuestion",
+        "Skill",
+        "EnterPlanMode",
+        "ExitPlanMode",
+    )
+)
+# Git's commands that report the commit they made as ``[branch abc1234] subject`` (``commits_in``).
+COMMIT_VERBS = ("commit", "cherry-pick", "revert")
+# What ends a simple command in a shell line besides a newline, for the word tests below (a quote is none: a quoted
+# mention stays inside its word).
+_SEPARATORS = str.maketrans(";&|()`", "\n\n\n\n\n\n")
+# Words that may come before a program's name in a simple command: shell keywords, ``env``-like prefixes.
+COMMAND_PREFIXES = (
+    "{",
+    "!",
+    "if",
+    "then",
+    "else",
+    "elif",
+    "do",
+    "while",
+    "until",
+    "env",
+    "exec",
+    "command",
+    "nohup",
+    "time",
 )
 
 
@@ -156,12 +200,50 @@ def commits_in(output: str) -> list[tuple[str, str]]:
     return found
 
 
+def _simple_commands(command: str) -> list[list[str]]:
+    """The words of each simple command of a shell line, split at ``;``, ``&``, ``|``, parentheses, backticks and
+    newlines (no quoting is undone: a quoted mention stays a quoted word)."""
+    return [part.split() for part in command.translate(_SEPARATORS).split("\n") if part.strip()]
+
+
+def _program_at(words: list[str]) -> int:
+    """Where the program's name is among a simple command's words: past variable assignments and ``env``-like
+    prefixes."""
+    at = 0
+    while at < len(words) and (words[at] in COMMAND_PREFIXES or ("=" in words[at] and words[at][0].isalpha())):
+        at += 1
+    return at
+
+
+def writer_verb(command: str) -> str | None:
+    """The verb of the last ``session-workflow anchor VERB`` a shell line runs as a program (by name or a path to
+    it, ``bin/session-workflow``), a writer's; None when it only names one (an ``echo``, a ``grep`` pattern)."""
+    found = None
+    for words in _simple_commands(command):
+        at = _program_at(words)
+        program = words[at] if at < len(words) else ""
+        if program.rsplit("/", 1)[-1] == "session-workflow" and words[at + 1 : at + 2] == ["anchor"]:
+            verb = words[at + 2] if at + 2 < len(words) else ""
+            found = verb if verb in WRITE_VERBS else found
+    return found
+
+
+def runs_git_commit(command: str) -> bool:
+    """Whether a shell line runs ``git`` to make a commit: only then is a ``[branch hash] subject`` line of its
+    output a commit (any other command's output is text: a file it printed, say)."""
+    for words in _simple_commands(command):
+        at = _program_at(words)
+        if at < len(words) and words[at].rsplit("/", 1)[-1] == "git" and any(w in COMMIT_VERBS for w in words[at:]):
+            return True
+    return False
+
+
 def is_anchor_write(name: str, tool_input: dict[str, object]) -> bool:
-    """Whether a tool call writes a control anchor: a writer verb of ``session-workflow anchor`` through Bash, or a
-    Write or Edit of a file in an anchors folder."""
+    """Whether a tool call writes a control anchor: a writer verb of ``session-workflow anchor`` run through Bash
+    (``writer_verb``), or a Write or Edit of a file in an anchors folder."""
     if name == "Bash":
         command = tool_input.get("command")
-        return isinstance(command, str) and any(f"session-workflow anchor {verb}" in command for verb in WRITE_VERBS)
+        return isinstance(command, str) and writer_verb(command) is not None
     path = tool_input.get("file_path")
     return name in FILE_TOOLS and isinstance(path, str) and ".claude/anchors/" in path.replace("\\", "/")
 
@@ -183,17 +265,25 @@ class Scan:
     files, task changes, commands that ended well), the older actions only counted, work in flight (oldest first),
     and whether an anchor write (a step or another) or a boundary started the window."""
 
-    __slots__ = ("actions", "flights", "older", "since_anchor", "stepped", "unread")
+    __slots__ = ("actions", "flights", "from_start", "older", "since_anchor", "stepped", "unread")
 
     def __init__(self) -> None:
         self.actions: list[tuple[int, str]] = []
         self.older = 0
-        # The window goes on past the calls counted (``MAX_COUNTED``): its start was not read.
+        # The window goes on past the calls counted (``MAX_COUNTED``) or past the tail read: its start was not read.
         self.unread = False
+        # No anchor write and no boundary from the transcript's first line on: the window is all of it.
+        self.from_start = False
         self.flights: list[Flight] = []
         self.since_anchor = False
         # The newest anchor write was an ``anchor step``: its ``next:`` is newer than the cursor's line.
         self.stepped = False
+
+    def since(self) -> str:
+        """Where the window opens, as the record's header says it."""
+        if self.since_anchor:
+            return SINCE_ANCHOR
+        return SINCE_UNREAD if self.unread else SINCE_START if self.from_start else SINCE_BOUNDARY
 
 
 def shown_path(path: str, base: str) -> str:
@@ -213,14 +303,14 @@ def action_lines(
         command = str(tool_input.get("command") or "")
         if details.get("backgroundTaskId") is not None and not failed:
             return []
-        if failed:
-            code = _between(text + "\n", "Exit code ", "\n")
-            status = f"exit {code}" if code is not None and code.isdigit() else "failed"
+        if failed:  # Claude Code's own first line, "Exit code N" (a denied command has none)
+            code = text[len("Exit code ") :].split("\n", 1)[0] if text.startswith("Exit code ") else ""
+            status = f"exit {code}" if code.isascii() and code.isdigit() and len(code) <= 3 else "failed"
             return [(0, f"- FAILED ({status}): {span(command)}")]
         if details.get("interrupted") is True:
             return [(0, f"- interrupted: {span(command)}")]
         stdout = details.get("stdout")
-        commits = commits_in(stdout) if isinstance(stdout, str) else []
+        commits = commits_in(stdout) if isinstance(stdout, str) and runs_git_commit(command) else []
         lines = [(1, f"- commit {span(sha, 40)} {span(subject)}") for sha, subject in commits]
         return [*lines, (4, f"- ok (exit 0): {span(command)}")]
     if name in FILE_TOOLS:
@@ -504,7 +594,7 @@ class Reading:
         succeeded = outcome[0].get("is_error") is not True
         if succeeded and is_anchor_write(name, tool_input):
             found.since_anchor = True
-            found.stepped = name == "Bash" and "session-workflow anchor step" in str(tool_input.get("command"))
+            found.stepped = name == "Bash" and writer_verb(str(tool_input.get("command"))) == "step"
             self.at_boundary = None
             return True
         if name in STOP_TOOLS and succeeded:
@@ -558,6 +648,9 @@ class Reading:
             actions, older, flights = self.at_boundary
             found.actions, found.older, found.unread = found.actions[:actions], older, False
             found.flights = found.flights[len(found.flights) - flights :]
+        elif self.markers and not found.since_anchor:  # the pass read the whole tail and the window went on
+            found.unread = self.floor > 0
+            found.from_start = not found.unread
         return _finished(found, self.stopped)
 
 
@@ -654,42 +747,47 @@ class RecordPart(PreparedPart):
         self.older = found.older
         self.flights = [flight for flight in found.flights if flight.kind == SHELL] if show_flights else []
         self.total = len(found.actions) + found.older
-        self.shown = 0
-        since = SINCE_ANCHOR if found.since_anchor else SINCE_UNREAD if found.unread else SINCE_BOUNDARY
-        self.header = HEADER.format(since=since)
+        self.shown = self.shells_shown = 0
+        self.header = HEADER.format(since=found.since())
         self.unread = found.unread
+        # The longest count line there can be: room is kept for it whenever something is cut.
+        self.count_reserve = 1 + utf8_len(more_line(self.total, self.unread, len(self.flights)))
         self.full = self._render(1 << 30)
-        self.shown = 0  # until the composer renders it
+        self.shown = self.shells_shown = 0  # until the composer renders it
         self.cap = min(utf8_len(self.full), CAP_BYTES)
-        self.floor = min(self.cap, utf8_len(self.header) + 1 + utf8_len(more_line(self.total, self.unread)))
+        self.floor = min(self.cap, utf8_len(self.header) + self.count_reserve)
 
     def render(self, budget: int) -> str:
         return self._render(min(budget, CAP_BYTES))
 
     def _render(self, room: int) -> str:
-        """The header, then whole lines in order while they fit (room kept for the count line), then the count of
-        the actions not shown."""
-        heads = [IN_FLIGHT_HEADER, *map(flight_line, self.flights)] if self.flights else []
-        pending = [(line, 0) for line in heads] + self.lines
+        """The header and every line when they fit; else whole lines in order (the shells first) while they fit with
+        room kept for the count line, then the count of the shells and actions not shown."""
+        shells = [flight_line(flight) for flight in self.flights]
+        if shells:  # the shells' header goes with the first of them, never alone
+            shells[0] = IN_FLIGHT_HEADER + "\n" + shells[0]
+        pending = [(line, 0) for line in shells] + self.lines
         lines = [self.header]
         used = utf8_len(self.header)
-        reserve = 1 + utf8_len(more_line(self.total, self.unread))
-        hidden = self.older
-        shown = 0
-        for index, (line, times) in enumerate(pending):
-            last = index == len(pending) - 1 and not self.older
-            if hidden > self.older or used + 1 + utf8_len(line) + (0 if last else reserve) > room:
+        whole = used + sum(1 + utf8_len(line) for line, _times in pending)
+        counted = self.older or self.unread  # the count line is there whatever fits
+        reserve = 0 if whole <= room and not counted else self.count_reserve
+        hidden, hidden_shells, shown, cutting = self.older, 0, 0, False
+        for line, times in pending:
+            cutting = cutting or used + 1 + utf8_len(line) + reserve > room
+            if cutting:
                 hidden += times
+                hidden_shells += not times
                 continue
             lines.append(line)
             used += 1 + utf8_len(line)
             shown += times > 0
-        if hidden:
-            lines.append(more_line(hidden, self.unread))
+        if hidden or hidden_shells or counted:
+            lines.append(more_line(hidden, self.unread, hidden_shells))
             used += 1 + utf8_len(lines[-1])
         if len(lines) == 1 or used > room:
             return ""
-        self.shown = shown
+        self.shown, self.shells_shown = shown, len(shells) - hidden_shells
         return "\n".join(lines)
 
     def ledger_facts(self) -> dict[str, object]:
@@ -700,12 +798,19 @@ class RecordPart(PreparedPart):
             "record_folded": self.total - self.older - len(self.lines),
             "record_cut": len(self.lines) - self.shown + self.older,
             "record_in_flight": len(self.flights),
+            "record_shells_cut": len(self.flights) - self.shells_shown,
         }
 
 
-def more_line(count: int, unread: bool = False) -> str:
-    """The count of actions not shown (and, past what was read, that older ones were not counted)."""
-    return f"…{count} more action{'s' if count != 1 else ''}" + (", and older ones not read" if unread else "")
+def more_line(count: int, unread: bool = False, shells: int = 0) -> str:
+    """The count of what was not shown: background shells still running, actions (and, past what was read, that
+    older ones were not counted)."""
+    named = [f"{shells} more background shell{'s' if shells != 1 else ''} never reported finished"] if shells else []
+    if count or not (shells or unread):
+        named.append(f"{count} more action{'s' if count != 1 else ''}")
+    if not named:  # nothing read to count: the window's start lies before what was read
+        return "…older actions not read"
+    return "…" + " and ".join(named) + (", and older ones not read" if unread else "")
 
 
 def prepare(ctx: HookContext) -> RecordPart | None:
@@ -734,5 +839,6 @@ def prepare(ctx: HookContext) -> RecordPart | None:
     look = reader.look()
     if look is not None:
         _LOOKS[path] = look
-    part = RecordPart(reader.scan(), ctx.source == "resume")
-    return part if part.total or part.flights else None
+    found = reader.scan()
+    part = RecordPart(found, ctx.source == "resume")
+    return part if part.total or part.flights or found.unread else None
