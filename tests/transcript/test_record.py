@@ -542,6 +542,19 @@ def test_the_record_rides_with_restored_state_and_the_option_switches_it(
         assert block.index("Open task") < block.index("RUN RECORD (")
 
 
+def test_a_resume_blocks_ledger_line_keeps_no_digest_of_the_record(tmp_path: Path) -> None:
+    """A digest of a command line is a search key for its secret (``-p4711``): the tasks' digest is kept, not
+    the record's."""
+    calls = Calls()
+    calls.bash("mysql -uroot -p4711 -e 'select 1'")
+    env = with_task(tmp_path, {"HOME": str(tmp_path)})
+    ctx = context(calls.save(tmp_path / "t.jsonl"), "resume", env)
+    composition = compose.compose(ctx)
+    assert "RUN RECORD (" in composition.text and "Open task" in composition.text
+    digests = str(compose.ledger_entry(ctx, composition)["digests"])
+    assert [item.split("=")[0] for item in digests.split(",")] == ["tasks"]
+
+
 # --- past the window's boundary
 
 

@@ -20,6 +20,9 @@ class PreparedPart:
     floor = 0
     # Set by the composer when an earlier block of the thread holds the rendered text and one line stood for it.
     held_above = False
+    # Whether a block's ledger line may keep a digest of this part's text (``hook.pending``): False for text taken
+    # from the transcript (commands, prompts), whose short secrets an unkeyed digest would let a reader search for.
+    digest_kept = True
 
     def render(self, budget: int) -> str:
         """Return the part's text within ``budget`` (``budget`` ≥ ``floor``)."""

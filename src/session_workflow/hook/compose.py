@@ -358,7 +358,8 @@ def ledger_entry(ctx: HookContext, composition: Composition) -> dict[str, object
 
         # Stable forms only here: masking the ages takes ``re``, which no other source's block pays for.
         whole = composition.whole
-        entry.update(ledger_facts(ctx, {p.name: p.stable(whole[p.name]) for p in composition.parts if p.name in whole}))
+        kept = {p.name: p.stable(whole[p.name]) for p in composition.parts if p.name in whole and p.digest_kept}
+        entry.update(ledger_facts(ctx, kept))
     elif ctx.source == "fork":  # the fork's later blocks take its parent from here
         from session_workflow.hook.pending import fork_parent_session
 

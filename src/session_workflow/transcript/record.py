@@ -741,6 +741,7 @@ class RecordPart(PreparedPart):
     """The run record: work in flight (on resume), then the actions, cut by whole lines with a named count."""
 
     name = "run record"
+    digest_kept = False  # commands carry secrets: the ledger keeps counts, no digest of them
 
     def __init__(self, found: Scan, show_flights: bool) -> None:
         self.lines = fold(found.actions)

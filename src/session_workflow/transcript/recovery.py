@@ -217,6 +217,7 @@ class RecoveryPart(PreparedPart):
     """The user's recent prompts and the TodoWrite snapshot; short of space, the todos go first, then old prompts."""
 
     name = "recovery"
+    digest_kept = False  # the user's own words: the ledger keeps no digest of them
 
     def __init__(self, prompts: list[str], todos: list[tuple[str, str]]) -> None:
         self.prompts = prompts
