@@ -367,6 +367,24 @@ def test_older_actions_past_the_parse_limit_are_counted(tmp_path: Path) -> None:
     assert int(text.splitlines()[-1][1:].split()[0]) == 230 - (len(text.splitlines()) - 2)
 
 
+@pytest.mark.parametrize("output", ["", f"step 3 -> 4  {PROJECT}/.claude/anchors/a.md"])
+def test_an_anchor_write_past_the_parse_limit_opens_the_window_whatever_it_printed(tmp_path: Path, output: str) -> None:
+    """Past the parse limit a result is cut out only when it may matter: a step sent to /dev/null names no anchor,
+    and its result is looked up after its call."""
+    calls = Calls()
+    calls.bash("make before", 1)
+    calls.bash("session-workflow anchor step 'did a; next: b' >/dev/null", stdout=output)
+    for index in range(45):
+        calls.bash(f"make step-{index}")
+    found = scan(str(calls.save(tmp_path / "t.jsonl")), "compact")
+    assert (found.since_anchor, found.stepped, found.unread, len(found.actions) + found.older) == (True, True, False, 45)
+    assert not any("make before" in line for _rank, line in found.actions)
+    # A failed step past the limit does not open it.
+    calls.records[3]["message"]["content"][0]["is_error"] = True  # type: ignore[index]
+    found = scan(str(calls.save(tmp_path / "t.jsonl")), "compact")
+    assert not found.since_anchor and len(found.actions) + found.older == 47
+
+
 @pytest.mark.parametrize(("older", "unread"), [(199, False), (200, True), (201, True)])
 def test_past_200_counted_calls_older_ones_are_not_read(tmp_path: Path, older: int, unread: bool) -> None:
     """40 calls parsed, then at most 200 counted: a run that wrote its anchor longer ago is told so."""

@@ -582,6 +582,8 @@ class Reading:
             return False
         if isinstance(outcome, bytes):  # a read-only tool's result says nothing the record shows: never parsed
             outcome = QUIET_OUTCOME if name in QUIET_TOOLS else self._result(outcome, ident)
+        if outcome is None and self.parsed >= MAX_PARSED and is_anchor_write(name, tool_input):
+            outcome = self._result_after(at, ident)
         if outcome is None:  # no result: the call under way, or (past the parse limit) its result not cut out
             if is_anchor_write(name, tool_input):
                 self.unfinished = at
@@ -610,6 +612,18 @@ class Reading:
         if self.parsed == MAX_PARSED:  # from here on calls are counted, and only results that may matter cut out
             self.markers[:] = LIGHT_MARKERS
         return False
+
+    def _result_after(self, at: int, ident: str) -> tuple[dict[str, object], object] | None:
+        """The result of the call ``ident`` on the line at offset ``at``, searched for in what follows that line.
+        Past the parse limit a result is cut out of the tail only when a byte search says it may matter, and an
+        anchor writer's may name no anchor (its output sent to ``/dev/null``): whether it succeeded decides where
+        the window opens."""
+        marker = RESULT_ID + ident.encode("utf-8", "surrogatepass") + b'"'
+        for line, _at, _held in iter_marked_from_end(self.path, self.size - at, [marker], end=self.size):
+            outcome = self._result(line, ident)
+            if outcome is not None:
+                return outcome
+        return None
 
     def _result(self, line: bytes, ident: str) -> tuple[dict[str, object], object] | None:
         """The result ``ident`` of a user record's line, parsed now (its other results too)."""
