@@ -377,7 +377,8 @@ def test_an_anchor_write_past_the_parse_limit_opens_the_window_whatever_it_print
     for index in range(45):
         calls.bash(f"make step-{index}")
     found = scan(str(calls.save(tmp_path / "t.jsonl")), "compact")
-    assert (found.since_anchor, found.stepped, found.unread, len(found.actions) + found.older) == (True, True, False, 45)
+    assert (found.since_anchor, found.stepped, found.unread) == (True, True, False)
+    assert len(found.actions) + found.older == 45
     assert not any("make before" in line for _rank, line in found.actions)
     # A failed step past the limit does not open it.
     calls.records[3]["message"]["content"][0]["is_error"] = True  # type: ignore[index]
@@ -425,6 +426,29 @@ def test_resume_names_a_background_shell_never_reported_finished(tmp_path: Path)
     notice = "<task-notification>\n<task-id>bx1</task-id>\n<status>completed</status>\n</task-notification>"
     calls.records.append(entry("user", notice, origin={"kind": "task-notification"}, promptSource="system"))
     assert "bx1" not in rendered(calls.save(path), "resume")
+
+
+@pytest.mark.parametrize("ended", ["", "notification", "stop"])
+def test_resume_names_a_shell_started_before_the_anchor_write_unless_it_ended(tmp_path: Path, ended: str) -> None:
+    """A shell outlives the process that started it, whenever it started: the window's start is no limit."""
+    calls = Calls()
+    started = "Command running in background with ID: bx1. Output is being written to: /tmp/t/tasks/bx1.output."
+    start = {"command": "npm run dev", "run_in_background": True}
+    calls.call("Bash", start, started, stdout="", backgroundTaskId="bx1")
+    calls.bash("make older")
+    if ended == "notification":
+        notice = "<task-notification>\n<task-id>bx1</task-id>\n<status>completed</status>\n</task-notification>"
+        calls.records.append(entry("user", notice, origin={"kind": "task-notification"}, promptSource="system"))
+    elif ended == "stop":
+        calls.call("KillShell", {"shell_id": "bx1"}, "killed")
+    calls.boundary()
+    calls.step()
+    calls.bash("make test")
+    path = calls.save(tmp_path / "t.jsonl")
+    text = rendered(path, "resume")
+    assert ("- background shell `bx1` `npm run dev`" in text) == (ended == "")
+    assert "make test" in text and "make older" not in text and "since its anchor was last written" in text
+    assert "npm run dev" not in rendered(path, "compact")
 
 
 def test_a_stopped_shell_is_not_in_flight(tmp_path: Path) -> None:

@@ -88,6 +88,9 @@ FOLDER_SIGN = b"anchors"
 ANCHOR_WORD = b"anchor"
 # A JSON escape of an ASCII character: such a call may spell a sign otherwise (``_may_write``).
 ESCAPE_SIGN = b"\\u00"
+# On resume, once the window is found, the pass goes on for the background shells started before it and never
+# reported finished: their starts (the call and its result), and the notifications and stop calls that end them.
+BEYOND_MARKERS = (b'"run_in_background":true', b'"backgroundTaskId"', NOTICE_MARKER, b'"TaskStop"', b'"KillShell"')
 # Past the parse limit: calls (to count), and only the results that may matter (an anchor writer's output names
 # its file; a background start's carries its id), so the pass cuts out half as many lines.
 LIGHT_MARKERS = (
@@ -450,11 +453,15 @@ class Reading:
     ``known``: where this session's last look (its newest ledger line, ``look``) reached in this transcript and
     what it found there: the look past a boundary then searches only what was written since, and goes on at once
     when the anchor write found then is still in the tail.
+
+    On resume, a background shell may outlive the process that started it, whenever it was started: once the
+    window is found the pass goes on (``beyond``) for the shells started before it and never reported finished.
     """
 
     __slots__ = (
         "at_boundary",
         "base",
+        "beyond",
         "floor",
         "found",
         "inode",
@@ -497,8 +504,19 @@ class Reading:
         self.parsed = 0
         self.at_boundary: tuple[int, int, int] | None = None
         self.markers = list(MARKERS)
+        self.beyond = False
+
+    def _close(self) -> None:
+        """The window is found: the pass ends, or on resume goes on for the shells started before it."""
+        if self.source == "resume" and not self.beyond:
+            self.beyond = True
+            self.markers[:] = BEYOND_MARKERS
+        else:
+            self.markers.clear()
 
     def take(self, line: bytes, at: int, held: tuple[bytes, ...]) -> bool:
+        if self.beyond:
+            return self._parsed(line, at, False)
         found = self.found
         boundary = BOUNDARY_MARKER in held
         use = USE_MARKER in held
@@ -515,7 +533,7 @@ class Reading:
                 found.older += 1
                 if found.older >= MAX_COUNTED:  # with a boundary passed, the window opens there
                     found.unread = not self.at_boundary
-                    self.markers.clear()
+                    self._close()
                     return True
             return False
         return self._parsed(line, at, boundary)
@@ -536,7 +554,7 @@ class Reading:
             if self.at_boundary is None:  # the window opens here unless an anchor write turns up further back
                 self.at_boundary = (len(found.actions), found.older, len(found.flights))
                 if not self._write_before(at):
-                    self.markers.clear()
+                    self._close()
                     return True
             return False
         message = record.get("message")
@@ -552,7 +570,7 @@ class Reading:
             for block in reversed(content) if isinstance(content, list) else []:
                 if isinstance(block, dict) and block.get("type") == "tool_use" and self._call(block, at):
                     self.write_at = at
-                    self.markers.clear()
+                    self._close()
                     return True
         return parsed < MAX_PARSED <= self.parsed
 
@@ -582,6 +600,13 @@ class Reading:
             return False
         if isinstance(outcome, bytes):  # a read-only tool's result says nothing the record shows: never parsed
             outcome = QUIET_OUTCOME if name in QUIET_TOOLS else self._result(outcome, ident)
+        if self.beyond:  # before the window: a shell started there and not stopped since, nothing else
+            if name in STOP_TOOLS and (outcome is None or outcome[0].get("is_error") is not True):
+                self.stopped.add(str(tool_input.get("task_id") or tool_input.get("shell_id") or ""))
+            flight = _flight(name, tool_input, *outcome) if outcome is not None else None
+            if flight is not None and flight.kind == SHELL and flight.task_id not in self.stopped:
+                found.flights.insert(0, flight)
+            return False
         if outcome is None and self.parsed >= MAX_PARSED and is_anchor_write(name, tool_input):
             outcome = self._result_after(at, ident)
         if outcome is None:  # no result: the call under way, or (past the parse limit) its result not cut out
@@ -661,8 +686,9 @@ class Reading:
         if self.at_boundary:  # no anchor write in the tail: the window is the newest thread's
             actions, older, flights = self.at_boundary
             found.actions, found.older, found.unread = found.actions[:actions], older, False
-            found.flights = found.flights[len(found.flights) - flights :]
-        elif self.markers and not found.since_anchor:  # the pass read the whole tail and the window went on
+            if self.source != "resume":  # on resume a shell started before the window may still run
+                found.flights = found.flights[len(found.flights) - flights :]
+        elif self.markers and not self.beyond and not found.since_anchor:  # the whole tail read, the window open
             found.unread = self.floor > 0
             found.from_start = not found.unread
         return _finished(found, self.stopped)
