@@ -173,6 +173,18 @@ def test_without_an_anchor_write_the_window_opens_at_the_last_boundary(tmp_path:
     assert "make this thread" in rendered(calls.save(tmp_path / "t.jsonl"), "compact")
 
 
+def test_a_thread_of_words_only_after_the_last_boundary_is_the_window_on_compact(tmp_path: Path) -> None:
+    """Only a boundary with nothing after it is taken for the compaction under way: a thread that called no tool
+    but held a conversation is the window, and the actions before its boundary are not this thread's."""
+    calls = Calls()
+    calls.bash("make deploy", 1)
+    calls.boundary()
+    calls.records.append(entry("user", "how does it look?", promptSource="typed"))
+    calls.records.append(entry("assistant", [{"type": "text", "text": "fine"}]))
+    found = scan(str(calls.save(tmp_path / "t.jsonl")), "compact")
+    assert (found.actions, found.older, found.since()) == ([], 0, record.SINCE_BOUNDARY)
+
+
 def test_the_window_stays_open_across_compactions_back_to_the_anchor_write(tmp_path: Path) -> None:
     """The cursor still lacks what ran after it, however many compactions came since."""
     calls = Calls()

@@ -70,6 +70,8 @@ IN_FLIGHT_HEADER = (
 # values alone, whatever the separators; a boundary as Claude Code writes it, as ``recovery`` finds it).
 USE_MARKER = b'"tool_use"'
 RESULT_MARKER = b'"toolUseResult"'
+# An answer of the model's (an ``assistant`` record, as Claude Code writes it).
+ANSWER_MARKER = b'"type":"assistant"'
 NOTICE_MARKER = b'"task-notification"'
 # A tool result's call id, and the key that marks a subagent's record, as Claude Code writes them (compact JSON).
 RESULT_ID = b'"tool_use_id":"'
@@ -443,9 +445,10 @@ class Reading:
     The window is this session's actions after its newest successful anchor write, across compactions (the
     cursor still lacks them); with none in the tail, after the newest compaction boundary (measured on 2.1.332,
     SessionStart(compact) runs before Claude Code writes the compaction's own boundary; should one with nothing
-    after it come first, it is that compaction's and the one before it counts). Tool results come after their
-    calls in the file, so going backwards each call meets its result, and a task its notification, first. At the
-    boundary, the reading goes on only when a call before it may write the anchor (a byte search, ``_may_write``):
+    after it, no tool call and no answer, come first, it is that compaction's and the one before it counts). Tool
+    results come after their calls in the file, so going backwards each call meets its result, and a task its
+    notification, first. At the boundary, the reading goes on only when a call before it may write the anchor (a
+    byte search, ``_may_write``):
     a run with no anchor write in its tail is not parsed past its last compaction. Past ``MAX_PARSED`` calls only
     results a byte search says may matter are cut out and parsed, and the calls counted, up to ``MAX_COUNTED``: a
     run that has not written its anchor for longer gets "older ones not read", not a pass over its whole tail.
@@ -549,8 +552,8 @@ class Reading:
             return False
         kind = record.get("type")
         if boundary and kind == "system" and record.get("subtype") == "compact_boundary":
-            if self.source == "compact" and not self.results and not found.actions and not found.older:
-                return False
+            if self.source == "compact" and not (self.results or found.actions or found.older or self._answered(at)):
+                return False  # nothing after it: the boundary of the compaction under way
             if self.at_boundary is None:  # the window opens here unless an anchor write turns up further back
                 self.at_boundary = (len(found.actions), found.older, len(found.flights))
                 if not self._write_before(at):
@@ -573,6 +576,11 @@ class Reading:
                     self._close()
                     return True
         return parsed < MAX_PARSED <= self.parsed
+
+    def _answered(self, at: int) -> bool:
+        """Whether an answer of the model's follows the line at offset ``at`` (a boundary): the thread after it held
+        a conversation, so it is no boundary written for the compaction under way, whatever tools it called."""
+        return next(iter_marked_from_end(self.path, self.size - at, [ANSWER_MARKER], end=self.size), None) is not None
 
     def _write_before(self, at: int) -> bool:
         """Whether a line of the tail before offset ``at`` may be a call that writes the anchor (``_may_write``).
