@@ -334,6 +334,18 @@ def test_a_record_that_fits_its_room_shows_every_line_and_no_count(actions: list
     assert cut[-1].startswith("…") and "more action" in cut[-1] and len(cut) - 2 < len(actions)
 
 
+@pytest.mark.parametrize(("older", "unread"), [(1, False), (9, False), (0, True), (200, True)])
+def test_at_its_cap_a_record_with_a_count_line_still_shows_every_line(older: int, unread: bool) -> None:
+    """The count line kept room for is the longest there can be ("…10 more actions"), the one shown may be
+    shorter ("…1 more action"): the cap leaves room for the longest."""
+    found = record.Scan()
+    found.actions, found.older, found.unread = [(4, "- ok (exit 0): `make lint`")], older, unread
+    part = RecordPart(found, False)
+    lines = part.render(part.cap).splitlines()
+    assert lines[1] == "- ok (exit 0): `make lint`" and lines[2].startswith("…") and len(lines) == 3
+    assert utf8_len(part.render(part.cap)) <= part.cap
+
+
 def test_shells_cut_for_space_are_counted_in_the_block_and_the_ledger() -> None:
     found = record.Scan()
     found.flights = [record.Flight(record.SHELL, f"bg{index}", f"server {index}", "") for index in range(8)]
@@ -396,6 +408,18 @@ def test_an_anchor_write_past_the_parse_limit_opens_the_window_whatever_it_print
     calls.records[3]["message"]["content"][0]["is_error"] = True  # type: ignore[index]
     found = scan(str(calls.save(tmp_path / "t.jsonl")), "compact")
     assert not found.since_anchor and len(found.actions) + found.older == 47
+
+
+def test_reads_do_not_push_a_failure_past_the_calls_read_in_full(tmp_path: Path) -> None:
+    """40 Reads after a failure: the failure is still a line of its own, and the record fits whole."""
+    calls = Calls()
+    calls.step()
+    calls.bash("./migrate.sh --prod", 1)
+    for index in range(40):
+        calls.call("Read", {"file_path": f"{PROJECT}/src/m{index}.py"}, "text")
+    calls.bash("make lint")
+    lines = rendered(calls.save(tmp_path / "t.jsonl")).splitlines()
+    assert lines[1:] == ["- FAILED (exit 1): `./migrate.sh --prod`", "- ok (exit 0): `make lint`"]
 
 
 @pytest.mark.parametrize(("older", "unread"), [(199, False), (200, True), (201, True)])

@@ -539,6 +539,8 @@ class Reading:
                     self._close()
                     return True
             return False
+        if use and not boundary and line.count(USE_MARKER) == 1 and _quiet(line):
+            return False  # a read-only tool's call: no action, and not one of the calls parsed in full
         return self._parsed(line, at, boundary)
 
     def _parsed(self, line: bytes, at: int, boundary: bool) -> bool:
@@ -799,11 +801,16 @@ class RecordPart(PreparedPart):
         self.shown = self.shells_shown = 0
         self.header = HEADER.format(since=found.since())
         self.unread = found.unread
-        # The longest count line there can be: room is kept for it whenever something is cut.
+        shells = [flight_line(flight) for flight in self.flights]
+        if shells:  # the shells' header goes with the first of them, never alone
+            shells[0] = IN_FLIGHT_HEADER + "\n" + shells[0]
+        self.pending = [(line, 0) for line in shells] + self.lines
+        # The count line is there whatever fits when older actions were only counted, or not read.
+        self.counted = bool(self.older or self.unread)
+        self.whole = utf8_len(self.header) + sum(1 + utf8_len(line) for line, _times in self.pending)
+        # The longest count line there can be: room is kept for it whenever something is cut, or counted.
         self.count_reserve = 1 + utf8_len(more_line(self.total, self.unread, len(self.flights)))
-        self.full = self._render(1 << 30)
-        self.shown = self.shells_shown = 0  # until the composer renders it
-        self.cap = min(utf8_len(self.full), CAP_BYTES)
+        self.cap = min(self.whole + (self.count_reserve if self.counted else 0), CAP_BYTES)
         self.floor = min(self.cap, utf8_len(self.header) + self.count_reserve)
 
     def render(self, budget: int) -> str:
@@ -812,17 +819,11 @@ class RecordPart(PreparedPart):
     def _render(self, room: int) -> str:
         """The header and every line when they fit; else whole lines in order (the shells first) while they fit with
         room kept for the count line, then the count of the shells and actions not shown."""
-        shells = [flight_line(flight) for flight in self.flights]
-        if shells:  # the shells' header goes with the first of them, never alone
-            shells[0] = IN_FLIGHT_HEADER + "\n" + shells[0]
-        pending = [(line, 0) for line in shells] + self.lines
         lines = [self.header]
         used = utf8_len(self.header)
-        whole = used + sum(1 + utf8_len(line) for line, _times in pending)
-        counted = self.older or self.unread  # the count line is there whatever fits
-        reserve = 0 if whole <= room and not counted else self.count_reserve
+        reserve = 0 if self.whole <= room and not self.counted else self.count_reserve
         hidden, hidden_shells, shown, cutting = self.older, 0, 0, False
-        for line, times in pending:
+        for line, times in self.pending:
             cutting = cutting or used + 1 + utf8_len(line) + reserve > room
             if cutting:
                 hidden += times
@@ -831,12 +832,12 @@ class RecordPart(PreparedPart):
             lines.append(line)
             used += 1 + utf8_len(line)
             shown += times > 0
-        if hidden or hidden_shells or counted:
+        if hidden or hidden_shells or self.counted:
             lines.append(more_line(hidden, self.unread, hidden_shells))
             used += 1 + utf8_len(lines[-1])
         if len(lines) == 1 or used > room:
             return ""
-        self.shown, self.shells_shown = shown, len(shells) - hidden_shells
+        self.shown, self.shells_shown = shown, len(self.flights) - hidden_shells
         return "\n".join(lines)
 
     def ledger_facts(self) -> dict[str, object]:
