@@ -476,9 +476,9 @@ def test_a_broken_or_hostile_tool_result_costs_only_the_run_record(data: bytes) 
         shown = cold(box, COMPACT)
         summary = cold(box, PRECOMPACT)
     assert summary.text == baseline(PRECOMPACT).text  # PreCompact reads the same tail: nothing of it changes
-    if len(data) > 4 << 20:  # past the tail the parts read (4 MB): the record and the prompts go unseen
+    if len(data) > 4 << 20:  # past the tail the parts read (4 MB): the actions and the prompts go unseen
         assert without(shown.parts(), "run record", "recovery") == without(baseline(COMPACT).parts(), "recovery")
-        assert _record_lines(shown) == [""]
+        assert _record_lines(shown) == ["…older actions not read"]  # and the record says so
         return
     assert without(shown.parts(), "run record") == baseline(COMPACT).parts()
     record = _record_lines(shown)
@@ -492,7 +492,8 @@ def test_a_broken_or_hostile_tool_result_costs_only_the_run_record(data: bytes) 
 
 
 def test_a_five_megabyte_command_costs_only_itself() -> None:
-    """A 5 MB command line before the last actions: past the tail read, unseen; the actions after it are listed."""
+    """A 5 MB command line before the last actions: past the tail read, unseen; the actions after it are listed,
+    and that older ones were not read."""
     with sandbox() as box:
         build(box)
         huge = _tool_call("t9", "Bash", {"command": "echo " + "y" * (5 << 20)}).encode()
@@ -502,7 +503,7 @@ def test_a_five_megabyte_command_costs_only_itself() -> None:
         shown = cold(box, COMPACT)
     assert without(shown.parts(), "run record", "recovery") == without(baseline(COMPACT).parts(), "recovery")
     record = _record_lines(shown)
-    assert [line.split("`")[0] for line in record] == ["- FAILED (exit 2): ", "- edited "]
+    assert [line.split("`")[0] for line in record] == ["- FAILED (exit 2): ", "- edited ", "…older actions not read"]
 
 
 def _anchor_cases() -> list[tuple[str, bytes]]:
