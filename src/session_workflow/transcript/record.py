@@ -90,9 +90,11 @@ FOLDER_SIGN = b"anchors"
 ANCHOR_WORD = b"anchor"
 # A JSON escape of an ASCII character: such a call may spell a sign otherwise (``_may_write``).
 ESCAPE_SIGN = b"\\u00"
-# On resume, once the window is found, the pass goes on for the background shells started before it and never
-# reported finished: their starts (the call and its result), and the notifications and stop calls that end them.
-BEYOND_MARKERS = (b'"run_in_background":true', b'"backgroundTaskId"', NOTICE_MARKER, b'"TaskStop"', b'"KillShell"')
+# On resume, once the window is found, the pass goes on for a background shell's start (its result's key) before
+# it; only when there is one is that part read again for the starts (the call and its result) and the
+# notifications and stop calls that end them.
+START_MARKER = b'"backgroundTaskId"'
+BEYOND_MARKERS = (b'"run_in_background":true', START_MARKER, NOTICE_MARKER, b'"TaskStop"', b'"KillShell"')
 # Past the parse limit: calls (to count), and only the results that may matter (an anchor writer's output names
 # its file; a background start's carries its id), so the pass cuts out half as many lines.
 LIGHT_MARKERS = (
@@ -224,7 +226,7 @@ def writer_verb(command: str) -> str | None:
     """The verb of the last ``session-workflow anchor VERB`` a shell line runs as a program (by name or a path to
     it, ``bin/session-workflow``), a writer's; None when it only names one (an ``echo``, a ``grep`` pattern)."""
     found = None
-    for words in _simple_commands(command):
+    for words in _simple_commands(command) if "session-workflow" in command else ():
         at = _program_at(words)
         program = words[at] if at < len(words) else ""
         if program.rsplit("/", 1)[-1] == "session-workflow" and words[at + 1 : at + 2] == ["anchor"]:
@@ -236,7 +238,7 @@ def writer_verb(command: str) -> str | None:
 def runs_git_commit(command: str) -> bool:
     """Whether a shell line runs ``git`` to make a commit: only then is a ``[branch hash] subject`` line of its
     output a commit (any other command's output is text: a file it printed, say)."""
-    for words in _simple_commands(command):
+    for words in _simple_commands(command) if "git" in command else ():
         at = _program_at(words)
         if at < len(words) and words[at].rsplit("/", 1)[-1] == "git" and any(w in COMMIT_VERBS for w in words[at:]):
             return True
@@ -458,7 +460,8 @@ class Reading:
     when the anchor write found then is still in the tail.
 
     On resume, a background shell may outlive the process that started it, whenever it was started: once the
-    window is found the pass goes on (``beyond``) for the shells started before it and never reported finished.
+    window is found the pass goes on (``beyond``) for a shell's start before it, a search for one key; only when
+    there is one is the part before the window read again for the shells never reported finished (``scan``).
     """
 
     __slots__ = (
@@ -473,6 +476,7 @@ class Reading:
         "parsed",
         "path",
         "results",
+        "shells_before",
         "size",
         "source",
         "stopped",
@@ -508,18 +512,23 @@ class Reading:
         self.at_boundary: tuple[int, int, int] | None = None
         self.markers = list(MARKERS)
         self.beyond = False
+        # On resume, where the window starts when a shell was started before it (``scan`` reads back from there).
+        self.shells_before: int | None = None
 
-    def _close(self) -> None:
-        """The window is found: the pass ends, or on resume goes on for the shells started before it."""
+    def _close(self, at: int) -> None:
+        """The window is found at the line at offset ``at``: the pass ends, or on resume goes on for a shell's start
+        before it."""
         if self.source == "resume" and not self.beyond:
             self.beyond = True
-            self.markers[:] = BEYOND_MARKERS
+            self.shells_before = at
+            self.markers[:] = [START_MARKER]
         else:
             self.markers.clear()
 
     def take(self, line: bytes, at: int, held: tuple[bytes, ...]) -> bool:
-        if self.beyond:
-            return self._parsed(line, at, False)
+        if self.beyond:  # a shell started before the window: read for in ``scan``
+            self.markers.clear()
+            return True
         found = self.found
         boundary = BOUNDARY_MARKER in held
         use = USE_MARKER in held
@@ -536,7 +545,7 @@ class Reading:
                 found.older += 1
                 if found.older >= MAX_COUNTED:  # with a boundary passed, the window opens there
                     found.unread = not self.at_boundary
-                    self._close()
+                    self._close(at)
                     return True
             return False
         if use and not boundary and line.count(USE_MARKER) == 1 and _quiet(line):
@@ -559,7 +568,7 @@ class Reading:
             if self.at_boundary is None:  # the window opens here unless an anchor write turns up further back
                 self.at_boundary = (len(found.actions), found.older, len(found.flights))
                 if not self._write_before(at):
-                    self._close()
+                    self._close(at)
                     return True
             return False
         message = record.get("message")
@@ -575,7 +584,7 @@ class Reading:
             for block in reversed(content) if isinstance(content, list) else []:
                 if isinstance(block, dict) and block.get("type") == "tool_use" and self._call(block, at):
                     self.write_at = at
-                    self._close()
+                    self._close(at)
                     return True
         return parsed < MAX_PARSED <= self.parsed
 
@@ -691,8 +700,13 @@ class Reading:
         return self.inode, seen, -1 if self.write_at is None else self.write_at, mark
 
     def scan(self) -> Scan:
-        """The facts, once the pass is over."""
+        """The facts, once the pass is over (on resume, with the shells started before the window)."""
         found = self.found
+        end = self.shells_before
+        if self.beyond and end is not None and not self.markers:  # a start found before the window: read for them
+            self.markers[:] = BEYOND_MARKERS
+            for line, at, _held in iter_marked_from_end(self.path, end - self.floor, self.markers, end=end):
+                self._parsed(line, at, False)
         if self.at_boundary:  # no anchor write in the tail: the window is the newest thread's
             actions, older, flights = self.at_boundary
             found.actions, found.older, found.unread = found.actions[:actions], older, False
