@@ -1647,11 +1647,11 @@ MUTANTS = [
         RECORD,
     ),
     Mutant(
-        "run record: naming the writer moves the window",
-        "transcript/record.py::writer_verb",
-        'program.rsplit("/", 1)[-1] == "session-workflow"',
-        '"session-workflow" in words',
-        RECORD,
+        "run record: a quoted mention of the writer moves the window",
+        "transcript/shell.py::simple_commands",
+        "quote, started = (char, True)",
+        "started = True",
+        ("tests/transcript/test_shell.py",),
     ),
     Mutant(
         "run record: no room kept for a count line that is always there",

@@ -489,6 +489,68 @@ def test_resume_names_a_shell_started_before_the_anchor_write_unless_it_ended(tm
     assert "npm run dev" not in rendered(path, "compact")
 
 
+@pytest.mark.parametrize("layout", ["one line each", "one line for both"])
+def test_resume_names_a_shell_started_in_the_same_turn_as_the_anchor_write(tmp_path: Path, layout: str) -> None:
+    """Parallel calls: the shell's result comes after the step's call, its call before or on the same line."""
+    calls = Calls()
+    calls.bash("make older")
+    started = "Command running in background with ID: bx1. Output is being written to: /tmp/t/tasks/bx1.output."
+    calls.call(
+        "Bash", {"command": "npm run dev", "run_in_background": True}, started, stdout="", backgroundTaskId="bx1"
+    )
+    calls.step()
+    shell_call, shell_result, step_call, step_result = calls.records[-4:]
+    if layout == "one line each":
+        calls.records[-4:] = [shell_call, step_call, shell_result, step_result]
+    else:
+        both = json.loads(json.dumps(shell_call))
+        both["message"]["content"] += step_call["message"]["content"]  # type: ignore[index]
+        calls.records[-4:] = [both, shell_result, step_result]
+    calls.bash("make test")
+    text = rendered(calls.save(tmp_path / "t.jsonl"), "resume")
+    assert text.count("- background shell `bx1` `npm run dev`") == 1
+    assert "make test" in text and "make older" not in text
+
+
+def test_resume_names_a_shell_sent_to_the_background_before_the_window(tmp_path: Path) -> None:
+    """A call with no ``run_in_background`` whose result is a background start (the user sent it there)."""
+    calls = Calls()
+    started = "Command running in background with ID: bx1. Output is being written to: /tmp/t/tasks/bx1.output."
+    calls.call("Bash", {"command": "npm run dev"}, started, stdout="", backgroundTaskId="bx1", backgroundedByUser=True)
+    calls.step()
+    calls.bash("make test")
+    assert "- background shell `bx1` `npm run dev`" in rendered(calls.save(tmp_path / "t.jsonl"), "resume")
+
+
+def test_failed_anchor_writes_past_the_parse_limit_look_their_results_up_a_bounded_number_of_times(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls = Calls()
+    for index in range(30):
+        calls.bash(f"session-workflow anchor step 'try {index}' >/dev/null", code=2)
+    for index in range(45):
+        calls.bash(f"make step-{index}")
+    lookups: list[bytes] = []
+
+    def counted(path: str, max_bytes: int, markers: list[bytes], *args: object, **kwargs: object) -> object:
+        lookups.extend(marker for marker in markers if marker.startswith(record.RESULT_ID))
+        return iter_marked_from_end(path, max_bytes, markers, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(record, "iter_marked_from_end", counted)
+    found = scan(str(calls.save(tmp_path / "t.jsonl")), "compact")
+    assert len(lookups) == record.MAX_LOOKUPS and not found.since_anchor
+    assert len(found.actions) + found.older == 75
+
+
+def test_the_ledger_counts_cut_actions_as_the_count_line_does() -> None:
+    found = record.Scan()
+    found.actions = [(4, "- ok (exit 0): `make a`")] * 3 + [(4, f"- ok (exit 0): `make {n:0100d}`") for n in range(9)]
+    part = RecordPart(found, False)
+    text = part.render(400)
+    count = int(text.splitlines()[-1][1:].split()[0])
+    assert part.ledger_facts()["record_cut"] == count and part.ledger_facts()["record_folded"] == 2
+
+
 def test_a_stopped_shell_is_not_in_flight(tmp_path: Path) -> None:
     calls = Calls()
     started = "Command running in background with ID: bx1. Output is being written to: /tmp/t/tasks/bx1.output."

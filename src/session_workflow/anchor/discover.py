@@ -129,16 +129,16 @@ def _open_files(folder: str, kept: Collection[str] = ()) -> tuple[str, list[List
                 name = entry.name
                 if not is_open_name(name) or name in own:  # the session's own: looked at below, by name
                     continue
-                if entry.is_symlink():
+                try:  # one entry that cannot be looked at costs only itself
+                    link = entry.is_symlink()
+                    info = None if link else entry.stat()
+                except (OSError, ValueError):
+                    continue
+                if info is None:  # a link: resolved by name
                     listed = _listed(folder, real_folder, name)
                     if listed is not None:
                         found.append(listed)
-                    continue
-                try:
-                    info = entry.stat()
-                except (OSError, ValueError):
-                    continue
-                if stat.S_ISREG(info.st_mode):
+                elif stat.S_ISREG(info.st_mode):
                     found.append((-info.st_mtime, name, None, info))
     except (OSError, ValueError):
         return real_folder, []

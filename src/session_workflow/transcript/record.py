@@ -19,6 +19,7 @@ from session_workflow.core.jsonload import loads
 from session_workflow.core.locations import _fnv1a64
 from session_workflow.core.parts import PreparedPart
 from session_workflow.core.text import ELLIPSIS, escaped, utf8_len
+from session_workflow.transcript.shell import WRITE_VERBS, runs_git_commit, writer_verb
 from session_workflow.transcript.tail import BOUNDARY_MARKER, TAIL_BYTES, read_back
 
 TYPE_CHECKING = False
@@ -85,16 +86,19 @@ ANCHORS_SIGN = b".claude/anchors/"
 # Past the window's boundary, what a call that may write the anchor holds (``_may_write``): a writer verb, or an
 # anchors folder (whatever the separators) beside a file tool's name; both hold ``ANCHOR_WORD``, the one byte string
 # the look past a boundary searches for.
-WRITE_SIGNS = tuple(ANCHOR_SIGN + verb for verb in (b"new", b"step", b"write", b"restore", b"close", b"adopt"))
+WRITE_SIGNS = tuple(ANCHOR_SIGN + verb.encode() for verb in WRITE_VERBS)
 FOLDER_SIGN = b"anchors"
 ANCHOR_WORD = b"anchor"
 # A JSON escape of an ASCII character: such a call may spell a sign otherwise (``_may_write``).
 ESCAPE_SIGN = b"\\u00"
 # On resume, once the window is found, the pass goes on for a background shell's start (its result's key) before
-# it; only when there is one is that part read again for the starts (the call and its result) and the
-# notifications and stop calls that end them.
+# it; only when there is one is that part read again for the starts' results (each then adds its call's id,
+# ``CALL_ID``) and the notifications and stop calls that end them.
 START_MARKER = b'"backgroundTaskId"'
-BEYOND_MARKERS = (b'"run_in_background":true', START_MARKER, NOTICE_MARKER, b'"TaskStop"', b'"KillShell"')
+BEYOND_MARKERS = (START_MARKER, NOTICE_MARKER, b'"TaskStop"', b'"KillShell"')
+CALL_ID = b'"id":"'
+# How many anchor writes past the parse limit may have their result looked up after them (``_result_after``).
+MAX_LOOKUPS = 8
 # Past the parse limit: calls (to count), and only the results that may matter (an anchor writer's output names
 # its file; a background start's carries its id), so the pass cuts out half as many lines.
 LIGHT_MARKERS = (
@@ -105,7 +109,6 @@ LIGHT_MARKERS = (
     b'"backgroundTaskId"',
     b'"async_launched"',
 )
-WRITE_VERBS = ("new", "step", "write", "restore", "close", "adopt")
 SHELL = "background shell"
 AGENT = "subagent"
 FILE_TOOLS = ("Write", "Edit", "MultiEdit", "NotebookEdit")
@@ -132,28 +135,6 @@ QUIET_TOOLS = frozenset(
         "EnterPlanMode",
         "ExitPlanMode",
     )
-)
-# Git's commands that report the commit they made as ``[branch abc1234] subject`` (``commits_in``).
-COMMIT_VERBS = ("commit", "cherry-pick", "revert")
-# What ends a simple command in a shell line besides a newline, for the word tests below (a quote is none: a quoted
-# mention stays inside its word).
-_SEPARATORS = str.maketrans(";&|()`", "\n\n\n\n\n\n")
-# Words that may come before a program's name in a simple command: shell keywords, ``env``-like prefixes.
-COMMAND_PREFIXES = (
-    "{",
-    "!",
-    "if",
-    "then",
-    "else",
-    "elif",
-    "do",
-    "while",
-    "until",
-    "env",
-    "exec",
-    "command",
-    "nohup",
-    "time",
 )
 
 
@@ -205,44 +186,6 @@ def commits_in(output: str) -> list[tuple[str, str]]:
         if 7 <= len(word) <= 40 and all(char in "0123456789abcdef" for char in word) and " " in inside:
             found.append((word, subject))
     return found
-
-
-def _simple_commands(command: str) -> list[list[str]]:
-    """The words of each simple command of a shell line, split at ``;``, ``&``, ``|``, parentheses, backticks and
-    newlines (no quoting is undone: a quoted mention stays a quoted word)."""
-    return [part.split() for part in command.translate(_SEPARATORS).split("\n") if part.strip()]
-
-
-def _program_at(words: list[str]) -> int:
-    """Where the program's name is among a simple command's words: past variable assignments and ``env``-like
-    prefixes."""
-    at = 0
-    while at < len(words) and (words[at] in COMMAND_PREFIXES or ("=" in words[at] and words[at][0].isalpha())):
-        at += 1
-    return at
-
-
-def writer_verb(command: str) -> str | None:
-    """The verb of the last ``session-workflow anchor VERB`` a shell line runs as a program (by name or a path to
-    it, ``bin/session-workflow``), a writer's; None when it only names one (an ``echo``, a ``grep`` pattern)."""
-    found = None
-    for words in _simple_commands(command) if "session-workflow" in command else ():
-        at = _program_at(words)
-        program = words[at] if at < len(words) else ""
-        if program.rsplit("/", 1)[-1] == "session-workflow" and words[at + 1 : at + 2] == ["anchor"]:
-            verb = words[at + 2] if at + 2 < len(words) else ""
-            found = verb if verb in WRITE_VERBS else found
-    return found
-
-
-def runs_git_commit(command: str) -> bool:
-    """Whether a shell line runs ``git`` to make a commit: only then is a ``[branch hash] subject`` line of its
-    output a commit (any other command's output is text: a file it printed, say)."""
-    for words in _simple_commands(command) if "git" in command else ():
-        at = _program_at(words)
-        if at < len(words) and words[at].rsplit("/", 1)[-1] == "git" and any(w in COMMIT_VERBS for w in words[at:]):
-            return True
-    return False
 
 
 def is_anchor_write(name: str, tool_input: dict[str, object]) -> bool:
@@ -469,12 +412,16 @@ class Reading:
         "base",
         "beyond",
         "floor",
+        "follow",
         "found",
         "inode",
         "known",
+        "lookups",
         "markers",
+        "met",
         "parsed",
         "path",
+        "probing",
         "results",
         "shells_before",
         "size",
@@ -512,22 +459,43 @@ class Reading:
         self.at_boundary: tuple[int, int, int] | None = None
         self.markers = list(MARKERS)
         self.beyond = False
-        # On resume, where the window starts when a shell was started before it (``scan`` reads back from there).
+        # On resume, where the window's line ends when a shell may have been started before it or on it (``scan``
+        # reads back from there).
         self.shells_before: int | None = None
+        # The calls met (their ids), and how many results were looked up after their call (``_result_after``).
+        self.met: set[str] = set()
+        self.lookups = 0
+        # On resume past the window: still looking for a shell's start before it (``START_MARKER``); and the calls
+        # of the starts whose result was met in the window and whose call was not (their ids' markers).
+        self.probing = False
+        self.follow: list[bytes] = []
 
-    def _close(self, at: int) -> None:
-        """The window is found at the line at offset ``at``: the pass ends, or on resume goes on for a shell's start
-        before it."""
+    def _close(self, end: int) -> None:
+        """The window is found on the line that ends before offset ``end``: the pass ends, or on resume goes on for
+        a shell's start before it (none to look for when a start's result was met and its call was not: the call
+        lies on that line or before it, a parallel call of the same turn)."""
         if self.source == "resume" and not self.beyond:
             self.beyond = True
-            self.shells_before = at
-            self.markers[:] = [START_MARKER]
+            self.shells_before = end
+            self.follow = [_call_marker(ident) for ident in self._starts_unmet()]
+            self.probing = not self.follow
+            self.markers[:] = [START_MARKER] if self.probing else []
         else:
             self.markers.clear()
+
+    def _starts_unmet(self) -> list[str]:
+        """The call ids of the background starts whose result was met and whose call was not."""
+        unmet = []
+        for ident, outcome in self.results.items():
+            started = START_MARKER in outcome if isinstance(outcome, bytes) else _background(outcome[1])
+            if started and ident not in self.met:
+                unmet.append(ident)
+        return unmet
 
     def take(self, line: bytes, at: int, held: tuple[bytes, ...]) -> bool:
         if self.beyond:  # a shell started before the window: read for in ``scan``
             self.markers.clear()
+            self.probing = False
             return True
         found = self.found
         boundary = BOUNDARY_MARKER in held
@@ -545,7 +513,7 @@ class Reading:
                 found.older += 1
                 if found.older >= MAX_COUNTED:  # with a boundary passed, the window opens there
                     found.unread = not self.at_boundary
-                    self._close(at)
+                    self._close(at + len(line) + 1)
                     return True
             return False
         if use and not boundary and line.count(USE_MARKER) == 1 and _quiet(line):
@@ -568,7 +536,7 @@ class Reading:
             if self.at_boundary is None:  # the window opens here unless an anchor write turns up further back
                 self.at_boundary = (len(found.actions), found.older, len(found.flights))
                 if not self._write_before(at):
-                    self._close(at)
+                    self._close(at + len(line) + 1)
                     return True
             return False
         message = record.get("message")
@@ -578,13 +546,17 @@ class Reading:
             if notified is not None:
                 self.stopped.add(notified)
             _results_of(record, content, self.results)
+            if self.beyond and _background(record.get("toolUseResult")):  # its call, found by its id
+                for block in content if isinstance(content, list) else []:
+                    if isinstance(block, dict) and block.get("type") == "tool_result":
+                        self.markers.append(_call_marker(str(block.get("tool_use_id"))))
             return False
         parsed = self.parsed
         if kind == "assistant":
             for block in reversed(content) if isinstance(content, list) else []:
                 if isinstance(block, dict) and block.get("type") == "tool_use" and self._call(block, at):
                     self.write_at = at
-                    self._close(at)
+                    self._close(at + len(line) + 1)
                     return True
         return parsed < MAX_PARSED <= self.parsed
 
@@ -615,6 +587,7 @@ class Reading:
         name, tool_input = str(block.get("name")), block.get("input")
         ident = str(block.get("id"))
         outcome = self.results.get(ident)
+        self.met.add(ident)
         if not isinstance(tool_input, dict):
             return False
         if isinstance(outcome, bytes):  # a read-only tool's result says nothing the record shows: never parsed
@@ -623,8 +596,9 @@ class Reading:
             if name in STOP_TOOLS and (outcome is None or outcome[0].get("is_error") is not True):
                 self.stopped.add(str(tool_input.get("task_id") or tool_input.get("shell_id") or ""))
             flight = _flight(name, tool_input, *outcome) if outcome is not None else None
-            if flight is not None and flight.kind == SHELL and flight.task_id not in self.stopped:
-                found.flights.insert(0, flight)
+            named = flight is not None and any(other.task_id == flight.task_id for other in found.flights)
+            if flight is not None and flight.kind == SHELL and flight.task_id not in self.stopped and not named:
+                found.flights.insert(0, flight)  # (a shell on the window's line may have been named already)
             return False
         if outcome is None and self.parsed >= MAX_PARSED and is_anchor_write(name, tool_input):
             outcome = self._result_after(at, ident)
@@ -662,6 +636,9 @@ class Reading:
         Past the parse limit a result is cut out of the tail only when a byte search says it may matter, and an
         anchor writer's may name no anchor (its output sent to ``/dev/null``): whether it succeeded decides where
         the window opens."""
+        self.lookups += 1
+        if self.lookups > MAX_LOOKUPS:  # each reads back to its call: a tail of failed writes must not read it all
+            return None
         marker = RESULT_ID + ident.encode("utf-8", "surrogatepass") + b'"'
         for line, _at, _held in iter_marked_from_end(self.path, self.size - at, [marker], end=self.size):
             outcome = self._result(line, ident)
@@ -703,8 +680,8 @@ class Reading:
         """The facts, once the pass is over (on resume, with the shells started before the window)."""
         found = self.found
         end = self.shells_before
-        if self.beyond and end is not None and not self.markers:  # a start found before the window: read for them
-            self.markers[:] = BEYOND_MARKERS
+        if end is not None and not self.probing:  # a start before the window, or on its line: read for them
+            self.markers[:] = [*BEYOND_MARKERS, *self.follow]
             for line, at, _held in iter_marked_from_end(self.path, end - self.floor, self.markers, end=end):
                 self._parsed(line, at, False)
         if self.at_boundary:  # no anchor write in the tail: the window is the newest thread's
@@ -779,6 +756,16 @@ def known_look(places: Places, session_id: str | None, path: str) -> Look | None
     return None
 
 
+def _call_marker(ident: str) -> bytes:
+    """What the line of the call ``ident`` holds (its id, as Claude Code writes it)."""
+    return CALL_ID + ident.encode("utf-8", "replace") + b'"'
+
+
+def _background(result: object) -> bool:
+    """Whether a tool result (its ``toolUseResult``) is a background shell's start."""
+    return isinstance(result, dict) and isinstance(result.get("backgroundTaskId"), str)
+
+
 def _finished(found: Scan, stopped: set[str]) -> Scan:
     found.flights = [flight for flight in found.flights if flight.task_id not in stopped]
     return found
@@ -812,7 +799,8 @@ class RecordPart(PreparedPart):
         self.older = found.older
         self.flights = [flight for flight in found.flights if flight.kind == SHELL] if show_flights else []
         self.total = len(found.actions) + found.older
-        self.shown = self.shells_shown = 0
+        # What the composer's render left out: actions (a folded line's every time), shells; all until it renders.
+        self.cut, self.shells_shown = self.total, 0
         self.header = HEADER.format(since=found.since())
         self.unread = found.unread
         shells = [flight_line(flight) for flight in self.flights]
@@ -836,7 +824,7 @@ class RecordPart(PreparedPart):
         lines = [self.header]
         used = utf8_len(self.header)
         reserve = 0 if self.whole <= room and not self.counted else self.count_reserve
-        hidden, hidden_shells, shown, cutting = self.older, 0, 0, False
+        hidden, hidden_shells, cutting = self.older, 0, False
         for line, times in self.pending:
             cutting = cutting or used + 1 + utf8_len(line) + reserve > room
             if cutting:
@@ -845,22 +833,22 @@ class RecordPart(PreparedPart):
                 continue
             lines.append(line)
             used += 1 + utf8_len(line)
-            shown += times > 0
         if hidden or hidden_shells or self.counted:
             lines.append(more_line(hidden, self.unread, hidden_shells))
             used += 1 + utf8_len(lines[-1])
         if len(lines) == 1 or used > room:
             return ""
-        self.shown, self.shells_shown = shown, len(self.flights) - hidden_shells
+        self.cut, self.shells_shown = hidden, len(self.flights) - hidden_shells
         return "\n".join(lines)
 
     def ledger_facts(self) -> dict[str, object]:
         """Counts only: a command line can carry a secret, so no text of the record is kept. ``record_cut``: the
-        action lines not shown (with the actions past the parse limit); ``record_folded``: repeats folded."""
+        actions not shown, as the count line says them (a folded line's every time, the actions past the parse
+        limit); ``record_folded``: repeats folded."""
         return {
             "record_actions": self.total,
             "record_folded": self.total - self.older - len(self.lines),
-            "record_cut": len(self.lines) - self.shown + self.older,
+            "record_cut": self.cut,
             "record_in_flight": len(self.flights),
             "record_shells_cut": len(self.flights) - self.shells_shown,
         }
