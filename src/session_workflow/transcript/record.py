@@ -393,10 +393,10 @@ class Reading:
     after it, no tool call and no answer, come first, it is that compaction's and the one before it counts). Tool
     results come after their calls in the file, so going backwards each call meets its result, and a task its
     notification, first. At the boundary, the reading goes on only when a call before it may write the anchor (a
-    byte search, ``_may_write``):
-    a run with no anchor write in its tail is not parsed past its last compaction. Past ``MAX_PARSED`` calls only
-    results a byte search says may matter are cut out and parsed, and the calls counted, up to ``MAX_COUNTED``: a
-    run that has not written its anchor for longer gets "older ones not read", not a pass over its whole tail.
+    byte search, ``_may_write``): a run with no anchor write in its tail is not parsed past its last compaction.
+    Past ``MAX_PARSED`` calls (a read-only tool's call is none) only results a byte search says may matter are
+    cut out and parsed, and the calls counted, up to ``MAX_COUNTED``: a run that has not written its anchor for
+    longer gets "older ones not read", not a pass over its whole tail.
 
     ``known``: where this session's last look (its newest ledger line, ``look``) reached in this transcript and
     what it found there: the look past a boundary then searches only what was written since, and goes on at once
