@@ -75,7 +75,7 @@ MISSING_INSTALL = (
     "        )"
 )
 # The id a stop names, as the run record's reader spells it (a mutant's text around it).
-STOPPED = "str(tool_input.get('task_id') or tool_input.get('shell_id') or '')"
+STOPPED = "_stopped_id(tool_input)"
 
 
 # The runners a mutant can name: the unit tests (its ``tests``), or the mod's own tests under the real CLI.
@@ -1607,8 +1607,8 @@ MUTANTS = [
     Mutant(
         "run record: a failed anchor write opens the window",
         "transcript/record.py::Reading._call",
-        "succeeded and is_anchor_write(name, tool_input)",
-        "is_anchor_write(name, tool_input)",
+        "succeeded and writes",
+        "writes",
         RECORD,
     ),
     Mutant(

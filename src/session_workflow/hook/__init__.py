@@ -36,12 +36,11 @@ The hot path (every module a hook imports). Only cheap stdlib modules: ``os``, `
 ``stat``, ``errno``, ``time``, ``marshal`` (``core.bytecode``). ``re`` (and with it ``json``, which imports it)
 costs about a third of a hook's start: import ``re`` inside the function that needs a pattern, and parse with
 ``core.jsonload``. Not ``typing`` at run time (``TYPE_CHECKING = False`` / ``if TYPE_CHECKING:`` for
-annotation-only imports), nor ``dataclasses``,
-``pathlib``, ``datetime``, ``tempfile``, ``argparse``, ``logging``, ``asyncio``, ``inspect``, ``contextlib``, nor
-any third-party module. ``filelock`` is imported only by ``core.atomic`` where there is no flock, which loads it
-itself (platformdirs is not shipped: ``core.places.Places.state`` gives its answer from the environment); the
-one hook-path exception is
-``hashlib``, imported only in ``anchor.registry.digest_of`` (an anchor of ours whose identity moved but whose size
+annotation-only imports), nor ``dataclasses``, ``pathlib``, ``datetime``, ``tempfile``, ``argparse``,
+``logging``, ``asyncio``, ``inspect``, ``contextlib``, nor any third-party module. ``filelock`` is imported only
+by ``core.atomic`` where there is no flock, which loads it itself (platformdirs is not shipped:
+``core.places.Places.state`` gives its answer from the environment); the one hook-path exception is ``hashlib``,
+imported only in ``anchor.registry.digest_of`` (an anchor of ours whose identity moved but whose size
 did not: about 2 ms, once). Every hook exits 0, prints nothing on bad input, and reads bounded prefixes/suffixes
 only. No regex with nested or adjacent unbounded repeats over file content (string methods instead);
 ``tests/reliability/test_linear_time.py`` fuzzes every such parser with 64 KB adversarial lines under

@@ -80,6 +80,8 @@ SIDE_CHAIN_KEY = b'"isSidechain":'
 # What a read-only tool's result stands for when it is not parsed: a result, of no error.
 QUIET_OUTCOME: tuple[dict[str, object], object] = ({}, None)
 MARKERS = (USE_MARKER, RESULT_MARKER, NOTICE_MARKER, BOUNDARY_MARKER)
+# A background shell's start: the key its result carries (``_background``).
+START_MARKER = b'"backgroundTaskId"'
 # Cheap signs, searched before any parse (``_may_matter``), that a call may write the anchor.
 ANCHOR_SIGN = b"session-workflow anchor "
 ANCHORS_SIGN = b".claude/anchors/"
@@ -94,7 +96,6 @@ ESCAPE_SIGN = b"\\u00"
 # On resume, once the window is found, the pass goes on for a background shell's start (its result's key) before
 # it; only when there is one is that part read again for the starts' results (each then adds its call's id,
 # ``CALL_ID``) and the notifications and stop calls that end them.
-START_MARKER = b'"backgroundTaskId"'
 BEYOND_MARKERS = (START_MARKER, NOTICE_MARKER, b'"TaskStop"', b'"KillShell"')
 CALL_ID = b'"id":"'
 # How many anchor writes past the parse limit may have their result looked up after them (``_result_after``).
@@ -106,7 +107,7 @@ LIGHT_MARKERS = (
     NOTICE_MARKER,
     BOUNDARY_MARKER,
     ANCHORS_SIGN,
-    b'"backgroundTaskId"',
+    START_MARKER,
     b'"async_launched"',
 )
 SHELL = "background shell"
@@ -291,7 +292,7 @@ def _flight(name: str, tool_input: dict[str, object], block: dict[str, object], 
     """The background shell or subagent a tool call started, or None."""
     if not isinstance(result, dict) or block.get("is_error") is True:
         return None
-    if name == "Bash" and isinstance(result.get("backgroundTaskId"), str):
+    if name == "Bash" and _background(result):
         text = _text_of(block.get("content"))
         start = text.find("Output is being written to: ")
         end = text.find(".output", start)
@@ -329,7 +330,7 @@ def _may_matter(line: bytes, use: bool) -> bool:
     """Whether a line past the parse limit may start or stop work in flight or write the anchor: plain ``in``
     tests, no generator (this runs for each of hundreds of lines)."""
     if not use:
-        return b'"backgroundTaskId"' in line or b'"async_launched"' in line or ANCHORS_SIGN in line
+        return START_MARKER in line or b'"async_launched"' in line or ANCHORS_SIGN in line
     if b'"run_in_background"' in line or b'"TaskStop"' in line or b'"KillShell"' in line:
         return True
     return ANCHOR_SIGN in line or ANCHORS_SIGN in line
@@ -594,31 +595,32 @@ class Reading:
             outcome = QUIET_OUTCOME if name in QUIET_TOOLS else self._result(outcome, ident)
         if self.beyond:  # before the window: a shell started there and not stopped since, nothing else
             if name in STOP_TOOLS and (outcome is None or outcome[0].get("is_error") is not True):
-                self.stopped.add(str(tool_input.get("task_id") or tool_input.get("shell_id") or ""))
+                self.stopped.add(_stopped_id(tool_input))
             flight = _flight(name, tool_input, *outcome) if outcome is not None else None
             named = flight is not None and any(other.task_id == flight.task_id for other in found.flights)
             if flight is not None and flight.kind == SHELL and flight.task_id not in self.stopped and not named:
                 found.flights.insert(0, flight)  # (a shell on the window's line may have been named already)
             return False
-        if outcome is None and self.parsed >= MAX_PARSED and is_anchor_write(name, tool_input):
+        writes = is_anchor_write(name, tool_input)
+        if outcome is None and self.parsed >= MAX_PARSED and writes:
             outcome = self._result_after(at, ident)
         if outcome is None:  # no result: the call under way, or (past the parse limit) its result not cut out
-            if is_anchor_write(name, tool_input):
+            if writes:
                 self.unfinished = at
             if self.parsed >= MAX_PARSED:
                 if name in STOP_TOOLS:
-                    self.stopped.add(str(tool_input.get("task_id") or tool_input.get("shell_id") or ""))
+                    self.stopped.add(_stopped_id(tool_input))
                 if name not in QUIET_TOOLS:  # still one of "…N more actions"
                     found.older += 1
             return False
         succeeded = outcome[0].get("is_error") is not True
-        if succeeded and is_anchor_write(name, tool_input):
+        if succeeded and writes:
             found.since_anchor = True
             found.stepped = name == "Bash" and writer_verb(str(tool_input.get("command"))) == "step"
             self.at_boundary = None
             return True
         if name in STOP_TOOLS and succeeded:
-            self.stopped.add(str(tool_input.get("task_id") or tool_input.get("shell_id") or ""))
+            self.stopped.add(_stopped_id(tool_input))
         flight = _flight(name, tool_input, *outcome)
         if flight is not None and flight.task_id not in self.stopped:
             found.flights.insert(0, flight)
@@ -754,6 +756,11 @@ def known_look(places: Places, session_id: str | None, path: str) -> Look | None
                 return inode, seen, write, mark
             return None
     return None
+
+
+def _stopped_id(tool_input: dict[str, object]) -> str:
+    """The task a TaskStop or KillShell call names."""
+    return str(tool_input.get("task_id") or tool_input.get("shell_id") or "")
 
 
 def _call_marker(ident: str) -> bytes:
