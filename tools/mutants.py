@@ -1578,7 +1578,7 @@ MUTANTS = [
     ),
     # Issue 43: the run record.
     Mutant("run record 1 KB -> 1,100 bytes", "transcript/record.py::CAP_BYTES", "1024", "1100", RECORD),
-    Mutant("run record counts 200 -> 210 calls", "transcript/record.py::MAX_COUNTED", "200", "210", RECORD),
+    Mutant("run record counts 100 -> 110 calls", "transcript/record.py::MAX_COUNTED", "100", "110", RECORD),
     Mutant("run record parses 40 -> 44 calls", "transcript/record.py::MAX_PARSED", "40", "44", RECORD),
     Mutant(
         "run record: a call past the parse limit without its result is not counted",
@@ -1658,6 +1658,20 @@ MUTANTS = [
         "transcript/record.py::RecordPart._render",
         "self.whole <= room and not self.counted",
         "self.whole <= room",
+        RECORD,
+    ),
+    Mutant(
+        "run record: a cut keeps each kind's oldest lines",
+        "transcript/record.py::RecordPart.__init__",
+        "(self.lines[index][0], -index)",
+        "(self.lines[index][0], index)",
+        RECORD,
+    ),
+    Mutant(
+        "run record: the lines a cut keeps shown in the order it kept them",
+        "transcript/record.py::RecordPart._render",
+        "(line for index, (line, _times) in enumerate(self.pending) if index in kept)",
+        "(self.pending[index][0] for index in self.keeping if index in kept)",
         RECORD,
     ),
     Mutant(

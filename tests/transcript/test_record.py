@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -19,6 +20,9 @@ from session_workflow.transcript.record import RecordPart, scan
 from session_workflow.transcript.tail import TAIL_BYTES, read_back
 from tests.transcript.test_recovery import SESSION
 from tests.transcript.test_recovery import record as entry
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "transcripts"
 PROJECT = "/home/user/proj"
@@ -63,6 +67,11 @@ class Calls:
         lines = [json.dumps(item, separators=(",", ":"), ensure_ascii=False) for item in self.records]
         path.write_bytes("\n".join(lines).encode() + b"\n" + tail)
         return path
+
+
+def remembered(look: tuple[int, int, int, int]) -> Callable[[], tuple[int, int, int, int]]:
+    """A last look, as ``recall`` gives it."""
+    return lambda: look
 
 
 def context(
@@ -314,6 +323,19 @@ def test_the_record_is_cut_by_whole_lines_and_names_how_many_actions_it_left_out
     }
 
 
+def test_a_cut_keeps_what_the_run_did_last_and_shows_it_in_order() -> None:
+    """Within a rank the newest lines are kept (the summary is likeliest to have lost them), shown oldest first; a
+    failure older than all of them still comes first."""
+    found = record.Scan()
+    newest_first = [(4, f"- ok (exit 0): `make target-{index:03d}`") for index in range(100)]
+    found.actions = [*newest_first, (0, "- FAILED (exit 1): `make oldest`")]
+    part = RecordPart(found, False)
+    lines = part.render(600).splitlines()
+    shown = lines[2:-1]
+    assert lines[1] == "- FAILED (exit 1): `make oldest`" and lines[-1] == f"…{100 - len(shown)} more actions"
+    assert shown == [line for _rank, line in reversed(newest_first[: len(shown)])] and len(shown) > 3
+
+
 @pytest.mark.parametrize(
     "actions",
     [
@@ -381,16 +403,35 @@ def test_the_floor_fits_the_header_and_the_count() -> None:
     assert text and utf8_len(text) <= part.floor
 
 
+def test_the_last_look_is_asked_for_only_at_a_boundary(tmp_path: Path) -> None:
+    """The last look comes from the ledger: a pass that finds its window before any boundary never reads it."""
+    asked: list[str] = []
+
+    def recall() -> None:
+        asked.append("look")
+
+    calls = Calls()
+    calls.bash("make before")
+    calls.boundary()
+    calls.step()
+    calls.bash("make after")
+    found = scan(str(calls.save(tmp_path / "t.jsonl")), "resume", PROJECT, recall=recall)
+    assert found.since_anchor and asked == []
+    calls.records[-4:-2] = []  # the step gone: the window opens at the boundary, after a look for an anchor write
+    found = scan(str(calls.save(tmp_path / "t.jsonl")), "resume", PROJECT, recall=recall)
+    assert not found.since_anchor and found.actions and asked == ["look"]
+
+
 def test_older_actions_past_the_parse_limit_are_counted(tmp_path: Path) -> None:
     calls = Calls()
     calls.step()
-    for index in range(230):
+    for index in range(130):
         calls.bash(f"make step-{index}")
     found = scan(str(calls.save(tmp_path / "t.jsonl")), "compact")
-    assert len(found.actions) == 40 and found.older == 190
+    assert len(found.actions) == 40 and found.older == 90
     text = RecordPart(found, False).render(1024)
     assert text.splitlines()[-1].endswith("more actions") and len(text.splitlines()) > 5
-    assert int(text.splitlines()[-1][1:].split()[0]) == 230 - (len(text.splitlines()) - 2)
+    assert int(text.splitlines()[-1][1:].split()[0]) == 130 - (len(text.splitlines()) - 2)
 
 
 @pytest.mark.parametrize("output", ["", f"step 3 -> 4  {PROJECT}/.claude/anchors/a.md"])
@@ -424,15 +465,15 @@ def test_reads_do_not_push_a_failure_past_the_calls_read_in_full(tmp_path: Path)
     assert lines[1:] == ["- FAILED (exit 1): `./migrate.sh --prod`", "- ok (exit 0): `make lint`"]
 
 
-@pytest.mark.parametrize(("older", "unread"), [(199, False), (200, True), (201, True)])
-def test_past_200_counted_calls_older_ones_are_not_read(tmp_path: Path, older: int, unread: bool) -> None:
-    """40 calls parsed, then at most 200 counted: a run that wrote its anchor longer ago is told so."""
+@pytest.mark.parametrize(("older", "unread"), [(99, False), (100, True), (101, True)])
+def test_past_100_counted_calls_older_ones_are_not_read(tmp_path: Path, older: int, unread: bool) -> None:
+    """40 calls parsed, then at most 100 counted: a run that wrote its anchor longer ago is told so."""
     calls = Calls()
     calls.step()
     for index in range(40 + older):
         calls.bash(f"make step-{index}")
     found = scan(str(calls.save(tmp_path / "t.jsonl")), "compact")
-    assert (found.since_anchor, found.unread, found.older) == (not unread, unread, min(older, 200))
+    assert (found.since_anchor, found.unread, found.older) == (not unread, unread, min(older, 100))
     last = RecordPart(found, False).render(1024).splitlines()[-1]
     assert last.endswith(", and older ones not read") is unread
 
@@ -828,7 +869,7 @@ def test_the_next_look_finds_what_a_look_without_the_last_one_finds(tmp_path: Pa
         calls.step(code=1)
     calls.save(path)
     for source in ("compact", "resume", "precompact"):
-        assert _facts(scan(str(path), source, PROJECT, known=look)) == _facts(scan(str(path), source, PROJECT))
+        assert _facts(scan(str(path), source, PROJECT, recall=lambda: look)) == _facts(scan(str(path), source, PROJECT))
 
 
 def test_the_look_past_a_boundary_searches_only_what_was_written_since_the_last_look(
@@ -859,16 +900,20 @@ def test_the_look_past_a_boundary_searches_only_what_was_written_since_the_last_
     monkeypatch.setattr(record, "iter_marked_from_end", spy)
     mark = record._mark(str(path), seen)
     assert mark is not None
-    found = scan(str(path), "resume", PROJECT, known=(inode, seen, -1, mark))
+    found = scan(str(path), "resume", PROJECT, recall=lambda: (inode, seen, -1, mark))
     assert searched == [(at - seen + 1, at)] and [text for _rank, text in found.actions] == [
         "- ok (exit 0): `make after`"
     ]
     searched.clear()
-    assert scan(str(path), "resume", PROJECT, known=(inode, seen, 0, mark)).since_anchor is False and searched == []
+    assert (
+        scan(str(path), "resume", PROJECT, recall=lambda: (inode, seen, 0, mark)).since_anchor is False
+        and searched == []
+    )
     others = ((inode, path.stat().st_size + 1, -1, mark), (inode + 1, seen, -1, mark), (inode, seen, -1, mark + 1))
     for other in others:
         searched.clear()
-        assert scan(str(path), "resume", PROJECT, known=other).actions and searched == [(at, at)]
+        assert scan(str(path), "resume", PROJECT, recall=remembered(other)).actions
+        assert searched == [(at, at)]
 
 
 def test_the_ledger_line_keeps_where_the_look_reached_and_the_next_look_takes_it(tmp_path: Path) -> None:
@@ -990,7 +1035,7 @@ def test_what_was_written_right_after_a_look_is_searched(tmp_path: Path) -> None
     calls.bash("make c")
     with path.open("ab") as handle:
         handle.write(_dump(calls.records[done:]))
-    found = scan(str(path), "resume", PROJECT, known=look)
+    found = scan(str(path), "resume", PROJECT, recall=lambda: look)
     assert found.since_anchor and _facts(found) == _facts(scan(str(path), "resume", PROJECT))
 
 
@@ -1016,7 +1061,7 @@ def test_a_look_reaches_no_further_than_an_anchor_write_still_under_way(tmp_path
     calls.bash("make c")
     with path.open("ab") as handle:
         handle.write(_dump([p_result, step_result, *calls.records[done:]]))
-    found = scan(str(path), "resume", PROJECT, known=look)
+    found = scan(str(path), "resume", PROJECT, recall=lambda: look)
     assert found.since_anchor and _facts(found) == _facts(scan(str(path), "resume", PROJECT))
 
 
@@ -1040,7 +1085,7 @@ def test_a_look_is_not_kept_over_a_line_still_being_written_nor_taken_for_anothe
     with path.open("r+b") as handle:  # in place: the same inode, at least as long
         handle.truncate(0)
         handle.write(_dump(calls.records))
-    found = scan(str(path), "resume", PROJECT, known=look)
+    found = scan(str(path), "resume", PROJECT, recall=lambda: look)
     assert found.since_anchor and _facts(found) == _facts(scan(str(path), "resume", PROJECT))
 
 

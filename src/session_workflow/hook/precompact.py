@@ -125,7 +125,7 @@ def _run_record(ctx: HookContext) -> Scan | None:
     from session_workflow.transcript.record import known_look, scan
 
     path = ctx.transcript_path
-    return scan(path, "precompact", known=known_look(ctx.places, ctx.session_id, path))
+    return scan(path, "precompact", recall=lambda: known_look(ctx.places, ctx.session_id, path))
 
 
 def main() -> None:

@@ -24,6 +24,8 @@ from session_workflow.transcript.tail import BOUNDARY_MARKER, TAIL_BYTES, read_b
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from session_workflow.core.context import HookContext
     from session_workflow.core.places import Places
 
@@ -47,8 +49,9 @@ LOOKING_SOURCES = ("compact", "resume")
 _LOOKS: dict[str, Look] = {}
 # Actions parsed in full, newest first; older ones in the window are only counted (a line search, no parse).
 MAX_PARSED = 40
-# Calls past those only counted, at most this many: past it the record says older ones were not read.
-MAX_COUNTED = 200
+# Calls past those only counted, at most this many: past it the record says older ones were not read. Each costs
+# about 3 µs on the compact hook (benchmarks/, ``ss-record``): 100 keep the record's whole cost under 0.15 J.
+MAX_COUNTED = 100
 VALUE_BYTES = 120
 HEADER = (
     "RUN RECORD (from Claude Code's transcript: what this session did {since}; ran, not verified done — check the"
@@ -399,9 +402,10 @@ class Reading:
     cut out and parsed, and the calls counted, up to ``MAX_COUNTED``: a run that has not written its anchor for
     longer gets "older ones not read", not a pass over its whole tail.
 
-    ``known``: where this session's last look (its newest ledger line, ``look``) reached in this transcript and
-    what it found there: the look past a boundary then searches only what was written since, and goes on at once
-    when the anchor write found then is still in the tail.
+    ``recall``: where this session's last look (its newest ledger line, ``look``) reached in this transcript and
+    what it found there, asked for only at a boundary (a ledger read saved on every other pass): the look past a
+    boundary then searches only what was written since, and goes on at once when the anchor write found then is
+    still in the tail.
 
     On resume, a background shell may outlive the process that started it, whenever it was started: once the
     window is found the pass goes on (``beyond``) for a shell's start before it, a search for one key; only when
@@ -416,13 +420,13 @@ class Reading:
         "follow",
         "found",
         "inode",
-        "known",
         "lookups",
         "markers",
         "met",
         "parsed",
         "path",
         "probing",
+        "recall",
         "results",
         "shells_before",
         "size",
@@ -438,7 +442,7 @@ class Reading:
         source: str,
         base: str = "",
         extent: tuple[int, int, int] = (0, 0, 0),
-        known: Look | None = None,
+        recall: Callable[[], Look | None] | None = None,
     ) -> None:
         self.path = path
         self.source = source
@@ -446,8 +450,7 @@ class Reading:
         # Where the tail read starts in the file (the look past a boundary reads no further back), the file's size
         # then (the part of it this look covers whole) and its inode.
         self.floor, self.size, self.inode = extent
-        fits = known is not None and known[0] == self.inode and known[1] <= self.size
-        self.known = known if fits and known is not None and _mark(path, known[1]) == known[3] else None
+        self.recall = recall
         # Where the anchor write that opens the window is (None: none found), and the oldest anchor write met
         # with no result yet: a look reaches no further than that call (its result comes after it).
         self.write_at: int | None = None
@@ -568,11 +571,12 @@ class Reading:
 
     def _write_before(self, at: int) -> bool:
         """Whether a line of the tail before offset ``at`` may be a call that writes the anchor (``_may_write``).
-        What the last look covered (``known``) is not searched again: the anchor write it found, still in the
+        What the last look covered (``_known``) is not searched again: the anchor write it found, still in the
         tail, says yes at once; else only what was written since it is searched."""
         start = self.floor
-        if self.known is not None:
-            _inode, seen, write, _fingerprint = self.known
+        known = self._known()
+        if known is not None:
+            _inode, seen, write, _fingerprint = known
             if write >= self.floor:
                 return True
             start = max(start, seen - 1)  # from the line end before: the line at ``seen`` is read whole
@@ -580,6 +584,13 @@ class Reading:
             return False
         lines = iter_marked_from_end(self.path, at - start, [ANCHOR_WORD], end=at)
         return any(_may_write(line) for line, _at, _held in lines)
+
+    def _known(self) -> Look | None:
+        """The last look (``recall``) when it still holds for this transcript: the same inode, a size within this
+        one, and the same bytes before that size (``_mark``)."""
+        known = self.recall() if self.recall is not None else None
+        fits = known is not None and known[0] == self.inode and known[1] <= self.size
+        return known if fits and known is not None and _mark(self.path, known[1]) == known[3] else None
 
     def _call(self, block: dict[str, object], at: int) -> bool:
         """Take one tool call (on the line at offset ``at``); True when it is the anchor write that opens the
@@ -666,7 +677,7 @@ class Reading:
         return outcome if isinstance(outcome, tuple) else None
 
     def look(self) -> Look | None:
-        """What this look leaves the next one (``known``), once the pass is over: the transcript's inode, the size
+        """What this look leaves the next one (``recall``), once the pass is over: the transcript's inode, the size
         it covered (no further than an anchor write met with no result yet: its result comes after it), the
         offset of the anchor write that opened the window, or -1 where the window opened at a boundary or at the
         tail's start (no anchor write of this session in it, as far as the window goes), and the fingerprint of
@@ -697,9 +708,11 @@ class Reading:
         return _finished(found, self.stopped)
 
 
-def scan(path: str, source: str, base: str = "", max_bytes: int = TAIL_BYTES, known: Look | None = None) -> Scan:
+def scan(
+    path: str, source: str, base: str = "", max_bytes: int = TAIL_BYTES, recall: Callable[[], Look | None] | None = None
+) -> Scan:
     """The run record's facts from the transcript's tail, read by this part alone (``Reading``)."""
-    reader = Reading(path, source, base, _extent(path, max_bytes), known)
+    reader = Reading(path, source, base, _extent(path, max_bytes), recall)
     read_back(path, [reader], max_bytes)
     return reader.scan()
 
@@ -778,14 +791,15 @@ def _finished(found: Scan, stopped: set[str]) -> Scan:
     return found
 
 
-def fold(actions: list[tuple[int, str]]) -> list[tuple[str, int]]:
-    """(line, times) oldest first within each rank (failures first); a repeated line is one line with ``×N``."""
+def fold(actions: list[tuple[int, str]]) -> list[tuple[int, str, int]]:
+    """(rank, line, times) oldest first within each rank (failures first); a repeated line is one line with
+    ``×N``."""
     counts: dict[tuple[int, str], int] = {}
     for action in reversed(actions):  # oldest first: a line keeps the place of its first time
         counts[action] = counts.get(action, 0) + 1
     ordered = sorted(counts, key=lambda action: action[0])
     return [
-        (text + (f" ×{counts[(rank, text)]}" if counts[(rank, text)] > 1 else ""), counts[(rank, text)])
+        (rank, text + (f" ×{counts[(rank, text)]}" if counts[(rank, text)] > 1 else ""), counts[(rank, text)])
         for rank, text in ordered
     ]
 
@@ -813,7 +827,11 @@ class RecordPart(PreparedPart):
         shells = [flight_line(flight) for flight in self.flights]
         if shells:  # the shells' header goes with the first of them, never alone
             shells[0] = IN_FLIGHT_HEADER + "\n" + shells[0]
-        self.pending = [(line, 0) for line in shells] + self.lines
+        self.pending = [(line, 0) for line in shells] + [(line, times) for _rank, line, times in self.lines]
+        # The order a cut keeps lines in: the shells, then rank by rank, each rank's newest first (what the run did
+        # last is what the summary is likeliest to have lost); the lines kept are shown in ``pending``'s order.
+        newest = sorted(range(len(self.lines)), key=lambda index: (self.lines[index][0], -index))
+        self.keeping = [*range(len(shells)), *(len(shells) + index for index in newest)]
         # The count line is there whatever fits when older actions were only counted, or not read.
         self.counted = bool(self.older or self.unread)
         self.whole = utf8_len(self.header) + sum(1 + utf8_len(line) for line, _times in self.pending)
@@ -826,20 +844,23 @@ class RecordPart(PreparedPart):
         return self._render(min(budget, CAP_BYTES))
 
     def _render(self, room: int) -> str:
-        """The header and every line when they fit; else whole lines in order (the shells first) while they fit with
-        room kept for the count line, then the count of the shells and actions not shown."""
-        lines = [self.header]
+        """The header and every line when they fit; else whole lines in the order a cut keeps them (``keeping``)
+        while they fit with room kept for the count line, shown in their order, then the count of the shells and
+        actions not shown."""
         used = utf8_len(self.header)
         reserve = 0 if self.whole <= room and not self.counted else self.count_reserve
         hidden, hidden_shells, cutting = self.older, 0, False
-        for line, times in self.pending:
+        kept = set()
+        for index in self.keeping:
+            line, times = self.pending[index]
             cutting = cutting or used + 1 + utf8_len(line) + reserve > room
             if cutting:
                 hidden += times
                 hidden_shells += not times
                 continue
-            lines.append(line)
+            kept.add(index)
             used += 1 + utf8_len(line)
+        lines = [self.header, *(line for index, (line, _times) in enumerate(self.pending) if index in kept)]
         if hidden or hidden_shells or self.counted:
             lines.append(more_line(hidden, self.unread, hidden_shells))
             used += 1 + utf8_len(lines[-1])
@@ -885,7 +906,9 @@ def prepare(ctx: HookContext) -> RecordPart | None:
         return None
     path = ctx.transcript_path
     base = next(iter(ctx.project_dirs()), "")
-    reader = Reading(path, ctx.source, base, _extent(path, TAIL_BYTES), known_look(ctx.places, ctx.session_id, path))
+    reader = Reading(
+        path, ctx.source, base, _extent(path, TAIL_BYTES), lambda: known_look(ctx.places, ctx.session_id, path)
+    )
     if ctx.source == "compact":  # the recovery part reads the same tail: one pass for both
         from session_workflow.transcript.recovery import along, keep
 
