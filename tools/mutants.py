@@ -1579,6 +1579,7 @@ MUTANTS = [
     # Issue 43: the run record.
     Mutant("run record 1 KB -> 1,100 bytes", "transcript/record.py::CAP_BYTES", "1024", "1100", RECORD),
     Mutant("run record counts 100 -> 110 calls", "transcript/record.py::MAX_COUNTED", "100", "110", RECORD),
+    Mutant("run record reads 1 MB -> 2 MB", "transcript/record.py::WINDOW_BYTES", "1 << 20", "1 << 21", RECORD),
     Mutant("run record parses 40 -> 44 calls", "transcript/record.py::MAX_PARSED", "40", "44", RECORD),
     Mutant(
         "run record: a call past the parse limit without its result is not counted",
@@ -1658,6 +1659,20 @@ MUTANTS = [
         "transcript/record.py::RecordPart._render",
         "self.whole <= room and not self.counted",
         "self.whole <= room",
+        RECORD,
+    ),
+    Mutant(
+        "run record: an unparsed result's error is not looked for",
+        "transcript/record.py::PARSE_SIGNS",
+        """(b'"is_error":true', b'"interrupted":true', START_MARKER)""",
+        """(b'"interrupted":true', START_MARKER)""",
+        RECORD,
+    ),
+    Mutant(
+        "run record: a commit's result left unparsed",
+        "transcript/record.py::_went_well",
+        "not isinstance(command, str) or runs_git_commit(command)",
+        "not isinstance(command, str)",
         RECORD,
     ),
     Mutant(

@@ -465,6 +465,24 @@ def test_reads_do_not_push_a_failure_past_the_calls_read_in_full(tmp_path: Path)
     assert lines[1:] == ["- FAILED (exit 1): `./migrate.sh --prod`", "- ok (exit 0): `make lint`"]
 
 
+@pytest.mark.parametrize(("outputs", "unread"), [(10, False), (15, True)])
+def test_the_record_reads_the_newest_megabyte_for_its_window(tmp_path: Path, outputs: int, unread: bool) -> None:
+    """Each result holds its 40 KB output twice: 10 after the step fit in the newest MB, 15 do not; the record
+    then shows the newest ones and says older ones were not read (a search of 4 MB of test logs costs ms)."""
+    calls = Calls()
+    calls.bash("make before")
+    calls.step()
+    for index in range(outputs):
+        calls.bash(f"pytest tests/test_{index}.py", stdout="." * 40_000)
+    found = scan(str(calls.save(tmp_path / "t.jsonl")), "compact", PROJECT)
+    assert (found.since_anchor, found.unread) == (not unread, unread)
+    texts = [text for _rank, text in found.actions]
+    assert (
+        f"- ok (exit 0): `pytest tests/test_{outputs - 1}.py`" in texts and "- ok (exit 0): `make before`" not in texts
+    )
+    assert (len(texts) == outputs) is not unread and len(texts) >= 10
+
+
 @pytest.mark.parametrize(("older", "unread"), [(99, False), (100, True), (101, True)])
 def test_past_100_counted_calls_older_ones_are_not_read(tmp_path: Path, older: int, unread: bool) -> None:
     """40 calls parsed, then at most 100 counted: a run that wrote its anchor longer ago is told so."""
@@ -787,7 +805,7 @@ def test_without_an_anchor_write_nothing_before_the_boundary_is_parsed(
     parsed = parsed_lines(monkeypatch)
     found = scan(str(path), "resume")
     assert [line for _rank, line in found.actions] == ["- ok (exit 0): `make this thread`"]
-    assert len(parsed) == 3  # the call, its result and the boundary
+    assert len(parsed) == 2  # the call and the boundary (its result plainly went well: never parsed)
 
 
 def test_a_stop_or_an_anchor_read_past_the_parse_limit_is_still_one_of_the_more_actions(tmp_path: Path) -> None:
@@ -957,6 +975,31 @@ def test_a_read_only_tools_result_is_never_parsed(tmp_path: Path, monkeypatch: p
     assert parsed and not any(b"x" * 1000 in line for line in parsed)
 
 
+def test_a_plain_result_that_went_well_is_never_parsed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A command's output is in its result line twice: one that plainly went well (no error, no interruption, no
+    background start, no commit to read) says all the record shows without a parse; any other is parsed."""
+    calls = Calls()
+    calls.step()
+    calls.bash("make build", stdout="y" * 50_000)
+    calls.write(f"{PROJECT}/src/a.py", "Edit")
+    calls.bash("make test", 2, "z" * 1000)
+    calls.call("Bash", {"command": "make serve"}, "w" * 1000, stdout="w" * 1000, interrupted=True)
+    calls.bash("git commit -m s", stdout="[main abc1234] subject\n" + "v" * 1000)
+    path = calls.save(tmp_path / "t.jsonl")
+    parsed = parsed_lines(monkeypatch)
+    found = scan(str(path), "compact", PROJECT)
+    assert sorted(text for _rank, text in found.actions) == [
+        "- FAILED (exit 2): `make test`",
+        "- commit `abc1234` `subject`",
+        "- edited `src/a.py`",
+        "- interrupted: `make serve`",
+        "- ok (exit 0): `git commit -m s`",
+        "- ok (exit 0): `make build`",
+    ]
+    assert not any(b"y" * 1000 in line or b'"filePath"' in line for line in parsed)
+    assert all(any(char * 1000 in line for line in parsed) for char in (b"z", b"w", b"v"))
+
+
 def test_results_parsed_late_say_what_results_parsed_at_once_say(tmp_path: Path) -> None:
     """Claude Code's compact JSON takes the late path; the same records spaced are parsed as they are met."""
     calls = Calls()
@@ -966,6 +1009,8 @@ def test_results_parsed_late_say_what_results_parsed_at_once_say(tmp_path: Path)
     calls.call("Read", {"file_path": "a.py"}, "text", type="text", file={"filePath": "a.py"})
     calls.write(f"{PROJECT}/src/a.py", "Edit")
     calls.bash("git commit -m s", stdout="[main abc1234] subject\n 1 file changed")
+    calls.call("Bash", {"command": "make serve"}, "stopped", stdout="", interrupted=True)
+    calls.call("Write", {"file_path": f"{PROJECT}/b.py"}, "denied", error=True)
     calls.bash("sleep 9")
     serve = "Output is being written to: /t/b1.output"
     calls.call("Bash", {"command": "serve", "run_in_background": True}, serve, backgroundTaskId="b1")

@@ -52,6 +52,10 @@ MAX_PARSED = 40
 # Calls past those only counted, at most this many: past it the record says older ones were not read. Each costs
 # about 3 µs on the compact hook (benchmarks/, ``ss-record``): 100 keep the record's whole cost under 0.15 J.
 MAX_COUNTED = 100
+# How far back from the transcript's end the record reads for its window: its newest MB (older actions are "not
+# read"). The tail holds 4 MB for the prompt recovery; each marker the record adds is a search of what it reads, and
+# on text-heavy output (test logs, source) one finding nothing costs about 0.35 ms a MB.
+WINDOW_BYTES = 1 << 20
 VALUE_BYTES = 120
 HEADER = (
     "RUN RECORD (from Claude Code's transcript: what this session did {since}; ran, not verified done — check the"
@@ -82,9 +86,15 @@ RESULT_ID = b'"tool_use_id":"'
 SIDE_CHAIN_KEY = b'"isSidechain":'
 # What a read-only tool's result stands for when it is not parsed: a result, of no error.
 QUIET_OUTCOME: tuple[dict[str, object], object] = ({}, None)
+# What a plain result line of a command or a file tool that plainly went well stands for, unparsed (``_went_well``):
+# a result of no error, holding nothing else the record reads.
+FINE_OUTCOME: tuple[dict[str, object], object] = ({}, {})
 MARKERS = (USE_MARKER, RESULT_MARKER, NOTICE_MARKER, BOUNDARY_MARKER)
 # A background shell's start: the key its result carries (``_background``).
 START_MARKER = b'"backgroundTaskId"'
+# What sends a plain result line to be parsed (``_went_well``): an error, an interrupted command, a background
+# start. Compact JSON escapes every quote inside a string, so each can only be a key; a false yes costs a parse.
+PARSE_SIGNS = (b'"is_error":true', b'"interrupted":true', START_MARKER)
 # Cheap signs, searched before any parse (``_may_matter``), that a call may write the anchor.
 ANCHOR_SIGN = b"session-workflow anchor "
 ANCHORS_SIGN = b".claude/anchors/"
@@ -346,10 +356,29 @@ def _plain_result(line: bytes) -> list[str]:
     kind, chain = line.find(b'"type":"'), line.find(SIDE_CHAIN_KEY)
     if kind < 0 or chain < 0 or not line.startswith(b'"type":"user"', kind):
         return []
-    if not line.startswith(b"false", chain + len(SIDE_CHAIN_KEY)) or not line.rstrip().endswith(b"}"):
+    if not line.startswith(b"false", chain + len(SIDE_CHAIN_KEY)) or not _ends_object(line):
         return []
     idents = _result_ids(line)
     return [] if any("\\" in ident for ident in idents) else idents
+
+
+def _went_well(name: str, tool_input: dict[str, object], line: bytes) -> bool:
+    """Whether a plain result line (``_plain_result``) plainly says a command or a file tool went well, with nothing
+    else the record reads in it: no error, no interruption, no background start (``PARSE_SIGNS``), and no commit
+    to find (a ``git commit``'s output is parsed). Such a line is never parsed: a command's output can be 30 KB,
+    and its line holds it twice."""
+    if name == "Bash":
+        command = tool_input.get("command")
+        if not isinstance(command, str) or runs_git_commit(command):
+            return False
+    elif name not in FILE_TOOLS:
+        return False
+    return not any(sign in line for sign in PARSE_SIGNS)
+
+
+def _ends_object(line: bytes) -> bool:
+    """Whether a line ends an object (``}`` before any trailing whitespace), without a copy of a long line."""
+    return line.endswith(b"}") or line.rstrip().endswith(b"}")
 
 
 def _result_ids(line: bytes) -> list[str]:
@@ -487,6 +516,13 @@ class Reading:
         else:
             self.markers.clear()
 
+    def _unread(self, end: int) -> bool:
+        """The pass stops at offset ``end`` (past ``MAX_COUNTED`` calls, or ``WINDOW_BYTES``) with the window still
+        open: its start was not read, unless a boundary was passed (the window then opens there)."""
+        self.found.unread = not self.at_boundary
+        self._close(end)
+        return True
+
     def _starts_unmet(self) -> list[str]:
         """The call ids of the background starts whose result was met and whose call was not."""
         unmet = []
@@ -502,6 +538,8 @@ class Reading:
             self.probing = False
             return True
         found = self.found
+        if at < self.size - WINDOW_BYTES:  # the window goes on past what the record reads
+            return self._unread(at + len(line) + 1)
         boundary = BOUNDARY_MARKER in held
         use = USE_MARKER in held
         if RESULT_MARKER in held and not use and not boundary and NOTICE_MARKER not in held:
@@ -515,10 +553,8 @@ class Reading:
                 return self._parsed(line, at, boundary)
             if use and not _quiet(line):
                 found.older += 1
-                if found.older >= MAX_COUNTED:  # with a boundary passed, the window opens there
-                    found.unread = not self.at_boundary
-                    self._close(at + len(line) + 1)
-                    return True
+                if found.older >= MAX_COUNTED:
+                    return self._unread(at + len(line) + 1)
             return False
         if use and not boundary and line.count(USE_MARKER) == 1 and _quiet(line):
             return False  # a read-only tool's call: no action, and not one of the calls parsed in full
@@ -603,7 +639,10 @@ class Reading:
         if not isinstance(tool_input, dict):
             return False
         if isinstance(outcome, bytes):  # a read-only tool's result says nothing the record shows: never parsed
-            outcome = QUIET_OUTCOME if name in QUIET_TOOLS else self._result(outcome, ident)
+            if name in QUIET_TOOLS:
+                outcome = QUIET_OUTCOME
+            else:
+                outcome = FINE_OUTCOME if _went_well(name, tool_input, outcome) else self._result(outcome, ident)
         if self.beyond:  # before the window: a shell started there and not stopped since, nothing else
             if name in STOP_TOOLS and (outcome is None or outcome[0].get("is_error") is not True):
                 self.stopped.add(_stopped_id(tool_input))
