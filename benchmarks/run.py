@@ -438,6 +438,24 @@ def scenarios(load: workload.Workload, python: str, setup: str = "binary", round
             None,
         )
     )
+    assert load.record_logs is not None
+    logs_label = f"SessionStart compact, run record: actions printing {report.human_size(workload.LOG_BYTES)} test logs"
+    # Its tail is all command output: no prompt to recover.
+    logs_parts = full_parts[:3]
+    rows.append(
+        ("ss-record-logs", logs_label, load.record_logs, "SessionStart", "compact", (*logs_parts, "RUN RECORD ("), None)
+    )
+    rows.append(
+        (
+            "ss-record-logs-off",
+            logs_label + ", the record switched off",
+            load.record_logs,
+            "SessionStart",
+            "compact",
+            logs_parts,
+            None,
+        )
+    )
     assert load.moved is not None
     moved_label = "SessionStart compact, anchor moved (hashed)"
     rows.append(("ss-moved", moved_label, load.moved, "SessionStart", "compact", (workload.ANCHOR_TITLE,), None))
@@ -478,7 +496,7 @@ def scenarios(load: workload.Workload, python: str, setup: str = "binary", round
     )
     found += [hook_scenario(spec, python, load, row, setup) for row in rows]
     for scenario in found:  # the record's cost is the difference between these two rows
-        if scenario.key == "ss-record-off":
+        if scenario.key in ("ss-record-off", "ss-record-logs-off"):
             scenario.env["SESSION_WORKFLOW_RUN_RECORD"] = "0"
         if scenario.key.startswith("x") and scenario.key[1:].split("-")[0].isdigit():
             scenario.env["HOME"] = workload.hundred_home(load.root, int(scenario.key[1:].split("-")[0]))

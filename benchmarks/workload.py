@@ -42,11 +42,13 @@ if TYPE_CHECKING:
 
 # 8: the resume scenario on its own copy of the full transcript; 7: no .highwatermark in a list only created into
 # (2.1.332's); the ledgers of `log`
-GENERATOR_VERSION = 8
+GENERATOR_VERSION = 9
 # An assistant's answer, as a transcript record's message.
 ANSWER = {"role": "assistant", "content": [{"type": "text", "text": "Resumed: carrying on from the cursor."}]}
 KB = 1 << 10
 MB = 1 << 20
+# A test log's size in the run record's text-heavy case.
+LOG_BYTES = 20 * KB
 FIXTURES = os.path.join(ROOT, "tests", "fixtures", "transcripts")
 FIXTURE_PROJECT = "/home/user/proj"
 FIXTURE_CONFIG = "/home/user/.claude"
@@ -73,6 +75,7 @@ class Sizes:
         "hundredfold_transcript",
         "ledger_counts",
         "record_actions",
+        "record_log_actions",
         "scale_anchors",
         "scale_records",
         "scale_siblings",
@@ -97,6 +100,7 @@ class Sizes:
         head_bytes: int = 8 * KB,
         tail_bytes: int = 40 * KB,
         record_actions: int = 2_000,
+        record_log_actions: int = 300,
         ledger_counts: Sequence[int] = (10, 1_000),
         hundredfold: Sequence[int] = (1, 100),
         hundredfold_transcript: int = 2 * MB,
@@ -114,6 +118,7 @@ class Sizes:
         self.head_bytes = head_bytes
         self.tail_bytes = tail_bytes
         self.record_actions = record_actions
+        self.record_log_actions = record_log_actions
         self.ledger_counts = tuple(ledger_counts)
         self.hundredfold = tuple(hundredfold)
         self.hundredfold_transcript = hundredfold_transcript
@@ -142,6 +147,7 @@ TINY = Sizes(
     growth_transcript=16 * KB,
     anchorless_siblings=3,
     record_actions=50,
+    record_log_actions=10,
     ledger_counts=(2, 20),
     hundredfold=(1, 2),
     hundredfold_transcript=8 * KB,
@@ -180,6 +186,7 @@ class Workload:
         "moved",
         "plugin_data",
         "record",
+        "record_logs",
         "resumed",
         "root",
         "scale",
@@ -196,6 +203,8 @@ class Workload:
         self.moved: Session | None = None
         # The full compact's state on its largest transcript, ``record_actions`` actions after an anchor step.
         self.record: Session | None = None
+        # The same on a small transcript, ``record_log_actions`` actions each printing a test log (``LOG_BYTES``).
+        self.record_logs: Session | None = None
         # The full compact's session resumed: its own copy of the smallest transcript, one answer longer.
         self.resumed: Session | None = None
         self.compact: dict[int, Session] = {}
@@ -218,6 +227,7 @@ class Workload:
             "anchorless": self.anchorless.as_list() if self.anchorless else None,
             "moved": self.moved.as_list() if self.moved else None,
             "record": self.record.as_list() if self.record else None,
+            "record_logs": self.record_logs.as_list() if self.record_logs else None,
             "resumed": self.resumed.as_list() if self.resumed else None,
             "compact": table(self.compact),
             "scale": table(self.scale),
@@ -238,6 +248,7 @@ class Workload:
         workload.anchorless = Session(*sessions["anchorless"])
         workload.moved = Session(*sessions["moved"])
         workload.record = Session(*sessions["record"])
+        workload.record_logs = Session(*sessions["record_logs"])
         workload.resumed = Session(*sessions["resumed"])
         workload.compact = table(sessions["compact"])
         workload.scale = table(sessions["scale"])
@@ -472,10 +483,25 @@ def _compact(record: dict[str, object]) -> bytes:
     return (json.dumps(record, separators=(",", ":")) + "\n").encode("utf-8")
 
 
-def action_lines(project: str, sid: str, count: int) -> list[bytes]:
+def log_output(index: int, size: int) -> str:
+    """About ``size`` characters of a test run's output: text like real logs, not a repeated word, since how fast a
+    byte search finds nothing depends on the text searched."""
+    lines = []
+    used = 0
+    for case in range(size):
+        line = f"tests/test_bench_{index}.py::test_{_phrase(case).replace(' ', '_')}_{case} PASSED [{case % 100:3d}%]\n"
+        used += len(line)
+        if used > size:
+            break
+        lines.append(line)
+    return "".join(lines)
+
+
+def action_lines(project: str, sid: str, count: int, log_bytes: int = 0) -> list[bytes]:
     """An ``anchor step`` and then ``count`` tool calls with their results, as Claude Code 2.1.332 writes them
     (tests/fixtures/transcripts/background.jsonl): commands (one in ten failing, one in fifty a commit) and
-    writes, all distinct, so the run record folds nothing and cuts most of them."""
+    writes, all distinct, so the run record folds nothing and cuts most of them. With ``log_bytes``, each command
+    that ends well prints a test log of that size (Claude Code keeps up to 30,000 characters of an output)."""
     common = {"isSidechain": False, "cwd": project, "sessionId": sid, "version": "2.1.332", "userType": "external"}
 
     def call(index: int, name: str, tool_input: dict[str, object], text: str, result: object, error: bool) -> bytes:
@@ -504,7 +530,7 @@ def action_lines(project: str, sid: str, count: int) -> list[bytes]:
             path = os.path.join(project, "src", f"module_{index}.py")
             step = ("Write", {"file_path": path, "content": "x"}, "ok", {"type": "create", "filePath": path}, False)
         else:
-            step = bash(f"make bench-target-{index}", "ok " * 40)
+            step = bash(f"make bench-target-{index}", log_output(index, log_bytes) if log_bytes else "ok " * 40)
         lines.append(call(index, *step))
     return lines
 
@@ -748,6 +774,14 @@ def generate(root: str, sizes: Sizes) -> Workload:
     with open(session.transcript, "ab") as handle:
         handle.writelines(action_lines(project, sid, sizes.record_actions))
     workload.record = session
+    # The same with test logs: the tail the record and the prompt recovery read is all command output.
+    config = os.path.join(root, "full", "config-record-logs")
+    session = Session(project, config, sid, transcript_path(config, project, sid))
+    write_task_store(os.path.join(config, "tasks", sid), mixed_statuses(sizes.full_tasks, 12), 13)
+    write_transcript(session.transcript, min(sizes.compact_transcripts), project, config, sid)
+    with open(session.transcript, "ab") as handle:
+        handle.writelines(action_lines(project, sid, sizes.record_log_actions, LOG_BYTES))
+    workload.record_logs = session
 
     # Scale: 1,000 anchors, the session's list missing so the fallback finds the one predecessor with 5,000
     # tasks among 100,000 siblings, 10,000 other sessions' delivery records; one projects folder per transcript

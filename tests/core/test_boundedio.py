@@ -189,6 +189,44 @@ def test_each_marked_line_comes_with_its_offset_and_the_markers_it_holds(
         assert [line for line, _at, _held in found] == before
 
 
+MARKER_POOL = [b"MARK", b"RK", b"OTHER", b"\xff", b"abab", b"zz"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    lines=lines_strategy,
+    start=st.sets(st.sampled_from(MARKER_POOL), min_size=1).map(sorted),
+    changes=st.lists(st.tuples(st.booleans(), st.sampled_from(MARKER_POOL)), max_size=30),
+    chunk_size=st.one_of(st.integers(1, 40), st.just(1 << 16)),  # one chunk: a change lands within what it holds
+)
+def test_markers_changed_during_the_pass_are_looked_for_from_there_back(
+    lines: list[bytes], start: list[bytes], changes: list[tuple[bool, bytes]], chunk_size: int
+) -> None:
+    """After each line the caller adds or removes a marker: each next line is the one before it holding one of the
+    markers as they are then (a marker dropped and added again, or found no more and added again, included)."""
+    data = b"".join(line + b"\n" for line in lines)
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "t.jsonl")
+        with open(path, "wb") as handle:
+            handle.write(data)
+        markers = list(start)
+        expected_markers = list(start)
+        pending = [line for line in reversed(lines) if line]
+        for step, (line, _at, held) in enumerate(iter_marked_from_end(path, 1 << 20, markers, chunk_size=chunk_size)):
+            while pending and not any(marker in pending[0] for marker in expected_markers):
+                pending.pop(0)
+            assert pending and line == pending.pop(0)
+            assert sorted(held) == sorted(marker for marker in expected_markers if marker in line)
+            if step < len(changes):
+                add, marker = changes[step]
+                if add and marker not in markers:
+                    markers.append(marker)
+                elif not add and marker in markers:
+                    markers.remove(marker)
+                expected_markers = list(markers)
+        assert not markers or not any(any(marker in rest for marker in markers) for rest in pending)
+
+
 def test_a_marker_added_during_the_pass_is_looked_for_from_there_back(tmp_path: Path) -> None:
     path = tmp_path / "t.jsonl"
     path.write_bytes(b"old NEW\nold MARK\n" + b"filler\n" * 2000 + b"new NEW\nnew MARK\n")
