@@ -336,6 +336,20 @@ def test_a_cut_keeps_what_the_run_did_last_and_shows_it_in_order() -> None:
     assert shown == [line for _rank, line in reversed(newest_first[: len(shown)])] and len(shown) > 3
 
 
+def test_a_cut_keeps_a_repeated_line_by_its_last_run() -> None:
+    """``pytest`` ran first and again as the last action: folded ×2, it is as new as its last run."""
+    found = record.Scan()
+    echoes = [(4, f"- ok (exit 0): `echo step-{index:02d} {'x' * 20}`") for index in range(30)]
+    found.actions = [
+        (4, "- ok (exit 0): `pytest -q tests/`"),
+        *reversed(echoes),
+        (4, "- ok (exit 0): `pytest -q tests/`"),
+    ]
+    lines = RecordPart(found, False).render(1024).splitlines()
+    assert lines[1] == "- ok (exit 0): `pytest -q tests/` ×2" and lines[-1].startswith("…")
+    assert "- ok (exit 0): `echo step-00 xxxxxxxxxxxxxxxxxxxx`" not in lines
+
+
 @pytest.mark.parametrize(
     "actions",
     [
@@ -481,6 +495,42 @@ def test_the_record_reads_the_newest_megabyte_for_its_window(tmp_path: Path, out
         f"- ok (exit 0): `pytest tests/test_{outputs - 1}.py`" in texts and "- ok (exit 0): `make before`" not in texts
     )
     assert (len(texts) == outputs) is not unread and len(texts) >= 10
+
+
+def test_a_long_result_in_the_newest_megabyte_keeps_its_call(tmp_path: Path) -> None:
+    """A Write of a 1.1 MB file: its call and its result each hold the content, and the call ends before the
+    newest MB. A result read in the window brings its call in; what ends before it is older and not read."""
+    calls = Calls()
+    calls.step()
+    calls.bash("make a")
+    big = "y" * 1_100_000
+    path = f"{PROJECT}/data/fixture.bin"
+    calls.call("Write", {"file_path": path, "content": big}, "ok", type="update", originalFile=big)
+    calls.bash("make b")
+    found = scan(str(calls.save(tmp_path / "t.jsonl")), "compact", PROJECT)
+    texts = [text for _rank, text in found.actions]
+    assert texts == ["- ok (exit 0): `make b`", "- wrote `data/fixture.bin`"] and found.unread
+
+
+def test_a_result_line_naming_another_calls_id_is_not_its_result(tmp_path: Path) -> None:
+    """A tool's own result data holding a ``tool_use_id`` key names another call: that call's result is still its
+    own (newer) line, and a line naming more than one id is parsed, never taken for a success unread."""
+    calls = Calls()
+    calls.step()
+    uses = [
+        {"type": "tool_use", "id": "toolu_M", "name": "mcp__srv__lookup", "input": {"q": "x"}},
+        {"type": "tool_use", "id": "toolu_B", "name": "Bash", "input": {"command": "make deploy"}},
+    ]
+    calls.records.append(entry("assistant", uses))
+    own = {"tool_use_id": "toolu_M", "type": "tool_result", "content": "r"}
+    calls.records.append(entry("user", [own], toolUseResult={"structuredContent": {"tool_use_id": "toolu_B"}}))
+    failed = {"tool_use_id": "toolu_B", "type": "tool_result", "content": "Exit code 1\nboom", "is_error": True}
+    calls.records.append(entry("user", [failed], toolUseResult="Error: Exit code 1\nboom"))
+    texts = [text for _rank, text in scan(str(calls.save(tmp_path / "t.jsonl")), "compact", PROJECT).actions]
+    assert "- FAILED (exit 1): `make deploy`" in texts and not any("ok (exit 0)" in text for text in texts)
+    calls.records.pop()  # no result of its own yet: the command is under way, not done
+    texts = [text for _rank, text in scan(str(calls.save(tmp_path / "t.jsonl")), "compact", PROJECT).actions]
+    assert not any("make deploy" in text for text in texts)
 
 
 @pytest.mark.parametrize(("older", "unread"), [(99, False), (100, True), (101, True)])

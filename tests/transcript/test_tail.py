@@ -72,7 +72,7 @@ def test_a_compaction_reads_the_tail_once_for_the_record_and_the_recovery(
     assert opened.count(str(path)) == 2  # the pass, and the look's fingerprint (``record._mark``: 64 bytes)
     assert part is not None and "make after the step" in part.render(1 << 20)
     assert recovered is not None and recovered.prompts == alone[1][0] == ["the first prompt", "the second prompt"]
-    assert [line for _rank, line in alone[0].actions] == [line for _rank, line, _times in part.lines]
+    assert [line for _rank, line in alone[0].actions] == [line for _rank, line, _times, _when in part.lines]
 
 
 def test_a_transcript_changed_since_the_record_read_it_is_read_again_for_the_recovery(tmp_path: Path) -> None:

@@ -457,6 +457,7 @@ class Reading:
         "probing",
         "recall",
         "results",
+        "shared",
         "shells_before",
         "size",
         "source",
@@ -485,8 +486,11 @@ class Reading:
         self.write_at: int | None = None
         self.unfinished: int | None = None
         self.found = Scan()
-        # Each tool result by its call's id: the line it is on, until that call asks for it parsed.
+        # Each tool result by its call's id: the line it is on, until that call asks for it parsed; and the ids
+        # whose line names other ids too (parallel calls' results, or a result's own data naming one): those lines
+        # are always parsed, for the bytes of one result say nothing of another's.
         self.results: dict[str, tuple[dict[str, object], object] | bytes] = {}
+        self.shared: set[str] = set()
         self.stopped: set[str] = set()
         self.parsed = 0
         self.at_boundary: tuple[int, int, int] | None = None
@@ -516,6 +520,13 @@ class Reading:
         else:
             self.markers.clear()
 
+    def _awaited(self, line: bytes, held: tuple[bytes, ...]) -> bool:
+        """Whether a line that ends before the newest MB is the call of a result read in it (its id on the line):
+        read too, so a long result (a Write of a big file) does not lose its call."""
+        if USE_MARKER not in held:
+            return False
+        return any(_call_marker(ident) in line for ident in self.results if ident not in self.met)
+
     def _unread(self, end: int) -> bool:
         """The pass stops at offset ``end`` (past ``MAX_COUNTED`` calls, or ``WINDOW_BYTES``) with the window still
         open: its start was not read, unless a boundary was passed (the window then opens there)."""
@@ -538,15 +549,17 @@ class Reading:
             self.probing = False
             return True
         found = self.found
-        if at < self.size - WINDOW_BYTES:  # the window goes on past what the record reads
-            return self._unread(at + len(line) + 1)
+        if at + len(line) < self.size - WINDOW_BYTES and not self._awaited(line, held):
+            return self._unread(at + len(line) + 1)  # the window goes on past what the record reads
         boundary = BOUNDARY_MARKER in held
         use = USE_MARKER in held
         if RESULT_MARKER in held and not use and not boundary and NOTICE_MARKER not in held:
             idents = _plain_result(line)
             if idents:  # parsed when its call is met, and only if that call is no read
-                for ident in idents:
-                    self.results[ident] = line
+                for ident in idents:  # a newer line naming the id is its result: an older one only names it
+                    self.results.setdefault(ident, line)
+                if len(idents) > 1:
+                    self.shared.update(idents)
                 return False
         if self.parsed >= MAX_PARSED and not boundary and NOTICE_MARKER not in held:
             if _may_matter(line, use):
@@ -642,7 +655,8 @@ class Reading:
             if name in QUIET_TOOLS:
                 outcome = QUIET_OUTCOME
             else:
-                outcome = FINE_OUTCOME if _went_well(name, tool_input, outcome) else self._result(outcome, ident)
+                plain = ident not in self.shared and _went_well(name, tool_input, outcome)
+                outcome = FINE_OUTCOME if plain else self._result(outcome, ident)
         if self.beyond:  # before the window: a shell started there and not stopped since, nothing else
             if name in STOP_TOOLS and (outcome is None or outcome[0].get("is_error") is not True):
                 self.stopped.add(_stopped_id(tool_input))
@@ -830,17 +844,21 @@ def _finished(found: Scan, stopped: set[str]) -> Scan:
     return found
 
 
-def fold(actions: list[tuple[int, str]]) -> list[tuple[int, str, int]]:
-    """(rank, line, times) oldest first within each rank (failures first); a repeated line is one line with
-    ``×N``."""
+def fold(actions: list[tuple[int, str]]) -> list[tuple[int, str, int, int]]:
+    """(rank, line, times, when it last ran) oldest first within each rank (failures first); a repeated line is one
+    line with ``×N``, in the place of its first time. ``when``: the place of its newest time among all actions
+    (0 the oldest), which a cut keeps by."""
     counts: dict[tuple[int, str], int] = {}
-    for action in reversed(actions):  # oldest first: a line keeps the place of its first time
+    last: dict[tuple[int, str], int] = {}
+    for when, action in enumerate(reversed(actions)):  # oldest first: a line keeps the place of its first time
         counts[action] = counts.get(action, 0) + 1
+        last[action] = when
     ordered = sorted(counts, key=lambda action: action[0])
-    return [
-        (rank, text + (f" ×{counts[(rank, text)]}" if counts[(rank, text)] > 1 else ""), counts[(rank, text)])
-        for rank, text in ordered
-    ]
+    folded = []
+    for rank, text in ordered:
+        times = counts[(rank, text)]
+        folded.append((rank, text + (f" ×{times}" if times > 1 else ""), times, last[(rank, text)]))
+    return folded
 
 
 def flight_line(flight: Flight) -> str:
@@ -866,10 +884,10 @@ class RecordPart(PreparedPart):
         shells = [flight_line(flight) for flight in self.flights]
         if shells:  # the shells' header goes with the first of them, never alone
             shells[0] = IN_FLIGHT_HEADER + "\n" + shells[0]
-        self.pending = [(line, 0) for line in shells] + [(line, times) for _rank, line, times in self.lines]
+        self.pending = [(line, 0) for line in shells] + [(line, times) for _rank, line, times, _when in self.lines]
         # The order a cut keeps lines in: the shells, then rank by rank, each rank's newest first (what the run did
         # last is what the summary is likeliest to have lost); the lines kept are shown in ``pending``'s order.
-        newest = sorted(range(len(self.lines)), key=lambda index: (self.lines[index][0], -index))
+        newest = sorted(range(len(self.lines)), key=lambda index: (self.lines[index][0], -self.lines[index][3]))
         self.keeping = [*range(len(shells)), *(len(shells) + index for index in newest)]
         # The count line is there whatever fits when older actions were only counted, or not read.
         self.counted = bool(self.older or self.unread)
