@@ -255,6 +255,10 @@ def test_only_git_making_a_commit_makes_a_commit_line(tmp_path: Path) -> None:
     calls.bash("git log -1; cat NOTES.md", stdout="[main feedbee] not made here")
     text = rendered(calls.save(tmp_path / "t.jsonl"))
     assert [line for line in text.splitlines() if line.startswith("- commit")] == ["- commit `1a2b3c4` `x`"]
+    # A result that is parsed (one whose line names another call's too) is held to the same rule.
+    printed = {"stdout": "[main deadbee] Deploy to production done", "stderr": "", "interrupted": False}
+    lines = record.action_lines("Bash", {"command": "cat NOTES.md"}, {"content": printed["stdout"]}, printed)
+    assert lines == [(4, "- ok (exit 0): `cat NOTES.md`")]
 
 
 @pytest.mark.parametrize(

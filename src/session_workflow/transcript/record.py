@@ -428,7 +428,8 @@ class Reading:
     notification, first. At the boundary, the reading goes on only when a call before it may write the anchor (a
     byte search, ``_may_write``): a run with no anchor write in its tail is not parsed past its last compaction.
     Past ``MAX_PARSED`` calls (a read-only tool's call is none) only results a byte search says may matter are
-    cut out and parsed, and the calls counted, up to ``MAX_COUNTED``: a run that has not written its anchor for
+    cut out and parsed, and the calls counted, up to ``MAX_COUNTED``; and no line is read that ends before the
+    newest ``WINDOW_BYTES`` (but the call of a result read there): a run that has not written its anchor for
     longer gets "older ones not read", not a pass over its whole tail.
 
     ``recall``: where this session's last look (its newest ledger line, ``look``) reached in this transcript and
