@@ -84,11 +84,9 @@ NOTICE_MARKER = b'"task-notification"'
 # A tool result's call id, and the key that marks a subagent's record, as Claude Code writes them (compact JSON).
 RESULT_ID = b'"tool_use_id":"'
 SIDE_CHAIN_KEY = b'"isSidechain":'
-# What a read-only tool's result stands for when it is not parsed: a result, of no error.
-QUIET_OUTCOME: tuple[dict[str, object], object] = ({}, None)
-# What a plain result line of a command or a file tool that plainly went well stands for, unparsed (``_went_well``):
-# a result of no error, holding nothing else the record reads.
-FINE_OUTCOME: tuple[dict[str, object], object] = ({}, {})
+# What a result left unparsed stands for (a read-only tool's, or one that plainly went well, ``_went_well``): a
+# result of no error, holding nothing else the record reads.
+UNPARSED_OUTCOME: tuple[dict[str, object], object] = ({}, {})
 MARKERS = (USE_MARKER, RESULT_MARKER, NOTICE_MARKER, BOUNDARY_MARKER)
 # A background shell's start: the key its result carries (``_background``).
 START_MARKER = b'"backgroundTaskId"'
@@ -652,12 +650,9 @@ class Reading:
         self.met.add(ident)
         if not isinstance(tool_input, dict):
             return False
-        if isinstance(outcome, bytes):  # a read-only tool's result says nothing the record shows: never parsed
-            if name in QUIET_TOOLS:
-                outcome = QUIET_OUTCOME
-            else:
-                plain = ident not in self.shared and _went_well(name, tool_input, outcome)
-                outcome = FINE_OUTCOME if plain else self._result(outcome, ident)
+        if isinstance(outcome, bytes):  # left unparsed: a read-only tool's result, or one that plainly went well
+            unread = name in QUIET_TOOLS or (ident not in self.shared and _went_well(name, tool_input, outcome))
+            outcome = UNPARSED_OUTCOME if unread else self._result(outcome, ident)
         if self.beyond:  # before the window: a shell started there and not stopped since, nothing else
             if name in STOP_TOOLS and (outcome is None or outcome[0].get("is_error") is not True):
                 self.stopped.add(_stopped_id(tool_input))
